@@ -1,0 +1,28 @@
+// Bundles the Node-side entry points. Dependencies stay external (native modules, and
+// electron-builder ships node_modules anyway); our own code becomes one file per entry.
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  define: { __APP_VERSION__: JSON.stringify(pkg.version) },
+};
+
+await Promise.all([
+  build({ ...common, entryPoints: ['src-main/electron/main.ts'], format: 'esm', outfile: 'dist/electron/main.js' }),
+  // Sandboxed preloads cannot be ES modules and may only require('electron').
+  build({ ...common, entryPoints: ['src-main/electron/preload.ts'], format: 'cjs', outfile: 'dist/electron/preload.cjs' }),
+  build({
+    ...common,
+    entryPoints: ['src-main/cli/main.ts'],
+    format: 'esm',
+    outfile: 'dist/cli/capture-desk.js',
+    banner: { js: '#!/usr/bin/env node' },
+  }),
+]);

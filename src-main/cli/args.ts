@@ -1,0 +1,13 @@
+/** A command-line mistake: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function parsePort(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new UsageError(`--port must be a whole number from 0 to 65535 (0 picks a free port), got "${value}".`);
+  }
+  return n;
+}

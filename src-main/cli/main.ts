@@ -1,0 +1,48 @@
+import { serveCommand } from './serve.js';
+import { UsageError } from './args.js';
+
+const USAGE = `Usage: capture-desk <command> [options]
+
+Commands:
+  serve     run the core and serve the user interface to a browser (see: capture-desk serve --help)
+
+Run "capture-desk <command> --help" for a command's options.
+`;
+
+type Command = (argv: string[]) => Promise<number>;
+const commands: Record<string, Command> = { serve: serveCommand };
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`capture-desk: unknown command "${name}".\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await command(rest);
+  } catch (err) {
+    // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed flags.
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    if (err instanceof UsageError || code.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`capture-desk ${name}: ${(err as Error).message}\nRun "capture-desk ${name} --help" for usage.\n`);
+      return 2;
+    }
+    process.stderr.write(`capture-desk ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`capture-desk: ${String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,86 @@
+import { networkInterfaces } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createCore } from '../core/app.js';
+import { defaultDataDir } from '../core/data-dir.js';
+import { stderrLogger } from '../core/log.js';
+import { serialportLister } from '../core/serial/serialport-lister.js';
+import { startBrowserShell } from '../server/browser-shell.js';
+import { createSessionToken } from '../server/token.js';
+import { parsePort, UsageError } from './args.js';
+
+export const SERVE_USAGE = `Usage: capture-desk serve [--port N] [--host ADDR] [--data-dir DIR]
+
+Starts Capture Desk's core and serves its user interface to a browser. Prints the URL to open,
+including a random session token, on stdout as soon as it listens. Without the token nothing is
+served (HTTP 401).
+
+Options:
+  --port N         TCP port to listen on (default 8765; 0 picks a free port)
+  --host ADDR      address to bind (default 127.0.0.1, this machine only). Use 0.0.0.0 to let
+                   other machines connect, e.g. a lab station used from a laptop; the token is
+                   still required on every connection
+  --data-dir DIR   where samples, settings and the upload queue live
+                   (default: ${defaultDataDir()})
+  -h, --help       show this help
+`;
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE);
+    return 0;
+  }
+  const port = parsePort(values.port, 8765);
+  const host = values.host;
+  if (!host.trim()) throw new UsageError('--host must not be empty.');
+  const log = stderrLogger({ shell: 'browser' });
+  const core = await createCore({
+    dataDir: values['data-dir'] ?? defaultDataDir(),
+    shell: 'browser',
+    hardware: { ports: serialportLister },
+    log,
+  });
+  const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
+  let shell;
+  try {
+    shell = await startBrowserShell({ core, rendererDir, token: createSessionToken(), host, port, log });
+  } catch (err) {
+    await core.close();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') throw new UsageError(`Port ${port} is already in use. Pick another with --port, or --port 0 for any free port.`);
+    throw err;
+  }
+  const wildcard = host === '0.0.0.0' || host === '::';
+  // The first stdout line is the URL: scripts and tests read it.
+  process.stdout.write((wildcard ? shell.url.replace(/\/\/[^/]+:/, '//127.0.0.1:') : shell.url) + '\n');
+  if (wildcard) {
+    for (const addr of lanAddresses()) process.stderr.write(`Reachable from other machines at ${shell.url.replace(/\/\/[^/]+:/, `//${addr}:`)}\n`);
+    process.stderr.write('Anyone with this URL can use this station: share it only with people who should.\n');
+  }
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await shell.close();
+  await core.close();
+  return 0;
+}
+
+function lanAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && a.family === 'IPv4' && !a.internal)
+    .map((a) => a!.address);
+}

@@ -1,0 +1,95 @@
+import { DEMO_SOURCE_ID, type AppInfo, type Source } from './contract.js';
+import { systemClock, type Clock } from './clock.js';
+import { ensureDataDir } from './data-dir.js';
+import { createDispatch, type Dispatch, type Handlers } from './dispatch.js';
+import { EventBus, type AnyEventListener } from './event-bus.js';
+import { stderrLogger, type Logger } from './log.js';
+import type { PortLister } from './serial/port-lister.js';
+import { SettingsStore } from './settings/settings-store.js';
+import { StreamHub } from './stream/stream-hub.js';
+import { APP_NAME, APP_VERSION } from './version.js';
+
+/** Every piece of hardware the core touches, so tests inject fakes and integration tests the real thing. */
+export interface Hardware {
+  ports: PortLister;
+  clock: Clock;
+}
+
+export interface CoreOptions {
+  dataDir: string;
+  shell: AppInfo['shell'];
+  hardware: Partial<Hardware> & Pick<Hardware, 'ports'>;
+  log?: Logger;
+}
+
+export interface Core {
+  dispatch: Dispatch;
+  onEvent(listener: AnyEventListener): () => void;
+  close(): Promise<void>;
+}
+
+/** The composition root: the only place that knows which implementation backs which seam. */
+export async function createCore(opts: CoreOptions): Promise<Core> {
+  const log = opts.log ?? stderrLogger();
+  const clock = opts.hardware.clock ?? systemClock;
+  const dataDir = await ensureDataDir(opts.dataDir);
+  const bus = new EventBus();
+  const settings = await SettingsStore.open(dataDir, log);
+  const streams = new StreamHub(bus, clock);
+  const ports = opts.hardware.ports;
+
+  const listSources = async (): Promise<Source[]> => {
+    const simulated: Source = {
+      id: DEMO_SOURCE_ID,
+      kind: 'simulated',
+      name: 'Simulated accelerometer',
+      detail: 'simulated – not real data',
+      streaming: streams.isStreaming(DEMO_SOURCE_ID),
+    };
+    // A machine without udev still gets the simulator: port listing failing must not hide it.
+    const serial = await ports.list().catch((err: unknown) => {
+      log.warn('serial port listing failed', { error: String(err) });
+      return [];
+    });
+    return [
+      simulated,
+      ...serial.map((p) => ({
+        id: `serial:${p.path}`,
+        kind: 'serial' as const,
+        name: p.friendlyName,
+        detail: p.serialNumber ? `S/N ${p.serialNumber}` : p.path,
+        streaming: streams.isStreaming(`serial:${p.path}`),
+      })),
+    ];
+  };
+
+  const handlers: Handlers = {
+    'app.info': () => ({
+      name: APP_NAME,
+      version: APP_VERSION,
+      shell: opts.shell,
+      platform: process.platform,
+      dataDir,
+      nodeVersion: process.versions.node,
+    }),
+    'settings.get': () => settings.get(),
+    'settings.set': async (patch) => {
+      const next = await settings.set(patch);
+      bus.emit('settings.changed', next);
+      return next;
+    },
+    'serial.listPorts': () => ports.list(),
+    'sources.list': listSources,
+    'stream.start': ({ sourceId, rateHz }) => streams.start(sourceId, rateHz),
+    'stream.stop': ({ sourceId }) => ({ stopped: streams.stop(sourceId) }),
+  };
+
+  log.info('core started', { dataDir, shell: opts.shell });
+  return {
+    dispatch: createDispatch(handlers, log),
+    onEvent: (l) => bus.onAny(l),
+    async close() {
+      streams.stopAll();
+    },
+  };
+}

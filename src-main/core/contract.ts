@@ -1,0 +1,156 @@
+/**
+ * THE contract between the core and any UI (Electron renderer over IPC, browser over WebSocket).
+ *
+ * Every method is `input schema → output schema`, every event stream has a payload schema. The
+ * bindings (electron/ipc.ts, server/ws-session.ts) are generic over this table, so adding a
+ * capability never touches them. The renderer imports only the *types* derived at the bottom of
+ * this file, which is why nothing here may import Node or Electron modules.
+ */
+import { z } from 'zod';
+
+// ---------- shared shapes ----------
+
+/** Error codes a caller can branch on. The message is for people; the code is for code. */
+export const ErrorCode = z.enum([
+  'UnknownMethod',
+  'InvalidArguments',
+  'MalformedMessage',
+  'MessageTooLarge',
+  'Unauthorized',
+  'NotFound',
+  'Busy',
+  'Disconnected',
+  'PermissionDenied',
+  'Unavailable',
+  'Internal',
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+export const WireError = z.object({
+  code: ErrorCode,
+  message: z.string(),
+  /** Extra facts for the UI (e.g. which argument failed); never secrets. */
+  details: z.unknown().optional(),
+});
+export type WireError = z.infer<typeof WireError>;
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((s) => /^https?:\/\/[^\s/]+/i.test(s), { message: 'must be an http:// or https:// URL' });
+
+export const Settings = z.object({
+  ingestionUrl: httpUrl,
+  managementUrl: httpUrl,
+  projectId: z.number().int().positive().nullable(),
+  deviceName: z.string().trim().min(1, 'device name must not be empty').max(128),
+});
+export type Settings = z.infer<typeof Settings>;
+
+export const AppInfo = z.object({
+  name: z.string(),
+  version: z.string(),
+  shell: z.enum(['electron', 'browser', 'cli']),
+  platform: z.string(),
+  dataDir: z.string(),
+  nodeVersion: z.string(),
+});
+export type AppInfo = z.infer<typeof AppInfo>;
+
+export const SerialPortInfo = z.object({
+  path: z.string(),
+  friendlyName: z.string(),
+  manufacturer: z.string().optional(),
+  serialNumber: z.string().optional(),
+  vendorId: z.string().optional(),
+  productId: z.string().optional(),
+});
+export type SerialPortInfo = z.infer<typeof SerialPortInfo>;
+
+/** Anything the user can stream from: a serial port, the built-in simulator, later microphones. */
+export const Source = z.object({
+  id: z.string(),
+  kind: z.enum(['simulated', 'serial']),
+  name: z.string(),
+  /** Shown next to the name, e.g. "simulated – not real data" or a USB serial number. */
+  detail: z.string(),
+  streaming: z.boolean(),
+});
+export type Source = z.infer<typeof Source>;
+
+export const StreamInfo = z.object({
+  sourceId: z.string(),
+  axes: z.array(z.object({ name: z.string(), units: z.string() })),
+  rateHz: z.number().positive(),
+  simulated: z.boolean(),
+});
+export type StreamInfo = z.infer<typeof StreamInfo>;
+
+export const DEMO_SOURCE_ID = 'simulated:imu';
+export const MAX_DEMO_RATE_HZ = 20_000;
+
+// ---------- methods ----------
+
+const none = z.object({}).strict();
+
+export const methods = {
+  'app.info': { input: none, output: AppInfo },
+  'settings.get': { input: none, output: Settings },
+  'settings.set': { input: Settings.partial().strict(), output: Settings },
+  'serial.listPorts': { input: none, output: z.array(SerialPortInfo) },
+  'sources.list': { input: none, output: z.array(Source) },
+  'stream.start': {
+    input: z
+      .object({
+        sourceId: z.string().min(1),
+        /** Only for the simulated source; real sources report the rate they measure. */
+        rateHz: z.number().positive().max(MAX_DEMO_RATE_HZ).optional(),
+      })
+      .strict(),
+    output: StreamInfo,
+  },
+  'stream.stop': { input: z.object({ sourceId: z.string().min(1) }).strict(), output: z.object({ stopped: z.boolean() }) },
+} as const;
+
+// ---------- events ----------
+
+export const StreamBatch = z.object({
+  sourceId: z.string(),
+  /** Increments per batch; a gap tells the UI it missed batches (slow client). */
+  seq: z.number().int().nonnegative(),
+  /** Index of the first row since the stream started. */
+  firstIndex: z.number().int().nonnegative(),
+  axisCount: z.number().int().positive(),
+  /** rows × axisCount values, row-major. One message carries many rows: never one per sample. */
+  values: z.instanceof(Float32Array),
+  rateHz: z.number().positive(),
+});
+export type StreamBatch = z.infer<typeof StreamBatch>;
+
+export const events = {
+  'stream.batch': StreamBatch,
+  'stream.state': z.object({
+    sourceId: z.string(),
+    state: z.enum(['started', 'stopped', 'error']),
+    error: WireError.optional(),
+  }),
+  'sources.changed': z.array(Source),
+  'settings.changed': Settings,
+} as const;
+
+// ---------- derived types (the renderer imports only these) ----------
+
+export type Methods = typeof methods;
+export type MethodName = keyof Methods;
+export type MethodInput<M extends MethodName> = z.input<Methods[M]['input']>;
+export type MethodOutput<M extends MethodName> = z.output<Methods[M]['output']>;
+export type Events = typeof events;
+export type EventName = keyof Events;
+export type EventPayload<E extends EventName> = z.output<Events[E]>;
+
+/** What every binding returns for a call: never a thrown transport error for a core failure. */
+export type CallResult<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError };
+
+export function isMethodName(name: unknown): name is MethodName {
+  return typeof name === 'string' && Object.hasOwn(methods, name);
+}

@@ -1,0 +1,25 @@
+/** Where the core writes what happened. Injected so tests can read it and the CLI can keep stdout clean. */
+export interface Logger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+type Level = 'info' | 'warn' | 'error';
+
+/** One JSON line per event: greppable, and a field can never smuggle a newline into a log. */
+export function createLogger(write: (line: string) => void, base: Record<string, unknown> = {}): Logger {
+  const emit = (level: Level, msg: string, fields?: Record<string, unknown>) =>
+    write(JSON.stringify({ t: new Date().toISOString(), level, msg, ...base, ...fields }) + '\n');
+  return {
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+  };
+}
+
+export function stderrLogger(base?: Record<string, unknown>): Logger {
+  return createLogger((line) => process.stderr.write(line), base);
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

@@ -1,0 +1,116 @@
+import { app, BrowserWindow, ipcMain, Menu, session, shell, type WebContents } from 'electron';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createCore, type Core } from '../core/app.js';
+import { stderrLogger } from '../core/log.js';
+import { serialportLister } from '../core/serial/serialport-lister.js';
+import { isAllowedExternalUrl } from './external-links.js';
+import { bindIpc } from './ipc.js';
+import { buildMenu } from './menu.js';
+
+const log = stderrLogger({ shell: 'electron' });
+const rendererIndex = fileURLToPath(new URL('../renderer/index.html', import.meta.url));
+const rendererUrl = pathToFileURL(rendererIndex).href;
+const preload = fileURLToPath(new URL('./preload.cjs', import.meta.url));
+const windows = new Set<BrowserWindow>();
+
+app.enableSandbox();
+
+// Two instances would fight over the same serial ports and upload queue.
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    const w = [...windows][0];
+    if (w) {
+      if (w.isMinimized()) w.restore();
+      w.focus();
+    }
+  });
+  app.on('web-contents-created', (_e, contents) => lockDown(contents));
+  void app.whenReady().then(start).catch((err: unknown) => {
+    log.error('start-up failed', { error: String(err) });
+    app.exit(1);
+  });
+}
+
+async function start(): Promise<void> {
+  // The renderer never needs camera, microphone or notifications from Chromium: capture runs here.
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  const core = await createCore({ dataDir: app.getPath('userData'), shell: 'electron', hardware: { ports: serialportLister }, log });
+  const unbind = bindIpc({
+    core,
+    ipcMain,
+    log,
+    isTrustedSender: (event) => {
+      const owner = BrowserWindow.fromId(windowIdOf(event.sender.id) ?? -1);
+      return owner !== null && windows.has(owner) && event.senderFrame?.url.split('#')[0] === rendererUrl;
+    },
+    targets: () => [...windows].map((w) => w.webContents),
+  });
+  Menu.setApplicationMenu(buildMenu());
+  createWindow();
+  app.on('activate', () => {
+    if (windows.size === 0) createWindow();
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('will-quit', (e) => shutdown(e, core, unbind));
+}
+
+let closing = false;
+function shutdown(e: Electron.Event, core: Core, unbind: () => void): void {
+  if (closing) return;
+  closing = true;
+  e.preventDefault();
+  unbind();
+  void core.close().finally(() => app.quit());
+}
+
+function windowIdOf(webContentsId: number): number | undefined {
+  for (const w of windows) if (w.webContents.id === webContentsId) return w.id;
+  return undefined;
+}
+
+function createWindow(): void {
+  const win = new BrowserWindow({
+    width: 1280,
+    height: 820,
+    minWidth: 800,
+    minHeight: 560,
+    title: 'Capture Desk',
+    show: false,
+    webPreferences: {
+      preload,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+    },
+  });
+  windows.add(win);
+  win.on('closed', () => windows.delete(win));
+  win.once('ready-to-show', () => win.show());
+  void win.loadFile(rendererIndex);
+}
+
+/** Applied to every web contents, including any a bug might create: no navigation, no popups. */
+function lockDown(contents: WebContents): void {
+  contents.on('will-navigate', (event, url) => {
+    if (url !== rendererUrl) {
+      event.preventDefault();
+      openExternal(url);
+    }
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    openExternal(url);
+    return { action: 'deny' };
+  });
+}
+
+function openExternal(url: string): void {
+  if (isAllowedExternalUrl(url)) void shell.openExternal(url);
+  else log.warn('blocked a link to a site that is not on the allowlist', { url: url.slice(0, 200) });
+}

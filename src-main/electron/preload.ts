@@ -1,0 +1,17 @@
+// Sandboxed preload: it may only require('electron'). It exposes two generic functions, never
+// ipcRenderer itself, so the page can call contract methods and nothing else.
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { CALL_CHANNEL, EVENT_CHANNEL, type CaptureDeskBridge } from './bridge.js';
+
+const bridge: CaptureDeskBridge = {
+  call: (method, input) => ipcRenderer.invoke(CALL_CHANNEL, method, input),
+  onEvent(listener) {
+    const handler = (_e: IpcRendererEvent, name: Parameters<typeof listener>[0], payload: unknown) => listener(name, payload);
+    ipcRenderer.on(EVENT_CHANNEL, handler);
+    return () => {
+      ipcRenderer.removeListener(EVENT_CHANNEL, handler);
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld('captureDesk', bridge);

@@ -1,0 +1,30 @@
+import { ApiError } from '../api/client.js';
+
+export interface Notice {
+  id: number;
+  kind: 'error' | 'info';
+  text: string;
+}
+
+/** Messages for the user. Every failed call ends up here with the core's own explanation. */
+export class Notices {
+  list = $state<Notice[]>([]);
+  #next = 1;
+
+  error(context: string, err: unknown): void {
+    const text = err instanceof ApiError || err instanceof Error ? err.message : String(err);
+    this.#push('error', `${context}: ${text}`);
+  }
+
+  info(text: string): void {
+    this.#push('info', text);
+  }
+
+  dismiss(id: number): void {
+    this.list = this.list.filter((n) => n.id !== id);
+  }
+
+  #push(kind: Notice['kind'], text: string) {
+    this.list = [...this.list.slice(-4), { id: this.#next++, kind, text }];
+  }
+}

@@ -1,0 +1,35 @@
+import type { Source } from '../../../src-main/core/contract.js';
+import type { Api } from '../api/client.js';
+
+/** The device list: serial ports and the simulated sensor, refreshed on demand and on core events. */
+export class Sources {
+  list = $state.raw<Source[]>([]);
+  loading = $state(false);
+  loaded = $state(false);
+  selectedId = $state<string | null>(null);
+  selected = $derived(this.list.find((s) => s.id === this.selectedId) ?? null);
+
+  constructor(private readonly api: Api) {}
+
+  async refresh(): Promise<void> {
+    this.loading = true;
+    try {
+      this.list = await this.api.call('sources.list', {});
+      this.loaded = true;
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Keeps the list live; returns the cleanup for an $effect. */
+  subscribe(): () => void {
+    const offChanged = this.api.on('sources.changed', (list) => (this.list = list));
+    const offState = this.api.on('stream.state', (s) => {
+      this.list = this.list.map((src) => (src.id === s.sourceId ? { ...src, streaming: s.state === 'started' } : src));
+    });
+    return () => {
+      offChanged();
+      offState();
+    };
+  }
+}
