@@ -5,7 +5,7 @@ export default defineConfig({
   root: 'src-renderer',
   // Relative asset URLs: the same build is loaded from file:// (Electron) and from /<token>/ (browser shell).
   base: './',
-  plugins: [svelte()],
+  plugins: [svelte({ compilerOptions: { runes: true } })],
   build: {
     outDir: '../dist/renderer',
     emptyOutDir: true,

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# System packages the build and the tests need on Debian 12 / Ubuntu (run as root or with sudo).
+#   socat                     pseudo-terminal pairs that act as serial boards in tests
+#   udev                      udevadm, which serialport needs to list USB serial ports
+#   libsecret-1-dev           keytar compiles against it during npm ci
+#   dbus gnome-keyring        a real Secret Service (OS keychain) for the tests
+#   pulseaudio*, libasound2-plugins  a virtual microphone for audio capture tests
+#   chromium                  the browser Playwright drives (its own download is unreachable here)
+#   xvfb xauth                headful browser runs
+#   sox                       checks the WAV files we write
+#   python3 make g++          node-gyp builds of native modules
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+  socat udev libsecret-1-dev dbus gnome-keyring \
+  pulseaudio pulseaudio-utils libasound2-plugins \
+  chromium xvfb xauth sox python3 make g++ >/dev/null

@@ -1,3 +1,0 @@
-export default {
-  compilerOptions: { runes: true },
-};

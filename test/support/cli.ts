@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli/capture-desk.js', import.meta.url));
+
+export function assertBuilt(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does it).`);
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI to completion. */
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  assertBuilt();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...opts.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Starts `capture-desk serve` and resolves with the URL it prints first. */
+export function startServe(args: string[]): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
+  assertBuilt();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line) resolve({ url: line.trim(), child, stderr: () => err });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+}

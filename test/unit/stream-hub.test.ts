@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { DEMO_SOURCE_ID, type StreamBatch } from '../../src-main/core/contract.js';
+import { EventBus } from '../../src-main/core/event-bus.js';
+import { simulatedImuRow } from '../../src-main/core/stream/simulated-imu.js';
+import { MAX_BATCHES_PER_SECOND, StreamHub } from '../../src-main/core/stream/stream-hub.js';
+import { ManualClock } from '../support/fake-hardware.js';
+
+function setup() {
+  const bus = new EventBus();
+  const clock = new ManualClock();
+  const hub = new StreamHub(bus, clock);
+  const batches: StreamBatch[] = [];
+  bus.on('stream.batch', (b) => batches.push(b));
+  return { bus, clock, hub, batches };
+}
+
+describe('StreamHub with the simulated sensor', () => {
+  it('delivers exactly rate × time rows in at most 60 batches per second', () => {
+    const { clock, hub, batches } = setup();
+    hub.start(DEMO_SOURCE_ID, 10_000);
+    clock.advance(1000);
+    const rows = batches.reduce((n, b) => n + b.values.length / b.axisCount, 0);
+    // Rows become due continuously but leave on ticks: at most one tick's worth may still wait.
+    expect(rows).toBeLessThanOrEqual(10_000);
+    expect(rows).toBeGreaterThanOrEqual(10_000 - 10_000 / MAX_BATCHES_PER_SECOND);
+    expect(batches.length).toBeLessThanOrEqual(MAX_BATCHES_PER_SECOND);
+    expect(batches.length).toBeGreaterThan(30);
+  });
+
+  it('numbers batches and rows without gaps and sends the predicted values', () => {
+    const { clock, hub, batches } = setup();
+    hub.start(DEMO_SOURCE_ID, 250);
+    clock.advance(2000);
+    let expectIndex = 0;
+    batches.forEach((b, i) => {
+      expect(b.seq).toBe(i);
+      expect(b.firstIndex).toBe(expectIndex);
+      expectIndex += b.values.length / 3;
+    });
+    const row = new Float32Array(3);
+    const last = batches.at(-1)!;
+    const lastRow = last.values.length / 3 - 1;
+    simulatedImuRow(last.firstIndex + lastRow, 250, row, 0);
+    expect(Array.from(last.values.slice(lastRow * 3))).toEqual(Array.from(row));
+  });
+
+  it('works at slow rates (no empty batches) and stops cleanly', () => {
+    const { clock, hub, batches, bus } = setup();
+    const states: string[] = [];
+    bus.on('stream.state', (s) => states.push(s.state));
+    hub.start(DEMO_SOURCE_ID, 2);
+    clock.advance(3100);
+    expect(batches.every((b) => b.values.length > 0)).toBe(true);
+    expect(batches.reduce((n, b) => n + b.values.length / 3, 0)).toBe(6);
+    expect(hub.stop(DEMO_SOURCE_ID)).toBe(true);
+    clock.advance(3000);
+    expect(batches.reduce((n, b) => n + b.values.length / 3, 0)).toBe(6);
+    expect(states).toEqual(['started', 'stopped']);
+    expect(hub.stop(DEMO_SOURCE_ID)).toBe(false);
+  });
+
+  it('start is idempotent for the same rate and restarts for a new one', () => {
+    const { hub } = setup();
+    const a = hub.start(DEMO_SOURCE_ID, 100);
+    expect(hub.start(DEMO_SOURCE_ID)).toBe(a);
+    expect(hub.start(DEMO_SOURCE_ID, 50).rateHz).toBe(50);
+  });
+
+  it('refuses sources it cannot stream with a typed error', () => {
+    const { hub } = setup();
+    expect(() => hub.start('serial:/dev/ttyUSB0')).toThrow(expect.objectContaining({ code: 'Unavailable' }));
+  });
+});
