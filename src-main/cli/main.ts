@@ -1,16 +1,18 @@
 import { serveCommand } from './serve.js';
+import { uploadCommand } from './upload.js';
 import { UsageError } from './args.js';
 
 const USAGE = `Usage: capture-desk <command> [options]
 
 Commands:
-  serve     run the core and serve the user interface to a browser (see: capture-desk serve --help)
+  serve     run the core and serve the user interface to a browser
+  upload    upload files or folders to the platform's ingestion service
 
 Run "capture-desk <command> --help" for a command's options.
 `;
 
 type Command = (argv: string[]) => Promise<number>;
-const commands: Record<string, Command> = { serve: serveCommand };
+const commands: Record<string, Command> = { serve: serveCommand, upload: uploadCommand };
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -89,6 +89,60 @@ export type StreamInfo = z.infer<typeof StreamInfo>;
 export const DEMO_SOURCE_ID = 'simulated:imu';
 export const MAX_DEMO_RATE_HZ = 20_000;
 
+// ---------- samples and uploads ----------
+
+export const Category = z.enum(['training', 'validation', 'testing', 'post-processing', 'split']);
+export type Category = z.infer<typeof Category>;
+export const SampleKind = z.enum(['sensor', 'audio', 'image', 'video', 'other']);
+export type SampleKind = z.infer<typeof SampleKind>;
+/** local → queued → uploading → uploaded | failed | rejected. "rejected" = the platform refused the content. */
+export const SampleState = z.enum(['local', 'queued', 'uploading', 'uploaded', 'failed', 'rejected']);
+export type SampleState = z.infer<typeof SampleState>;
+
+export const BoundingBox = z.object({ label: z.string(), x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+export type BoundingBox = z.infer<typeof BoundingBox>;
+/** As the platform's Sample.structuredLabels: sample indices, endIndex inclusive. */
+export const StructuredLabel = z.object({ startIndex: z.number().int().nonnegative(), endIndex: z.number().int().nonnegative(), label: z.string().min(1) });
+export type StructuredLabel = z.infer<typeof StructuredLabel>;
+export const Metadata = z.record(z.string(), z.string());
+
+export const Sample = z.object({
+  id: z.string(),
+  /** The file name the platform receives. */
+  name: z.string(),
+  /** Where the bytes are: inside the data directory for captures, the original path for imports. */
+  file: z.string(),
+  kind: SampleKind,
+  /** null = unlabeled (sent with x-no-label). */
+  label: z.string().nullable(),
+  category: Category,
+  metadata: Metadata,
+  boundingBoxes: z.array(BoundingBox),
+  structuredLabels: z.array(StructuredLabel).nullable(),
+  created: z.string(),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string(),
+  lengthMs: z.number().nullable(),
+  incomplete: z.boolean(),
+  state: SampleState,
+  attempts: z.number().int().nonnegative(),
+  error: z.string().nullable(),
+  note: z.string().nullable(),
+  platformSampleId: z.number().int().nullable(),
+  uploadedAt: z.string().nullable(),
+});
+export type Sample = z.infer<typeof Sample>;
+
+export const QueueStatus = z.object({
+  paused: z.boolean(),
+  /** Why the queue is not sending, in words the user can act on (e.g. the key was refused). */
+  pausedReason: z.string().nullable(),
+  online: z.boolean(),
+  inFlight: z.number().int().nonnegative(),
+  counts: z.record(SampleState, z.number().int().nonnegative()),
+});
+export type QueueStatus = z.infer<typeof QueueStatus>;
+
 // ---------- methods ----------
 
 const none = z.object({}).strict();

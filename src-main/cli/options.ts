@@ -1,0 +1,43 @@
+import type { BoundingBox, Category } from '../core/contract.js';
+import { validateBoundingBoxes } from '../core/samples/formats/bounding-boxes.js';
+import { UsageError } from './args.js';
+
+const CATEGORIES: readonly Category[] = ['training', 'validation', 'testing', 'post-processing', 'split'];
+
+export function parseCategory(value: string | undefined, allowed: readonly Category[] = CATEGORIES): Category {
+  const v = value ?? 'training';
+  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`--category must be one of ${allowed.join(', ')}; got "${v}".`);
+  return v as Category;
+}
+
+export function parseMetadata(value: string | undefined): Record<string, string> {
+  if (value === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new UsageError(`--metadata must be a JSON object such as '{"subject":"ana","board":"nano-33"}'; could not parse ${JSON.stringify(value.slice(0, 60))}.`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--metadata must be a JSON object of key/value pairs.');
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    if (typeof v === 'object' && v !== null) throw new UsageError(`--metadata value of "${k}" must be a string or number, not an object or list.`);
+    out[k] = String(v);
+  }
+  return out;
+}
+
+/** Checked with the platform's own rules and texts before anything is sent. */
+export function parseBoundingBoxes(value: string | undefined): BoundingBox[] {
+  if (value === undefined) return [];
+  const r = validateBoundingBoxes(value);
+  if (!r.ok) throw new UsageError(`--bounding-boxes: ${r.error}. Give a JSON array like '[{"label":"cup","x":10,"y":20,"width":50,"height":40}]'.`);
+  return r.boxes;
+}
+
+export function parseIntFlag(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be a whole number from ${min} to ${max}; got "${value}".`);
+  return n;
+}

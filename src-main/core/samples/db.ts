@@ -1,0 +1,63 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+
+export type Db = Database.Database;
+
+/** Each entry moves the schema one version up; never edit an entry that has shipped. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE samples (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     file TEXT NOT NULL,
+     owned INTEGER NOT NULL,
+     source_path TEXT,
+     source_sha256 TEXT,
+     kind TEXT NOT NULL,
+     label TEXT,
+     category TEXT NOT NULL,
+     metadata TEXT NOT NULL DEFAULT '{}',
+     bounding_boxes TEXT NOT NULL DEFAULT '[]',
+     structured_labels TEXT,
+     created TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     length_ms REAL,
+     incomplete INTEGER NOT NULL DEFAULT 0,
+     add_date_id INTEGER NOT NULL DEFAULT 0,
+     allow_duplicates INTEGER NOT NULL DEFAULT 0,
+     state TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL DEFAULT 0,
+     error TEXT,
+     note TEXT,
+     platform_sample_id INTEGER,
+     uploaded_at TEXT,
+     extra TEXT NOT NULL DEFAULT '{}'
+   );
+   CREATE INDEX samples_by_state ON samples(state, next_attempt_at);
+   CREATE INDEX samples_by_source ON samples(source_path, source_sha256);`,
+];
+
+/**
+ * Opens the sample index. WAL lets the UI read while the queue writes; synchronous=FULL makes a
+ * committed state change survive power loss, which is what "uploaded exactly once" rests on.
+ */
+export function openDb(dataDir: string): Db {
+  const db = new Database(join(dataDir, 'samples.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    db.close();
+    throw new Error(`The sample index in ${dataDir} was written by a newer Capture Desk (schema ${version}); update the app.`);
+  }
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return db;
+}

@@ -1,0 +1,168 @@
+import { CoreError } from '../../errors.js';
+import type { AcquisitionSensor } from './acquisition.js';
+
+/**
+ * Sensor samples as CSV. Export writes what the platform's CSV wizard accepts by default:
+ * `timestamp,<sensor>,...` with the timestamp in ms from 0. Import is lenient about what
+ * spreadsheets and other tools produce, and exact about which line and column is wrong.
+ */
+
+export interface SensorSeries {
+  interval_ms: number;
+  sensors: AcquisitionSensor[];
+  values: number[][];
+}
+
+/** What the platform's own tools put in `units` when nothing says otherwise. */
+export const UNKNOWN_UNITS = 'N/A';
+
+export interface CsvExportOptions {
+  /** Write `name (units)` headers so units survive a round trip; off by default (plain names). */
+  withUnits?: boolean;
+}
+
+type Delimiter = ',' | ';' | '\t';
+
+function quoteCell(cell: string, delim: Delimiter): string {
+  return cell.includes(delim) || cell.includes('"') || /[\r\n]/.test(cell) || cell !== cell.trim()
+    ? `"${cell.replaceAll('"', '""')}"`
+    : cell;
+}
+
+/** Timestamps to 1 ns: keeps float noise (3 * 0.1 = 0.30000000000000004) out of the file. */
+function formatMs(ms: number): string {
+  return String(Number(ms.toFixed(6)));
+}
+
+export function encodeCsv(sample: SensorSeries, opts: CsvExportOptions = {}): string {
+  // A sub-millisecond fractional step reads as seconds on import (see decodeCsv), so say "ms"
+  // explicitly then; every other file keeps the plain header the platform's wizard expects.
+  const step = sample.interval_ms;
+  const tsHeader = step < 1 && !Number.isInteger(step) ? 'timestamp (ms)' : 'timestamp';
+  const header = [tsHeader, ...sample.sensors.map((s) => (opts.withUnits ? `${s.name} (${s.units})` : s.name))];
+  const lines = [header.map((h) => quoteCell(h, ',')).join(',')];
+  sample.values.forEach((row, i) => {
+    if (row.length !== sample.sensors.length || !row.every(Number.isFinite)) {
+      throw new CoreError('InvalidArguments', `Row ${i} must hold ${sample.sensors.length} finite numbers, one per sensor`);
+    }
+    lines.push(`${formatMs(i * sample.interval_ms)},${row.map(String).join(',')}`);
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+function fail(message: string): never {
+  throw new CoreError('InvalidArguments', `CSV: ${message}`);
+}
+
+/** One line into cells, with RFC 4180 quotes ("" inside quotes is one "). */
+function splitLine(line: string, delim: Delimiter, lineNo: number): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"' && cell.trim() === '') { quoted = true; cell = ''; } else if (c === delim) {
+      cells.push(cell.trim());
+      cell = '';
+    } else cell += c;
+  }
+  if (quoted) fail(`line ${lineNo}: a quoted cell is not closed; add the missing '"'`);
+  cells.push(cell.trim());
+  return cells;
+}
+
+function detectDelimiter(header: string): Delimiter {
+  const outside = header.replace(/"[^"]*"/g, '');
+  const counts = ([',', ';', '\t'] as const).map((d) => [d, outside.split(d).length - 1] as const);
+  const best = counts.reduce((a, b) => (b[1] > a[1] ? b : a));
+  if (best[1] === 0) {
+    fail(`the header "${header}" has one column; a sensor CSV needs a timestamp column and at least one sensor column, separated by commas, semicolons or tabs`);
+  }
+  return best[0];
+}
+
+/** `accX (m/s2)` or `accX [m/s2]` → name and units. */
+function parseHeaderCell(cell: string): { name: string; units: string | null } {
+  const m = /^(.*?)\s*(?:\(([^()]*)\)|\[([^[\]]*)\])$/.exec(cell);
+  if (!m) return { name: cell, units: null };
+  return { name: (m[1] ?? '').trim(), units: (m[2] ?? m[3] ?? '').trim() };
+}
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function parseNumber(cell: string, delim: Delimiter): number | null {
+  // Spreadsheets in comma-decimal locales write "1,5" and then separate cells with ';' or tabs.
+  const text = delim !== ',' && /^[+-]?\d+,\d+$/.test(cell) ? cell.replace(',', '.') : cell;
+  if (!NUMBER.test(text)) return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
+}
+
+const TIME_SCALE: Record<string, number> = { ms: 1, s: 1000, sec: 1000, us: 0.001, 'µs': 0.001 };
+
+export function decodeCsv(text: string): SensorSeries {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
+  const headerIndex = lines.findIndex((l) => l.trim() !== '');
+  if (headerIndex < 0) fail('the file is empty; it needs a header line such as "timestamp,accX,accY,accZ"');
+  const headerLine = lines[headerIndex] as string;
+  const delim = detectDelimiter(headerLine);
+  const columns = splitLine(headerLine, delim, headerIndex + 1).map(parseHeaderCell);
+
+  const tsCol = columns.findIndex((c) => ['timestamp', 'time', 't'].includes(c.name.toLowerCase()));
+  if (tsCol < 0) fail(`no timestamp column in the header "${headerLine}"; name the time column timestamp, time or t (in ms)`);
+  const tsUnits = columns[tsCol]?.units?.toLowerCase() ?? null;
+  const explicitScale = tsUnits === null ? null : TIME_SCALE[tsUnits];
+  if (explicitScale === undefined) fail(`timestamp units "${tsUnits}" are not known; use ms, s or us`);
+
+  const sensorCols = columns.map((c, i) => ({ ...c, i })).filter((c) => c.i !== tsCol);
+  const seen = new Set<string>();
+  for (const c of sensorCols) {
+    if (c.name === '') fail(`column ${c.i + 1} of the header has no name; give every sensor column a name`);
+    if (seen.has(c.name)) fail(`the header names the column "${c.name}" twice; sensor names must be unique`);
+    seen.add(c.name);
+  }
+
+  const times: number[] = [];
+  const values: number[][] = [];
+  for (let li = headerIndex + 1; li < lines.length; li++) {
+    const line = lines[li] as string;
+    if (line.trim() === '') continue;
+    const lineNo = li + 1;
+    const cells = splitLine(line, delim, lineNo);
+    if (cells.length !== columns.length) {
+      fail(`line ${lineNo} has ${cells.length} columns but the header has ${columns.length}; every row needs a timestamp and one value per sensor`);
+    }
+    const t = parseNumber(cells[tsCol] as string, delim);
+    if (t === null) fail(`line ${lineNo}, column "${columns[tsCol]?.name}": "${cells[tsCol]}" is not a number`);
+    const prev = times[times.length - 1];
+    if (prev !== undefined && t <= prev) {
+      fail(`line ${lineNo}: timestamp ${cells[tsCol]} is not after the previous one (${prev}); timestamps must increase`);
+    }
+    times.push(t);
+    values.push(sensorCols.map((c) => {
+      const v = parseNumber(cells[c.i] as string, delim);
+      if (v === null) fail(`line ${lineNo}, column "${c.name}": "${cells[c.i]}" is not a number`);
+      return v;
+    }));
+  }
+  if (values.length < 2) fail(`found ${values.length} data rows; at least 2 are needed to work out the sampling interval`);
+
+  const diffs = times.slice(1).map((t, i) => t - (times[i] as number)).sort((a, b) => a - b);
+  const median = medianOfSorted(diffs);
+  // Without units in the header, a sub-millisecond fractional step means the file counts seconds
+  // (a 2 kHz sensor logged in ms would be misread: write "timestamp (ms)" to say so).
+  const scale = explicitScale ?? (median < 1 && !Number.isInteger(median) ? 1000 : 1);
+  return {
+    interval_ms: Number((median * scale).toFixed(6)),
+    sensors: sensorCols.map((c) => ({ name: c.name, units: c.units || UNKNOWN_UNITS })),
+    values,
+  };
+}
+
+function medianOfSorted(xs: number[]): number {
+  const mid = Math.floor(xs.length / 2);
+  return xs.length % 2 === 1 ? (xs[mid] as number) : ((xs[mid - 1] as number) + (xs[mid] as number)) / 2;
+}

@@ -1,0 +1,175 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { basename, extname, isAbsolute, join } from 'node:path';
+import type { BoundingBox, Category, Sample, SampleKind, SampleState, StructuredLabel } from '../contract.js';
+import { CoreError } from '../errors.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import type { Logger } from '../log.js';
+import { openDb, type Db } from './db.js';
+import { rowToSample, type SampleRow } from './sample-row.js';
+
+export interface NewSample {
+  name: string;
+  kind: SampleKind;
+  label: string | null;
+  category: Category;
+  metadata?: Record<string, string>;
+  boundingBoxes?: BoundingBox[];
+  structuredLabels?: StructuredLabel[] | null;
+  lengthMs?: number | null;
+  incomplete?: boolean;
+  addDateId?: boolean;
+  allowDuplicates?: boolean;
+  /** Queue it for upload straight away. */
+  queue?: boolean;
+  note?: string | null;
+  extra?: Record<string, unknown>;
+}
+
+export type SamplePatch = Partial<Pick<Sample, 'label' | 'category' | 'metadata'>>;
+
+const SAMPLES_DIR = 'samples';
+
+/**
+ * Samples = files + one row each in SQLite. A file is complete on disk (atomic write) before its
+ * row exists, so the index never points at a torn file; a file without a row (crash between the
+ * two) is found and re-indexed at the next start.
+ */
+export class SampleStore {
+  readonly db: Db;
+  readonly dataDir: string;
+  readonly #log: Logger;
+
+  private constructor(dataDir: string, db: Db, log: Logger) {
+    this.dataDir = dataDir;
+    this.db = db;
+    this.#log = log;
+  }
+
+  static async open(dataDir: string, log: Logger): Promise<SampleStore> {
+    await mkdir(join(dataDir, SAMPLES_DIR), { recursive: true });
+    const store = new SampleStore(dataDir, openDb(dataDir), log);
+    await store.#recoverOrphans();
+    return store;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /**
+   * Stores bytes we own (a capture, a signed copy of an import) in the data directory. `source`
+   * names the file they were made from, so importing it again finds this sample.
+   */
+  async addBytes(input: NewSample, bytes: Uint8Array, source?: { path: string; sha256: string }): Promise<Sample> {
+    const id = randomUUID();
+    const rel = join(SAMPLES_DIR, `${id}${extname(input.name).toLowerCase() || '.bin'}`);
+    await writeFileAtomic(join(this.dataDir, rel), bytes);
+    return this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) });
+  }
+
+  /** Indexes a file where it lies (bulk upload): no copy, its hash pins the content we promised to send. */
+  addReference(input: NewSample, ref: { path: string; bytes: number; sha256: string }): Sample {
+    if (!isAbsolute(ref.path)) throw new Error('addReference needs an absolute path');
+    return this.#insert(randomUUID(), input, { file: ref.path, owned: false, source: { path: ref.path, sha256: ref.sha256 }, bytes: ref.bytes, sha256: ref.sha256 });
+  }
+
+  /** The sample made from this file with this content, if any. */
+  findBySource(path: string, hash: string): Sample | null {
+    const row = this.db.prepare('SELECT * FROM samples WHERE source_path = ? AND source_sha256 = ? ORDER BY created DESC LIMIT 1').get(path, hash) as SampleRow | undefined;
+    return row ? rowToSample(row) : null;
+  }
+
+  get(id: string): Sample {
+    const row = this.db.prepare('SELECT * FROM samples WHERE id = ?').get(id) as SampleRow | undefined;
+    if (!row) throw new CoreError('NotFound', `No sample with id ${id}; it may have been deleted.`);
+    return rowToSample(row);
+  }
+
+  list(filter: { states?: SampleState[]; limit?: number; offset?: number } = {}): Sample[] {
+    const where = filter.states?.length ? `WHERE state IN (${filter.states.map(() => '?').join(',')})` : '';
+    const rows = this.db
+      .prepare(`SELECT * FROM samples ${where} ORDER BY created, rowid LIMIT ? OFFSET ?`)
+      .all(...(filter.states ?? []), filter.limit ?? -1, filter.offset ?? 0) as SampleRow[];
+    return rows.map(rowToSample);
+  }
+
+  counts(): Record<SampleState, number> {
+    const counts: Record<SampleState, number> = { local: 0, queued: 0, uploading: 0, uploaded: 0, failed: 0, rejected: 0 };
+    for (const r of this.db.prepare('SELECT state, COUNT(*) AS n FROM samples GROUP BY state').all() as Array<{ state: SampleState; n: number }>) counts[r.state] = r.n;
+    return counts;
+  }
+
+  async readBytes(s: Sample): Promise<Buffer> {
+    const path = isAbsolute(s.file) ? s.file : join(this.dataDir, s.file);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (err) {
+      throw new CoreError('NotFound', `The file of sample "${s.name}" is gone (${path}): ${(err as Error).message}. Restore it or delete the sample.`);
+    }
+    if (sha256(bytes) !== s.sha256) {
+      throw new CoreError('InvalidArguments', `The file of sample "${s.name}" changed after it was added (${path}). Add it again to upload the new content.`);
+    }
+    return bytes;
+  }
+
+  update(id: string, patch: SamplePatch): Sample {
+    const s = this.get(id);
+    if (s.state === 'uploading' || s.state === 'uploaded') {
+      throw new CoreError('Busy', `Sample "${s.name}" is ${s.state}; change it on the platform instead (or move it between categories there).`);
+    }
+    const next = { ...s, ...patch };
+    this.db
+      .prepare('UPDATE samples SET label = ?, category = ?, metadata = ? WHERE id = ?')
+      .run(next.label, next.category, JSON.stringify(next.metadata), id);
+    return this.get(id);
+  }
+
+  async delete(id: string): Promise<void> {
+    const s = this.get(id);
+    if (s.state === 'uploading') throw new CoreError('Busy', `Sample "${s.name}" is being uploaded; wait for it to finish, then delete it.`);
+    this.db.prepare('DELETE FROM samples WHERE id = ?').run(id);
+    if (!isAbsolute(s.file)) await rm(join(this.dataDir, s.file), { force: true });
+  }
+
+  #insert(id: string, input: NewSample, where: { file: string; owned: boolean; source: { path: string; sha256: string } | null; bytes: number; sha256: string }): Sample {
+    this.db
+      .prepare(
+        `INSERT INTO samples (id, name, file, owned, source_path, source_sha256, kind, label, category, metadata, bounding_boxes, structured_labels,
+           created, bytes, sha256, length_ms, incomplete, add_date_id, allow_duplicates, state, note, extra)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id, input.name, where.file, where.owned ? 1 : 0, where.source?.path ?? null, where.source?.sha256 ?? null, input.kind, input.label, input.category,
+        JSON.stringify(input.metadata ?? {}), JSON.stringify(input.boundingBoxes ?? []),
+        input.structuredLabels ? JSON.stringify(input.structuredLabels) : null,
+        new Date().toISOString(), where.bytes, where.sha256, input.lengthMs ?? null, input.incomplete ? 1 : 0,
+        input.addDateId ? 1 : 0, input.allowDuplicates ? 1 : 0, input.queue ? 'queued' : 'local', input.note ?? null,
+        JSON.stringify(input.extra ?? {}),
+      );
+    return this.get(id);
+  }
+
+  async #recoverOrphans(): Promise<void> {
+    const dir = join(this.dataDir, SAMPLES_DIR);
+    const known = new Set((this.db.prepare('SELECT file FROM samples WHERE owned = 1').all() as Array<{ file: string }>).map((r) => basename(r.file)));
+    for (const f of await readdir(dir)) {
+      if (known.has(f)) continue;
+      if (f.startsWith('.') && f.endsWith('.tmp')) {
+        await rm(join(dir, f), { force: true }); // a write that never finished: it was never promised to anyone
+        continue;
+      }
+      const bytes = await readFile(join(dir, f));
+      const id = basename(f, extname(f));
+      this.#insert(id, { name: f, kind: 'other', label: null, category: 'training', note: 'recovered after an interrupted save; check label and category' }, {
+        file: join(SAMPLES_DIR, f), owned: true, source: null, bytes: bytes.byteLength, sha256: sha256(bytes),
+      });
+      this.#log.warn('re-indexed a sample file that had no index row', { file: f });
+    }
+  }
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

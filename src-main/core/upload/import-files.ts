@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, extname, join, resolve } from 'node:path';
+import type { BoundingBox, Category, Sample, SampleKind } from '../contract.js';
+import { decodeAcquisition, detectAcquisitionFormat, encodeAcquisition } from '../samples/formats/acquisition.js';
+import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import { MAX_FILE_BYTES } from './ingestion-client.js';
+
+export interface ImportOptions {
+  category: Category;
+  /** A label for every file; null = unlabeled; undefined = the platform's file-name rule. */
+  label: string | null | undefined;
+  metadata: Record<string, string>;
+  boundingBoxes: BoundingBox[];
+  addDateId: boolean;
+  allowDuplicates: boolean;
+  /** Signs unsigned JSON/CBOR sensor files; files a device already signed are kept byte for byte. */
+  hmacKey?: string | undefined;
+  queue: boolean;
+}
+
+export type ImportOutcome =
+  | { path: string; status: 'added'; sample: Sample }
+  | { path: string; status: 'known'; sample: Sample }
+  | { path: string; status: 'refused'; reason: string };
+
+/** Every file under the given paths that the platform accepts, plus the ones it would not take. */
+export async function collectFiles(paths: string[]): Promise<{ files: string[]; skipped: Array<{ path: string; reason: string }> }> {
+  const files: string[] = [];
+  const skipped: Array<{ path: string; reason: string }> = [];
+  const visit = async (p: string): Promise<void> => {
+    let st;
+    try {
+      st = await stat(p);
+    } catch (err) {
+      skipped.push({ path: p, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      return;
+    }
+    if (st.isDirectory()) {
+      const entries = (await readdir(p)).filter((e) => !e.startsWith('.')).sort();
+      for (const e of entries) await visit(join(p, e));
+    } else if (st.isFile()) {
+      const kind = fileKind(p);
+      if (kind === null) skipped.push({ path: p, reason: `the platform does not accept "${extname(p) || 'no extension'}" files` });
+      else if (kind === 'labels') skipped.push({ path: p, reason: 'labels files are not uploaded as samples' });
+      else files.push(p);
+    }
+  };
+  for (const p of paths) await visit(resolve(p));
+  return { files, skipped };
+}
+
+/**
+ * Adds one file as a sample. Re-running an import after a crash finds the same file (path and
+ * content hash) and reuses its sample, so nothing is queued twice.
+ */
+export async function importFile(store: SampleStore, path: string, o: ImportOptions): Promise<ImportOutcome> {
+  const st = await stat(path);
+  if (st.size > MAX_FILE_BYTES) {
+    return { path, status: 'refused', reason: `${(st.size / 1048576).toFixed(1)} MB is over the platform's 100 MB per file; split it first` };
+  }
+  const name = basename(path);
+  const kind = fileKind(name) as SampleKind;
+  const label = o.label === undefined ? deriveLabel(name) : o.label;
+  const hash = await hashFile(path);
+  const known = store.findBySource(path, hash);
+  if (known) return { path, status: 'known', sample: known };
+
+  const base = {
+    name, kind, label, category: o.category, metadata: o.metadata, boundingBoxes: o.boundingBoxes,
+    addDateId: o.addDateId, allowDuplicates: o.allowDuplicates, queue: o.queue,
+  };
+  const ext = extname(name).toLowerCase();
+  if (o.hmacKey !== undefined && (ext === '.json' || ext === '.cbor')) {
+    const signed = await signIfUnsigned(path, o.hmacKey);
+    if (signed) {
+      const sample = await store.addBytes({ ...base, note: 'signed with the project HMAC key on import' }, signed, { path, sha256: hash });
+      return { path, status: 'added', sample };
+    }
+  }
+  return { path, status: 'added', sample: store.addReference(base, { path, bytes: st.size, sha256: hash }) };
+}
+
+async function signIfUnsigned(path: string, hmacKey: string): Promise<Buffer | null> {
+  const bytes = await readFile(path);
+  const format = detectAcquisitionFormat(bytes);
+  let msg;
+  try {
+    msg = decodeAcquisition(bytes, format);
+  } catch {
+    return null; // not ours to fix: the platform will say what is wrong with it
+  }
+  if (msg.protected.alg !== 'none') return null;
+  return encodeAcquisition({ protected: msg.protected.iat === undefined ? {} : { iat: msg.protected.iat }, payload: msg.payload }, { format, hmacKey });
+}
+
+function hashFile(path: string): Promise<string> {
+  return new Promise((res, rej) => {
+    const h = createHash('sha256');
+    createReadStream(path)
+      .on('data', (c) => h.update(c))
+      .on('error', rej)
+      .on('end', () => res(h.digest('hex')));
+  });
+}

@@ -1,0 +1,141 @@
+import type { BoundingBox, Category } from '../contract.js';
+import { CoreError } from '../errors.js';
+import { httpPost, type HttpAnswer } from './http-post.js';
+import { IngestionError } from './ingestion-errors.js';
+import { buildMultipart, type Part } from './multipart.js';
+
+/** Limits of the ingestion service (spec, "Limits"). */
+export const MAX_FILES_PER_REQUEST = 1000;
+export const MAX_FILE_BYTES = 100 * 1024 * 1024;
+
+export interface IngestionTarget {
+  ingestionUrl: string;
+  apiKey: string;
+}
+
+/** What the headers say about every file of one request. */
+export interface UploadHeaders {
+  category: Category;
+  /** A label, or null for "no label" (x-no-label: 1). */
+  label: string | null;
+  metadata: Record<string, string>;
+  boundingBoxes: BoundingBox[];
+  /** On by default, as the platform's own uploader does: makes re-sending after a crash safe. */
+  disallowDuplicates: boolean;
+  addDateId: boolean;
+}
+
+export type FileOutcome =
+  | { name: string; ok: true; sampleId: number | null }
+  | { name: string; ok: false; error: string; /** the platform already holds these bytes */ duplicate: boolean };
+
+export interface SendOptions {
+  timeoutMs?: number;
+}
+
+const DUPLICATE = /already exists/i;
+
+export function buildHeaders(apiKey: string, h: UploadHeaders): Record<string, string> {
+  const headers: Record<string, string> = { 'x-api-key': apiKey };
+  if (h.label === null) headers['x-no-label'] = '1';
+  else headers['x-label'] = headerSafe('label', h.label);
+  if (h.disallowDuplicates) headers['x-disallow-duplicates'] = '1';
+  if (h.addDateId) headers['x-add-date-id'] = '1';
+  if (Object.keys(h.metadata).length > 0) headers['x-metadata'] = asciiJson(h.metadata);
+  if (h.boundingBoxes.length > 0) headers['x-bounding-boxes'] = asciiJson(h.boundingBoxes);
+  return headers;
+}
+
+/** POST /api/{category}/files: many files, one answer per file in files[]. */
+export async function sendFiles(target: IngestionTarget, h: UploadHeaders, files: Part[], opts: SendOptions = {}): Promise<FileOutcome[]> {
+  if (files.length === 0) return [];
+  if (files.length > MAX_FILES_PER_REQUEST) throw new CoreError('InvalidArguments', `At most ${MAX_FILES_PER_REQUEST} files fit in one request; got ${files.length}.`);
+  for (const f of files) assertSize(f.name, f.bytes.byteLength);
+  const { boundary, chunks, length } = buildMultipart(files);
+  const headers = { ...buildHeaders(target.apiKey, h), 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': length };
+  const answer = await httpPost(endpoint(target, `/api/${h.category}/files`), headers, chunks, timeoutFor(length, opts));
+  throwForStatus(answer);
+  return readFileResults(answer, files.map((f) => f.name));
+}
+
+/** Legacy POST /api/{training|testing|anomaly}/data: one raw CBOR/JSON body, named by x-file-name. */
+export async function sendLegacy(
+  target: IngestionTarget,
+  set: 'training' | 'testing' | 'anomaly',
+  h: Omit<UploadHeaders, 'category'>,
+  file: Part,
+  opts: SendOptions = {},
+): Promise<{ storedName: string }> {
+  assertSize(file.name, file.bytes.byteLength);
+  if (file.contentType !== 'application/cbor' && file.contentType !== 'application/json') {
+    throw new CoreError('InvalidArguments', `The legacy /data endpoints take only CBOR or JSON sensor files; "${file.name}" is ${file.contentType}. Use the files endpoint instead.`);
+  }
+  const body = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
+  const headers = {
+    ...buildHeaders(target.apiKey, { ...h, category: 'training' }),
+    'content-type': file.contentType,
+    'content-length': body.length,
+    'x-file-name': headerSafe('file name', file.name),
+  };
+  const answer = await httpPost(endpoint(target, `/api/${set}/data`), headers, [body], timeoutFor(body.length, opts));
+  throwForStatus(answer);
+  return { storedName: answer.text.trim() };
+}
+
+function throwForStatus({ status, text }: HttpAnswer): void {
+  const said = text.trim().slice(0, 500) || '(no details)';
+  if (status === 200) return;
+  if (status === 401) throw new IngestionError('unauthorized', `The platform refused the API key (401: ${said}). Check the key for this project in Settings.`, 401);
+  if (status === 421) throw new IngestionError('missing-header', `The platform says a header is missing (421: ${said}).`, 421);
+  if (status === 400) throw new IngestionError('bad-request', `The platform rejected the upload (400: ${said})`, 400);
+  if (status >= 500) throw new IngestionError('server', `The platform had an internal error (${status}: ${said}); will retry.`, status);
+  throw new IngestionError('bad-response', `Unexpected answer from the platform (${status}: ${said}).`, status);
+}
+
+/** A 200 is not a yes: each file has its own verdict in files[].success. */
+function readFileResults(answer: HttpAnswer, names: string[]): FileOutcome[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    throw new IngestionError('bad-response', `The platform answered 200 without per-file results (${answer.text.slice(0, 200)}); nothing is confirmed.`, 200);
+  }
+  const files = (body as { files?: unknown }).files;
+  if (!Array.isArray(files)) throw new IngestionError('bad-response', 'The platform answered 200 without a files[] list; nothing is confirmed.', 200);
+  const byName = new Map<string, Record<string, unknown>>();
+  files.forEach((f: Record<string, unknown>, i) => byName.set(typeof f?.fileName === 'string' ? f.fileName : (names[i] ?? `#${i}`), f));
+  return names.map((name): FileOutcome => {
+    const f = byName.get(name);
+    if (!f) return { name, ok: false, error: 'The platform did not report on this file, so it is not confirmed.', duplicate: false };
+    if (f.success === true) return { name, ok: true, sampleId: typeof f.sampleId === 'number' ? f.sampleId : null };
+    const error = typeof f.error === 'string' ? f.error : 'rejected without a reason';
+    return { name, ok: false, error, duplicate: DUPLICATE.test(error) };
+  });
+}
+
+function assertSize(name: string, bytes: number): void {
+  if (bytes > MAX_FILE_BYTES) {
+    throw new CoreError('InvalidArguments', `"${name}" is ${(bytes / 1048576).toFixed(1)} MB; the platform takes at most 100 MB per file. Split or crop it first.`);
+  }
+}
+
+function endpoint(target: IngestionTarget, path: string): URL {
+  return new URL(target.ingestionUrl.replace(/\/+$/, '') + path);
+}
+
+/** Generous for slow uplinks: 30 s plus 1 s per 100 kB. */
+function timeoutFor(bytes: number, opts: SendOptions): number {
+  return opts.timeoutMs ?? 30_000 + bytes / 100;
+}
+
+/** HTTP header values must be Latin-1 without control characters; JSON is escaped to ASCII. */
+function headerSafe(what: string, value: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw new CoreError('InvalidArguments', `The ${what} "${value.slice(0, 40)}" contains control characters; remove them.`);
+  if (/[^\u0020-\u00ff]/.test(value)) throw new CoreError('InvalidArguments', `The ${what} "${value.slice(0, 40)}" has characters an HTTP header cannot carry; use letters, digits, spaces, '-' and '_'.`);
+  return value;
+}
+
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,0 +1,233 @@
+import type { QueueStatus } from '../contract.js';
+import { CoreError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import { contentTypeFor } from '../samples/formats/label-from-filename.js';
+import { MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, sendFiles, type IngestionTarget } from './ingestion-client.js';
+import { IngestionError } from './ingestion-errors.js';
+import { QueueStore, type QueuedSample } from './queue-store.js';
+import type { Part } from './multipart.js';
+
+export interface UploadQueueOptions {
+  store: SampleStore;
+  log: Logger;
+  /** Where to and with which key; asked per batch so a new key or URL applies at once. */
+  target(): Promise<IngestionTarget>;
+  concurrency?: number;
+  /** Attempts before a sample is marked failed; the app retries for ever (offline laptops), the CLI gives up. */
+  maxAttempts?: number;
+  backoff?: { baseMs: number; maxMs: number };
+  maxFilesPerRequest?: number;
+  maxBytesPerRequest?: number;
+  now?: () => number;
+  random?: () => number;
+  onChange?: (status: QueueStatus, changedIds: string[]) => void;
+}
+
+/**
+ * The durable upload queue. State lives in SQLite (QueueStore), so this object can die at any
+ * moment: a new one resumes from what was committed. Samples that share headers travel together,
+ * up to the spec's 1000 files per request.
+ */
+export class UploadQueue {
+  readonly #o: Required<Omit<UploadQueueOptions, 'onChange'>> & Pick<UploadQueueOptions, 'onChange'>;
+  readonly #qs: QueueStore;
+  #inFlight = 0;
+  #running = false;
+  #paused: string | null = null;
+  #online = true;
+  #timer: NodeJS.Timeout | null = null;
+  #idleWaiters: Array<() => void> = [];
+  #settled = new Set<Promise<void>>();
+
+  constructor(opts: UploadQueueOptions) {
+    this.#o = {
+      concurrency: 4,
+      maxAttempts: Infinity,
+      backoff: { baseMs: 1000, maxMs: 5 * 60_000 },
+      maxFilesPerRequest: 250,
+      maxBytesPerRequest: 32 * 1024 * 1024,
+      now: Date.now,
+      random: Math.random,
+      ...opts,
+    };
+    if (this.#o.maxFilesPerRequest > MAX_FILES_PER_REQUEST) throw new Error('maxFilesPerRequest exceeds the platform limit');
+    this.#qs = new QueueStore(opts.store);
+    const resumed = this.#qs.requeueInterrupted();
+    if (resumed > 0) this.#o.log.info('resuming uploads interrupted by a restart', { samples: resumed });
+  }
+
+  get queueStore(): QueueStore {
+    return this.#qs;
+  }
+
+  start(): void {
+    this.#running = true;
+    this.#pump();
+  }
+
+  /** Stops taking new work and waits for requests in flight to settle. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    await Promise.all([...this.#settled]);
+  }
+
+  enqueue(ids: string[]): number {
+    const n = this.#qs.enqueue(ids);
+    this.#changed(ids);
+    this.#pump();
+    return n;
+  }
+
+  pause(reason: string): void {
+    this.#paused = reason;
+    this.#changed([]);
+  }
+
+  resume(): void {
+    this.#paused = null;
+    this.#changed([]);
+    this.#pump();
+  }
+
+  status(): QueueStatus {
+    return { paused: this.#paused !== null, pausedReason: this.#paused, online: this.#online, inFlight: this.#inFlight, counts: this.#o.store.counts() };
+  }
+
+  /** Resolves when nothing is queued or in flight, or the queue is paused. */
+  whenIdle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((r) => this.#idleWaiters.push(r));
+  }
+
+  #isIdle(): boolean {
+    if (this.#inFlight > 0) return false;
+    if (this.#paused) return true;
+    const c = this.#o.store.counts();
+    return c.queued === 0 && c.uploading === 0;
+  }
+
+  #pump(): void {
+    if (!this.#running || this.#paused) return this.#checkIdle();
+    while (this.#inFlight < this.#o.concurrency) {
+      const batch = this.#qs.takeBatch(this.#o.now(), this.#o.maxFilesPerRequest, this.#o.maxBytesPerRequest);
+      if (batch.length === 0) break;
+      this.#inFlight++;
+      const p = this.#send(batch)
+        .catch((err: unknown) => this.#o.log.error('upload batch crashed', { error: String(err) }))
+        .finally(() => {
+          this.#inFlight--;
+          this.#settled.delete(p);
+          this.#pump();
+        });
+      this.#settled.add(p);
+    }
+    this.#scheduleNext();
+    this.#checkIdle();
+  }
+
+  #scheduleNext(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const next = this.#qs.nextDueAt();
+    if (next === null || this.#inFlight >= this.#o.concurrency) return;
+    // Always arm the timer: the due check and this computation read the clock at different
+    // moments, and a sample that fell between them must not wait for an event that never comes.
+    const wait = Math.max(1, Math.ceil(next - this.#o.now()));
+    this.#timer = setTimeout(() => this.#pump(), Math.min(wait, 2 ** 31 - 1));
+  }
+
+  #checkIdle(): void {
+    if (this.#idleWaiters.length && this.#isIdle()) for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  async #send(batch: QueuedSample[]): Promise<void> {
+    const ids = batch.map((b) => b.sample.id);
+    this.#changed(ids);
+    const parts: Part[] = [];
+    const ready: QueuedSample[] = [];
+    for (const item of batch) {
+      const s = item.sample;
+      if (s.bytes > MAX_FILE_BYTES) {
+        this.#qs.markRejected(s.id, `"${s.name}" is larger than the platform's 100 MB per file; split or crop it.`);
+        continue;
+      }
+      try {
+        parts.push({ name: s.name, bytes: await this.#o.store.readBytes(s), contentType: contentTypeFor(s.name) });
+        ready.push(item);
+      } catch (err) {
+        this.#qs.markFailed(s.id, (err as Error).message);
+      }
+    }
+    if (ready.length === 0) return this.#changed(ids);
+    const first = ready[0]!;
+    const headers = {
+      category: first.sample.category,
+      label: first.sample.label,
+      metadata: first.sample.metadata,
+      boundingBoxes: first.sample.boundingBoxes,
+      disallowDuplicates: !first.options.allowDuplicates,
+      addDateId: first.options.addDateId,
+    };
+    try {
+      const target = await this.#o.target();
+      const outcomes = await sendFiles(target, headers, parts);
+      this.#online = true;
+      outcomes.forEach((o, i) => {
+        const s = ready[i]!.sample;
+        if (o.ok) this.#qs.markUploaded(s.id, o.sampleId, null);
+        else if (o.duplicate) this.#qs.markUploaded(s.id, null, `Already on the platform (${o.error}).`);
+        else if (o.error.startsWith('The platform did not report')) this.#retry(s.id, s.attempts, o.error);
+        else this.#qs.markRejected(s.id, o.error);
+      });
+    } catch (err) {
+      this.#handleRequestFailure(ready, err);
+    }
+    this.#changed(ids);
+  }
+
+  #handleRequestFailure(batch: QueuedSample[], err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof IngestionError && err.kind === 'unauthorized') {
+      for (const b of batch) this.#qs.putBack(b.sample.id, message);
+      this.#paused = `${message} Uploads are paused until you set a valid key and resume.`;
+      this.#o.log.warn('uploads paused: API key refused');
+      return;
+    }
+    if (err instanceof CoreError && err.code === 'Unauthorized') {
+      // No key at all: same treatment, nothing was sent.
+      for (const b of batch) this.#qs.putBack(b.sample.id, message);
+      this.#paused = message;
+      return;
+    }
+    if (err instanceof IngestionError && err.retryable) {
+      if (err.kind === 'network' || err.kind === 'timeout') this.#online = false;
+      for (const b of batch) this.#retry(b.sample.id, b.sample.attempts, message);
+      return;
+    }
+    if (err instanceof IngestionError && err.kind === 'bad-request') {
+      for (const b of batch) this.#qs.markRejected(b.sample.id, message);
+      return;
+    }
+    // 421 and anything unexpected: sending the same again would fail the same way.
+    for (const b of batch) this.#qs.markFailed(b.sample.id, message);
+    this.#o.log.error('upload failed', { error: message });
+  }
+
+  #retry(id: string, attemptsSoFar: number, error: string): void {
+    const attempt = attemptsSoFar + 1;
+    if (attempt >= this.#o.maxAttempts) {
+      this.#qs.markFailed(id, `${error} (gave up after ${attempt} attempts)`);
+      return;
+    }
+    // Exponential backoff with jitter, so a fleet of lab laptops does not retry in lockstep.
+    const { baseMs, maxMs } = this.#o.backoff;
+    const delay = Math.min(maxMs, baseMs * 2 ** (attempt - 1)) * (0.5 + this.#o.random() / 2);
+    this.#qs.markRetry(id, error, Math.ceil(this.#o.now() + delay));
+  }
+
+  #changed(ids: string[]): void {
+    this.#o.onChange?.(this.status(), ids);
+  }
+}
