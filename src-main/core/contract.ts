@@ -143,6 +143,24 @@ export const QueueStatus = z.object({
 });
 export type QueueStatus = z.infer<typeof QueueStatus>;
 
+export const LabelTotals = z.object({ label: z.string(), count: z.number().int().nonnegative(), totalLengthMs: z.number().nonnegative() });
+export const CategoryTotals = z.object({ itemCount: z.number().int().nonnegative(), totalLengthMs: z.number().nonnegative(), labels: z.array(LabelTotals) });
+/** Counts and lengths per label × category, from the management API (or from local samples). */
+export const DatasetSummary = z.object({
+  hasValidation: z.boolean(),
+  categories: z.object({ training: CategoryTotals, testing: CategoryTotals, validation: CategoryTotals, 'post-processing': CategoryTotals }),
+});
+export type DatasetSummary = z.infer<typeof DatasetSummary>;
+
+export const KeyKind = z.enum(['api-key', 'hmac-key']);
+export const KeyStatus = z.object({
+  apiKey: z.enum(['set', 'not set', 'unknown']),
+  hmacKey: z.enum(['set', 'not set', 'unknown']),
+  /** Why the keychain cannot be used, if it cannot: keys are then refused, never stored in plain text. */
+  keychainProblem: z.string().nullable(),
+});
+export type KeyStatus = z.infer<typeof KeyStatus>;
+
 // ---------- methods ----------
 
 const none = z.object({}).strict();

@@ -61,7 +61,8 @@ export async function importFile(store: SampleStore, path: string, o: ImportOpti
   if (st.size > MAX_FILE_BYTES) {
     return { path, status: 'refused', reason: `${(st.size / 1048576).toFixed(1)} MB is over the platform's 100 MB per file; split it first` };
   }
-  const name = basename(path);
+  // The spec lists .jpg only; the same bytes under .jpeg would be refused.
+  const name = basename(path).replace(/\.jpeg$/i, '.jpg');
   const kind = fileKind(name) as SampleKind;
   const label = o.label === undefined ? deriveLabel(name) : o.label;
   const hash = await hashFile(path);

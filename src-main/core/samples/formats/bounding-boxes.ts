@@ -34,7 +34,7 @@ export function checkBoundingBoxList(value: unknown, source = 'x-bounding-boxes'
     const box = isObject(item) ? item : {};
     for (const prop of PROPERTIES) {
       const v = box[prop];
-      const present = prop === 'label' ? typeof v === 'string' : typeof v === 'number' || typeof v === 'string';
+      const present = prop === 'label' ? typeof v === 'string' : typeof v === 'number' && Number.isFinite(v);
       if (!present) return { ok: false, error: `${source} ${prop} is required` };
     }
     // Copied field by field so extra properties are not sent on.

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { Category, DatasetSummary } from '../contract.js';
+import { CoreError } from '../errors.js';
+
+export interface ManagementTarget {
+  /** Ends in the version prefix, e.g. https://studio.example.com/v1 */
+  managementUrl: string;
+  apiKey: string;
+  projectId: number;
+}
+
+/** A management call that answered `success: false`, or could not be read. */
+export class ManagementError extends CoreError {
+  override name = 'ManagementError';
+}
+
+const Envelope = z.object({ success: z.boolean(), error: z.string().optional() }).passthrough();
+
+const LabelSummary = z.object({ label: z.string(), totalLength: z.number().optional(), dataCount: z.number().optional() }).passthrough();
+const CategorySummary = z
+  .object({ itemCount: z.number().optional(), totalLengthNumber: z.number().optional(), labels: z.array(LabelSummary).optional() })
+  .passthrough();
+const MetadataAnswer = z.object({
+  metadata: z
+    .object({
+      ratio: z.object({ hasValidationCategory: z.boolean().optional() }).passthrough().optional(),
+      training: CategorySummary.optional(),
+      testing: CategorySummary.optional(),
+      validation: CategorySummary.optional(),
+      postProcessing: CategorySummary.optional(),
+    })
+    .passthrough(),
+});
+
+/** GET /api/{projectId}/raw-data/project-metadata, reduced to what the class-balance view needs. */
+export async function getDatasetSummary(t: ManagementTarget, signal?: AbortSignal): Promise<DatasetSummary> {
+  const body = await call(t, 'GET', `/api/${t.projectId}/raw-data/project-metadata`, undefined, signal);
+  const parsed = MetadataAnswer.safeParse(body);
+  if (!parsed.success) throw new ManagementError('Internal', 'The platform answered the dataset summary in a shape this version does not understand; update Capture Desk.');
+  const m = parsed.data.metadata;
+  const cat = (c: z.infer<typeof CategorySummary> | undefined) => ({
+    itemCount: c?.itemCount ?? 0,
+    totalLengthMs: c?.totalLengthNumber ?? 0,
+    labels: (c?.labels ?? []).map((l) => ({ label: l.label, count: l.dataCount ?? 0, totalLengthMs: l.totalLength ?? 0 })),
+  });
+  return {
+    hasValidation: m.ratio?.hasValidationCategory ?? false,
+    categories: { training: cat(m.training), testing: cat(m.testing), validation: cat(m.validation), 'post-processing': cat(m.postProcessing) },
+  };
+}
+
+/** POST /api/{projectId}/raw-data/{sampleId}/move */
+export async function moveSample(t: ManagementTarget, sampleId: number, newCategory: Exclude<Category, 'split'>): Promise<void> {
+  await call(t, 'POST', `/api/${t.projectId}/raw-data/${sampleId}/move`, { newCategory });
+}
+
+async function call(t: ManagementTarget, method: 'GET' | 'POST', path: string, json?: unknown, signal?: AbortSignal): Promise<unknown> {
+  const url = t.managementUrl.replace(/\/+$/, '') + path;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: { 'x-api-key': t.apiKey, accept: 'application/json', ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+      signal: signal ?? AbortSignal.timeout(30_000),
+    });
+  } catch (err) {
+    throw new ManagementError('Unavailable', `Could not reach the management API at ${new URL(url).host}: ${(err as Error).message}. Check the network and the management URL in Settings.`);
+  }
+  const text = await res.text();
+  if (res.status === 401 || res.status === 403) {
+    throw new ManagementError('Unauthorized', `The management API refused the API key (${res.status}). Check the key and the project id in Settings.`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ManagementError('Internal', `The management API answered ${res.status} with something that is not JSON: ${text.slice(0, 200)}`);
+  }
+  const env = Envelope.safeParse(body);
+  if (!env.success) throw new ManagementError('Internal', `The management API answered ${res.status} without the success/error envelope.`);
+  if (!env.data.success) {
+    const why = env.data.error ?? 'no reason given';
+    throw new ManagementError(/not found/i.test(why) ? 'NotFound' : 'InvalidArguments', `The platform refused: ${why}`);
+  }
+  return body;
+}
