@@ -5,6 +5,7 @@ import { createCore } from '../core/app.js';
 import { defaultDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
+import { keytarKeychain } from '../core/secrets/keychain.js';
 import { startBrowserShell } from '../server/browser-shell.js';
 import { createSessionToken } from '../server/token.js';
 import { parsePort, UsageError } from './args.js';
@@ -47,7 +48,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const core = await createCore({
     dataDir: values['data-dir'] ?? defaultDataDir(),
     shell: 'browser',
-    hardware: { ports: serialportLister },
+    hardware: { ports: serialportLister, keychain: keytarKeychain() },
     log,
   });
   const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));

@@ -7,18 +7,28 @@ import { stderrLogger, type Logger } from './log.js';
 import type { PortLister } from './serial/port-lister.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { StreamHub } from './stream/stream-hub.js';
+import { sampleHandlers } from './handlers/samples.js';
+import { uploadHandlers } from './handlers/uploads.js';
+import { SampleStore } from './samples/sample-store.js';
+import type { Keychain } from './secrets/keychain.js';
+import { ProjectKeys } from './secrets/project-keys.js';
+import { UploadService } from './upload/upload-service.js';
 import { APP_NAME, APP_VERSION } from './version.js';
 
 /** Every piece of hardware the core touches, so tests inject fakes and integration tests the real thing. */
 export interface Hardware {
   ports: PortLister;
   clock: Clock;
+  /** The OS keychain (keytar) in the shells; tests inject the real Secret Service or a memory one. */
+  keychain: Keychain;
 }
 
 export interface CoreOptions {
   dataDir: string;
   shell: AppInfo['shell'];
-  hardware: Partial<Hardware> & Pick<Hardware, 'ports'>;
+  hardware: Partial<Hardware> & Pick<Hardware, 'ports' | 'keychain'>;
+  /** Start the upload queue (default true); the CLI's one-shot commands run their own. */
+  uploads?: boolean;
   log?: Logger;
 }
 
@@ -37,6 +47,10 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const settings = await SettingsStore.open(dataDir, log);
   const streams = new StreamHub(bus, clock);
   const ports = opts.hardware.ports;
+  const store = await SampleStore.open(dataDir, log);
+  const keys = new ProjectKeys(opts.hardware.keychain);
+  const uploads = new UploadService({ store, settings, keys, bus, log });
+  if (opts.uploads !== false) uploads.start();
 
   const listSources = async (): Promise<Source[]> => {
     const simulated: Source = {
@@ -76,12 +90,16 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'settings.set': async (patch) => {
       const next = await settings.set(patch);
       bus.emit('settings.changed', next);
+      // New URL or project: a queue paused for the old one may work now.
+      if (uploads.queue.status().paused) uploads.queue.resume();
       return next;
     },
     'serial.listPorts': () => ports.list(),
     'sources.list': listSources,
     'stream.start': ({ sourceId, rateHz }) => streams.start(sourceId, rateHz),
     'stream.stop': ({ sourceId }) => ({ stopped: streams.stop(sourceId) }),
+    ...sampleHandlers(store, uploads),
+    ...uploadHandlers(uploads, keys, settings),
   };
 
   log.info('core started', { dataDir, shell: opts.shell });
@@ -90,6 +108,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onEvent: (l) => bus.onAny(l),
     async close() {
       streams.stopAll();
+      await uploads.stop();
+      store.close();
     },
   };
 }

@@ -164,6 +164,9 @@ export type KeyStatus = z.infer<typeof KeyStatus>;
 // ---------- methods ----------
 
 const none = z.object({}).strict();
+const Ids = z.array(z.string().min(1)).min(1).max(10_000);
+// eslint-disable-next-line no-control-regex
+const Label = z.string().trim().min(1, 'label must not be empty').max(128).refine((l) => !/[\u0000-\u001f\u007f]/.test(l), 'label must not contain control characters');
 
 export const methods = {
   'app.info': { input: none, output: AppInfo },
@@ -182,6 +185,42 @@ export const methods = {
     output: StreamInfo,
   },
   'stream.stop': { input: z.object({ sourceId: z.string().min(1) }).strict(), output: z.object({ stopped: z.boolean() }) },
+
+  'samples.list': {
+    input: z.object({ states: z.array(SampleState).optional(), limit: z.number().int().positive().max(5000).optional(), offset: z.number().int().nonnegative().optional() }).strict(),
+    output: z.object({ samples: z.array(Sample), total: z.number().int().nonnegative() }),
+  },
+  /** Bulk relabel / recategorise / set metadata of samples not yet on the platform. */
+  'samples.update': {
+    input: z.object({ ids: Ids, label: Label.nullable().optional(), category: Category.optional(), metadata: Metadata.optional() }).strict(),
+    output: z.object({ updated: z.array(Sample) }),
+  },
+  'samples.delete': { input: z.object({ ids: Ids }).strict(), output: z.object({ deleted: z.number().int() }) },
+  /** A file dropped on the window. label: undefined = the platform's file-name rule, null = no label. */
+  'samples.addFile': {
+    input: z
+      .object({ name: z.string().min(1).max(255), bytes: z.instanceof(Uint8Array), category: Category, label: Label.nullable().optional(), metadata: Metadata.optional(), queue: z.boolean().optional() })
+      .strict(),
+    output: Sample,
+  },
+  /** Moves an uploaded sample to another category on the platform (management API). */
+  'samples.move': { input: z.object({ id: z.string(), newCategory: Category.exclude(['split']) }).strict(), output: Sample },
+
+  'queue.status': { input: none, output: QueueStatus },
+  'queue.enqueue': { input: z.object({ ids: Ids }).strict(), output: z.object({ queued: z.number().int() }) },
+  'queue.dequeue': { input: z.object({ ids: Ids }).strict(), output: z.object({ dequeued: z.number().int() }) },
+  'queue.pause': { input: none, output: QueueStatus },
+  'queue.resume': { input: none, output: QueueStatus },
+
+  'keys.status': { input: none, output: KeyStatus },
+  /** The only way a key enters: it goes to the OS keychain and never comes back out to a UI. */
+  'keys.set': { input: z.object({ kind: KeyKind, key: z.string().min(1).max(512) }).strict(), output: KeyStatus },
+  'keys.clear': { input: z.object({ kind: KeyKind }).strict(), output: KeyStatus },
+
+  'dataset.summary': {
+    input: none,
+    output: z.object({ platform: DatasetSummary.nullable(), platformError: z.string().nullable(), local: DatasetSummary }),
+  },
 } as const;
 
 // ---------- events ----------
@@ -208,6 +247,9 @@ export const events = {
   }),
   'sources.changed': z.array(Source),
   'settings.changed': Settings,
+  'queue.changed': QueueStatus,
+  /** Which samples changed (state, label, added, deleted): the UI refetches what it shows. */
+  'samples.changed': z.object({ ids: z.array(z.string()) }),
 } as const;
 
 // ---------- derived types (the renderer imports only these) ----------

@@ -13,7 +13,7 @@ export type ServerMessage =
   /** An answer to a message that could not be tied to a call (undecodable, too large). */
   | { t: 'error'; id: number | null; error: WireError };
 
-/** Calls larger than this are answered with MessageTooLarge; nothing legitimate comes close. */
-export const MAX_CALL_BYTES = 1024 * 1024;
+/** Calls larger than this are answered with MessageTooLarge: room for a dropped 32 MB file, no more. */
+export const MAX_CALL_BYTES = 40 * 1024 * 1024;
 /** Hard cap: above it the socket is closed (1009) before the message is even buffered whole. */
-export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+export const MAX_FRAME_BYTES = 64 * 1024 * 1024;

@@ -3,6 +3,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createCore, type Core } from '../core/app.js';
 import { stderrLogger } from '../core/log.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
+import { keytarKeychain } from '../core/secrets/keychain.js';
 import { isAllowedExternalUrl } from './external-links.js';
 import { bindIpc } from './ipc.js';
 import { buildMenu } from './menu.js';
@@ -36,7 +37,7 @@ if (!app.requestSingleInstanceLock()) {
 async function start(): Promise<void> {
   // The renderer never needs camera, microphone or notifications from Chromium: capture runs here.
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  const core = await createCore({ dataDir: app.getPath('userData'), shell: 'electron', hardware: { ports: serialportLister }, log });
+  const core = await createCore({ dataDir: app.getPath('userData'), shell: 'electron', hardware: { ports: serialportLister, keychain: keytarKeychain() }, log });
   const unbind = bindIpc({
     core,
     ipcMain,

@@ -1,4 +1,6 @@
-import { DEMO_SOURCE_ID, type MethodInput, type MethodName } from '../../src-main/core/contract.js';
+import { expect } from 'vitest';
+import { DEMO_SOURCE_ID, type CallResult, type MethodInput, type MethodName } from '../../src-main/core/contract.js';
+import { encodeCbor, sensorDoc } from './ingestion-server/fixtures.js';
 
 /**
  * One valid input per contract method. Typed as a complete record, so a method added to the
@@ -13,4 +15,28 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'sources.list': {},
   'stream.start': { sourceId: DEMO_SOURCE_ID, rateHz: 200 },
   'stream.stop': { sourceId: DEMO_SOURCE_ID },
+  'samples.list': { limit: 10 },
+  'samples.update': { ids: ['no-such-sample'], label: 'idle' },
+  'samples.delete': { ids: ['no-such-sample'] },
+  'samples.addFile': { name: 'idle.1.cbor', bytes: new Uint8Array(encodeCbor(sensorDoc())), category: 'training' },
+  'samples.move': { id: 'no-such-sample', newCategory: 'testing' },
+  'queue.status': {},
+  'queue.enqueue': { ids: ['no-such-sample'] },
+  'queue.dequeue': { ids: ['no-such-sample'] },
+  'queue.pause': {},
+  'queue.resume': {},
+  'keys.status': {},
+  'keys.set': { kind: 'api-key', key: 'ei_test_key' },
+  'keys.clear': { kind: 'hmac-key' },
+  'dataset.summary': {},
 };
+
+/**
+ * The call reached its handler: it either succeeded or failed for a reason of the core's own
+ * (e.g. NotFound for the made-up sample id), not because the binding lost or mangled it.
+ */
+export function expectReached(r: unknown, method: string): void {
+  const result = r as CallResult;
+  if (result.ok) return;
+  expect(['UnknownMethod', 'InvalidArguments', 'MalformedMessage', 'Internal', 'Unauthorized'], `${method}: ${result.error.message}`).not.toContain(result.error.code);
+}

@@ -7,8 +7,9 @@ import { createLogger } from '../../src-main/core/log.js';
 import { MAX_CALL_BYTES } from '../../src-main/core/wire.js';
 import { startBrowserShell, type BrowserShell } from '../../src-main/server/browser-shell.js';
 import { createSessionToken } from '../../src-main/server/token.js';
-import { sampleInputs } from '../support/contract-samples.js';
+import { expectReached, sampleInputs } from '../support/contract-samples.js';
 import { fixedPorts } from '../support/fake-hardware.js';
+import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
 import { TestWsClient } from '../support/ws-client.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -27,7 +28,7 @@ async function start(host = '127.0.0.1') {
   const core: Core = await createCore({
     dataDir: join(dir, 'data'),
     shell: 'browser',
-    hardware: { ports: fixedPorts([{ path: '/dev/ttyACM0', friendlyName: 'Arduino (/dev/ttyACM0)', serialNumber: 'A1' }]) },
+    hardware: { ports: fixedPorts([{ path: '/dev/ttyACM0', friendlyName: 'Arduino (/dev/ttyACM0)', serialNumber: 'A1' }]), keychain: memoryKeychain() },
     log,
   });
   const token = createSessionToken();
@@ -84,7 +85,7 @@ describe('browser shell over WebSocket', () => {
     const c = await connect();
     for (const [method, input] of Object.entries(sampleInputs)) {
       const r = await c.call(method, input);
-      expect(r, method).toMatchObject({ ok: true });
+      expectReached(r, method);
     }
     const sources = await c.call('sources.list', {});
     expect(sources).toMatchObject({ ok: true, value: expect.arrayContaining([expect.objectContaining({ kind: 'simulated' }), expect.objectContaining({ id: 'serial:/dev/ttyACM0', detail: 'S/N A1' })]) });

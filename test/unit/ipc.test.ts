@@ -7,8 +7,9 @@ import { createLogger } from '../../src-main/core/log.js';
 import { CALL_CHANNEL, EVENT_CHANNEL } from '../../src-main/electron/bridge.js';
 import { bindIpc, type IpcEventLike, type IpcMainLike } from '../../src-main/electron/ipc.js';
 import { isAllowedExternalUrl } from '../../src-main/electron/external-links.js';
-import { sampleInputs } from '../support/contract-samples.js';
+import { expectReached, sampleInputs } from '../support/contract-samples.js';
 import { fixedPorts } from '../support/fake-hardware.js';
+import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
 
 // Electron cannot run here (its binary cannot be downloaded), so the IPC binding is tested with
 // an ipcMain stand-in that has the same shape; the core behind it is the real one.
@@ -33,7 +34,7 @@ async function setup() {
   const core = await createCore({
     dataDir: join(await mkdtemp(join(tmpdir(), 'cd-ipc-')), 'data'),
     shell: 'electron',
-    hardware: { ports: fixedPorts([]) },
+    hardware: { ports: fixedPorts([]), keychain: memoryKeychain() },
     log: createLogger((l) => lines.push(l)),
   });
   const ipcMain = new FakeIpcMain();
@@ -55,7 +56,7 @@ describe('Electron IPC binding', () => {
     const { ipcMain, core } = await setup();
     expect([...ipcMain.handlers.keys()]).toEqual([CALL_CHANNEL]);
     for (const [method, input] of Object.entries(sampleInputs)) {
-      expect(await ipcMain.invoke(trusted, method, input), method).toMatchObject({ ok: true });
+      expectReached(await ipcMain.invoke(trusted, method, input), method);
     }
     await core.close();
   });

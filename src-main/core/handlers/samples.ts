@@ -1,0 +1,67 @@
+import { extname } from 'node:path';
+import type { Handlers } from '../dispatch.js';
+import { CoreError } from '../errors.js';
+import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
+import { localSummary } from '../samples/local-summary.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import { MAX_FILE_BYTES } from '../upload/ingestion-client.js';
+import { moveSample } from '../upload/management-client.js';
+import type { UploadService } from '../upload/upload-service.js';
+
+type SampleMethods = 'samples.list' | 'samples.update' | 'samples.delete' | 'samples.addFile' | 'samples.move' | 'dataset.summary';
+
+export function sampleHandlers(store: SampleStore, uploads: UploadService): Pick<Handlers, SampleMethods> {
+  return {
+    'samples.list': ({ states, limit, offset }) => {
+      const samples = store.list({ ...(states ? { states } : {}), limit: limit ?? 500, offset: offset ?? 0 });
+      const counts = store.counts();
+      const total = states ? states.reduce((n, s) => n + counts[s], 0) : Object.values(counts).reduce((a, b) => a + b, 0);
+      return { samples, total };
+    },
+    'samples.update': ({ ids, label, category, metadata }) => {
+      const updated = store.db.transaction(() =>
+        ids.map((id) => store.update(id, { ...(label !== undefined ? { label } : {}), ...(category ? { category } : {}), ...(metadata ? { metadata } : {}) })),
+      )();
+      uploads.announce(ids);
+      return { updated };
+    },
+    'samples.delete': async ({ ids }) => {
+      for (const id of ids) await store.delete(id);
+      uploads.announce(ids);
+      return { deleted: ids.length };
+    },
+    'samples.addFile': async ({ name, bytes, category, label, metadata, queue }) => {
+      const kind = fileKind(name);
+      if (kind === null || kind === 'labels') {
+        throw new CoreError('InvalidArguments', `"${name}": the platform does not accept ${extname(name) || 'files without an extension'}; use .json, .cbor, .csv, .parquet, .wav, .jpg, .png, .mp4 or .avi.`);
+      }
+      if (bytes.byteLength > MAX_FILE_BYTES) throw new CoreError('InvalidArguments', `"${name}" is over the platform's 100 MB per file.`);
+      const sample = await store.addBytes(
+        { name, kind, label: label === undefined ? deriveLabel(name) : label, category, metadata: metadata ?? {}, queue: queue ?? false },
+        bytes,
+      );
+      if (queue) uploads.queue.enqueue([sample.id]);
+      uploads.announce([sample.id]);
+      return sample;
+    },
+    'samples.move': async ({ id, newCategory }) => {
+      const s = store.get(id);
+      if (s.state !== 'uploaded' || s.platformSampleId === null) {
+        if (s.state === 'uploaded') throw new CoreError('InvalidArguments', `The platform did not tell us the id of "${s.name}", so it cannot be moved from here; move it on the platform.`);
+        return store.update(id, { category: newCategory }); // not on the platform yet: a local change
+      }
+      await moveSample(await uploads.management(), s.platformSampleId, newCategory);
+      store.db.prepare('UPDATE samples SET category = ? WHERE id = ?').run(newCategory, id);
+      uploads.announce([id]);
+      return store.get(id);
+    },
+    'dataset.summary': async () => {
+      const local = localSummary(store);
+      try {
+        return { platform: await uploads.platformSummary(), platformError: null, local };
+      } catch (err) {
+        return { platform: null, platformError: (err as Error).message, local };
+      }
+    },
+  };
+}
