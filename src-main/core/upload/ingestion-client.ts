@@ -31,6 +31,8 @@ export type FileOutcome =
 
 export interface SendOptions {
   timeoutMs?: number;
+  /** Sent along but not samples themselves, e.g. an info.labels file with structured labels. */
+  sidecars?: Part[];
 }
 
 const DUPLICATE = /already exists/i;
@@ -51,7 +53,7 @@ export async function sendFiles(target: IngestionTarget, h: UploadHeaders, files
   if (files.length === 0) return [];
   if (files.length > MAX_FILES_PER_REQUEST) throw new CoreError('InvalidArguments', `At most ${MAX_FILES_PER_REQUEST} files fit in one request; got ${files.length}.`);
   for (const f of files) assertSize(f.name, f.bytes.byteLength);
-  const { boundary, chunks, length } = buildMultipart(files);
+  const { boundary, chunks, length } = buildMultipart([...files, ...(opts.sidecars ?? [])]);
   const headers = { ...buildHeaders(target.apiKey, h), 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': length };
   const answer = await httpPost(endpoint(target, `/api/${h.category}/files`), headers, chunks, timeoutFor(length, opts));
   throwForStatus(answer);

@@ -7,6 +7,7 @@ import { MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, sendFiles, type IngestionTarget 
 import { IngestionError } from './ingestion-errors.js';
 import { QueueStore, type QueuedSample } from './queue-store.js';
 import type { Part } from './multipart.js';
+import { buildInfoLabels } from '../samples/formats/info-labels.js';
 
 export interface UploadQueueOptions {
   store: SampleStore;
@@ -172,7 +173,7 @@ export class UploadQueue {
     };
     try {
       const target = await this.#o.target();
-      const outcomes = await sendFiles(target, headers, parts);
+      const outcomes = await sendFiles(target, headers, parts, { sidecars: labelsSidecar(ready) });
       this.#online = true;
       outcomes.forEach((o, i) => {
         const s = ready[i]!.sample;
@@ -230,4 +231,23 @@ export class UploadQueue {
   #changed(ids: string[]): void {
     this.#o.onChange?.(this.status(), ids);
   }
+}
+
+/**
+ * Structured labels (event marks) cannot travel in a header: the platform reads them from an
+ * info.labels file sent in the same request, which names each file it describes.
+ */
+function labelsSidecar(batch: QueuedSample[]): Part[] {
+  const marked = batch.filter((b) => b.sample.structuredLabels && b.sample.structuredLabels.length > 0);
+  if (marked.length === 0) return [];
+  const text = buildInfoLabels(
+    marked.map(({ sample: s }) => ({
+      path: s.name,
+      name: s.name.replace(/\.[^.]+$/, ''),
+      category: s.category,
+      label: { type: 'multi-label' as const, labels: s.structuredLabels! },
+      metadata: s.metadata,
+    })),
+  );
+  return [{ name: 'info.labels', bytes: Buffer.from(text), contentType: 'application/json' }];
 }
