@@ -1,5 +1,6 @@
 import { serveCommand } from './serve.js';
 import { uploadCommand } from './upload.js';
+import { samplesCommand } from './samples.js';
 import { UsageError } from './args.js';
 
 const USAGE = `Usage: capture-desk <command> [options]
@@ -7,12 +8,13 @@ const USAGE = `Usage: capture-desk <command> [options]
 Commands:
   serve     run the core and serve the user interface to a browser
   upload    upload files or folders to the platform's ingestion service
+  samples   list, export or import the samples in the data directory
 
 Run "capture-desk <command> --help" for a command's options.
 `;
 
 type Command = (argv: string[]) => Promise<number>;
-const commands: Record<string, Command> = { serve: serveCommand, upload: uploadCommand };
+const commands: Record<string, Command> = { serve: serveCommand, upload: uploadCommand, samples: samplesCommand };
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

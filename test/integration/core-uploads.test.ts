@@ -96,7 +96,7 @@ describe('core: samples, queue, keys and the platform, through the contract', ()
     await call('keys.set', { kind: 'api-key', key: KEY });
     for (let i = 0; i < 3; i++) await call('samples.addFile', { name: `idle.${i}.cbor`, bytes: cbor(i), category: 'training', queue: true });
     await until(() => srv.samples.length === 3);
-    await until(async () => (await call<{ samples: Sample[] }>('samples.list', { states: ['uploaded'] })).total === 3);
+    await until(async () => (await call<{ total: number }>('samples.list', { states: ['uploaded'] })).total === 3);
     await call('samples.addFile', { name: 'wave.9.cbor', bytes: cbor(9), category: 'testing' });
     const sum = await call<{ platform: { categories: { training: { labels: Array<{ label: string; count: number }> } } }; local: { categories: { testing: { itemCount: number } } }; platformError: null }>('dataset.summary');
     expect(sum.platformError).toBeNull();

@@ -1,0 +1,100 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import type { Category, Sample } from '../contract.js';
+import { CoreError } from '../errors.js';
+import { decodeAcquisition, detectAcquisitionFormat, encodeAcquisition } from './formats/acquisition.js';
+import { decodeCsv, encodeCsv } from './formats/csv.js';
+import { buildInfoLabels, parseInfoLabels, type InfoLabelsEntry } from './formats/info-labels.js';
+import { deriveLabel, fileKind } from './formats/label-from-filename.js';
+import type { SampleStore } from './sample-store.js';
+
+/**
+ * Moving samples in and out in the platform's own exchange layout: one folder per category and an
+ * info.labels file that carries labels, metadata, boxes and structured labels. Sensor samples can
+ * be exported as CSV instead, and CSV files imported into the acquisition format.
+ */
+export async function exportSamples(store: SampleStore, samples: Sample[], outDir: string, opts: { csv?: boolean } = {}): Promise<{ files: number }> {
+  const entries: InfoLabelsEntry[] = [];
+  const used = new Set<string>();
+  for (const s of samples) {
+    let bytes: Buffer = await store.readBytes(s);
+    let name = s.name;
+    if (opts.csv && s.kind === 'sensor' && /\.(json|cbor)$/i.test(name)) {
+      const msg = decodeAcquisition(bytes, detectAcquisitionFormat(bytes));
+      bytes = Buffer.from(encodeCsv({ interval_ms: msg.payload.interval_ms, sensors: msg.payload.sensors, values: msg.payload.values }, { withUnits: true }));
+      name = name.replace(/\.(json|cbor)$/i, '.csv');
+    }
+    const folder = s.category === 'split' ? 'training' : s.category;
+    let rel = `${folder}/${name}`;
+    for (let i = 2; used.has(rel); i++) rel = `${folder}/${basename(name, extname(name))}-${i}${extname(name)}`;
+    used.add(rel);
+    await mkdir(join(outDir, folder), { recursive: true });
+    await writeFile(join(outDir, rel), bytes);
+    entries.push({
+      path: rel,
+      name: basename(rel, extname(rel)),
+      category: s.category,
+      label: s.structuredLabels?.length ? { type: 'multi-label', labels: s.structuredLabels } : s.label === null ? { type: 'unlabeled' } : { type: 'label', label: s.label },
+      metadata: s.metadata,
+      ...(s.boundingBoxes.length ? { boundingBoxes: s.boundingBoxes } : {}),
+    });
+  }
+  await writeFile(join(outDir, 'info.labels'), buildInfoLabels(entries));
+  return { files: entries.length };
+}
+
+export interface ImportedSet {
+  added: Sample[];
+  problems: Array<{ path: string; reason: string }>;
+}
+
+/** Reads an info.labels file (or a folder holding one) and adds every file it lists, as it says. */
+export async function importInfoLabels(store: SampleStore, path: string, opts: { queue: boolean }): Promise<ImportedSet> {
+  const file = basename(path) === 'info.labels' ? resolve(path) : join(resolve(path), 'info.labels');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new CoreError('NotFound', `No info.labels at ${file}. Point to the file, or to the folder the platform's export wrote.`);
+  }
+  const parsed = parseInfoLabels(text);
+  const result: ImportedSet = { added: [], problems: [] };
+  for (const e of parsed.files) {
+    const full = join(dirname(file), e.path);
+    const kind = fileKind(full);
+    if (kind === null || kind === 'labels') {
+      result.problems.push({ path: full, reason: 'not a file type the platform accepts' });
+      continue;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(full);
+    } catch (err) {
+      result.problems.push({ path: full, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+      continue;
+    }
+    const structured = e.label?.type === 'multi-label' ? e.label.labels : null;
+    const label = e.label === undefined ? deriveLabel(basename(full)) : e.label.type === 'label' ? e.label.label : null;
+    result.added.push(
+      await store.addBytes(
+        { name: basename(full), kind, label, category: e.category as Category, metadata: e.metadata ?? {}, boundingBoxes: e.boundingBoxes ?? [], structuredLabels: structured, queue: opts.queue },
+        bytes,
+      ),
+    );
+  }
+  return result;
+}
+
+/** A CSV of readings becomes an acquisition-format sample (CBOR), optionally signed. */
+export async function importCsv(store: SampleStore, path: string, o: { category: Category; label?: string | null; deviceType?: string; hmacKey?: string; queue: boolean }): Promise<Sample> {
+  const series = decodeCsv(await readFile(path, 'utf8'));
+  const bytes = encodeAcquisition(
+    { payload: { device_type: o.deviceType ?? 'CSV_IMPORT', interval_ms: series.interval_ms, sensors: series.sensors, values: series.values } },
+    { format: 'cbor', ...(o.hmacKey ? { hmacKey: o.hmacKey } : {}) },
+  );
+  const name = basename(path).replace(/\.csv$/i, '.cbor');
+  return store.addBytes(
+    { name, kind: 'sensor', label: o.label === undefined ? deriveLabel(name) : o.label, category: o.category, queue: o.queue, lengthMs: series.values.length * series.interval_ms },
+    bytes,
+  );
+}
