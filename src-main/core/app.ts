@@ -13,6 +13,7 @@ import { SampleStore } from './samples/sample-store.js';
 import type { Keychain } from './secrets/keychain.js';
 import { ProjectKeys } from './secrets/project-keys.js';
 import { UploadService } from './upload/upload-service.js';
+import { FolderWatcher } from './watch/folder-watcher.js';
 import { APP_NAME, APP_VERSION } from './version.js';
 
 /** Every piece of hardware the core touches, so tests inject fakes and integration tests the real thing. */
@@ -51,6 +52,16 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const keys = new ProjectKeys(opts.hardware.keychain);
   const uploads = new UploadService({ store, settings, keys, bus, log });
   if (opts.uploads !== false) uploads.start();
+  const watcher = await FolderWatcher.open({
+    dataDir,
+    store,
+    log,
+    onSamplesAdded: (ids) => {
+      uploads.queue.enqueue(ids);
+      uploads.announce(ids);
+    },
+    onError: (folderId, path, message) => bus.emit('watch.error', { folderId, path, message }),
+  });
 
   const listSources = async (): Promise<Source[]> => {
     const simulated: Source = {
@@ -100,6 +111,15 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'stream.stop': ({ sourceId }) => ({ stopped: streams.stop(sourceId) }),
     ...sampleHandlers(store, uploads),
     ...uploadHandlers(uploads, keys, settings),
+    'watch.list': () => watcher.list(),
+    'watch.add': (input) => watcher.add(input),
+    'watch.remove': async ({ id }) => {
+      await watcher.remove(id);
+      return { removed: true };
+    },
+    'watch.setEnabled': ({ id, enabled }) => watcher.setEnabled(id, enabled),
+    'watch.pending': ({ id }) => watcher.pending(id),
+    'watch.importPending': ({ id, paths }) => watcher.importPending(id, paths),
   };
 
   log.info('core started', { dataDir, shell: opts.shell });
@@ -108,6 +128,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onEvent: (l) => bus.onAny(l),
     async close() {
       streams.stopAll();
+      await watcher.close();
       await uploads.stop();
       store.close();
     },

@@ -7,6 +7,7 @@
  * this file, which is why nothing here may import Node or Electron modules.
  */
 import { z } from 'zod';
+import { ImportPendingResult, PendingFile, WatchedFolder, WatchedFolderInput, WatchedFolderState } from './watch/watch-config.js';
 
 // ---------- shared shapes ----------
 
@@ -217,6 +218,14 @@ export const methods = {
   'keys.set': { input: z.object({ kind: KeyKind, key: z.string().min(1).max(512) }).strict(), output: KeyStatus },
   'keys.clear': { input: z.object({ kind: KeyKind }).strict(), output: KeyStatus },
 
+  'watch.list': { input: none, output: z.array(WatchedFolderState) },
+  'watch.add': { input: WatchedFolderInput, output: WatchedFolder },
+  'watch.remove': { input: z.object({ id: z.string() }).strict(), output: z.object({ removed: z.boolean() }) },
+  'watch.setEnabled': { input: z.object({ id: z.string(), enabled: z.boolean() }).strict(), output: WatchedFolder },
+  /** Files that were already in the folder when watching began: offered, never uploaded unasked. */
+  'watch.pending': { input: z.object({ id: z.string() }).strict(), output: z.array(PendingFile) },
+  'watch.importPending': { input: z.object({ id: z.string(), paths: z.array(z.string()).max(100_000).optional() }).strict(), output: ImportPendingResult },
+
   'dataset.summary': {
     input: none,
     output: z.object({ platform: DatasetSummary.nullable(), platformError: z.string().nullable(), local: DatasetSummary }),
@@ -250,6 +259,8 @@ export const events = {
   'queue.changed': QueueStatus,
   /** Which samples changed (state, label, added, deleted): the UI refetches what it shows. */
   'samples.changed': z.object({ ids: z.array(z.string()) }),
+  /** A watched folder could not import a file (vanished, unreadable, too big). */
+  'watch.error': z.object({ folderId: z.string(), path: z.string(), message: z.string() }),
 } as const;
 
 // ---------- derived types (the renderer imports only these) ----------

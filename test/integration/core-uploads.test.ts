@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -137,6 +137,24 @@ describe('core: samples, queue, keys and the platform, through the contract', ()
     await until(() => srv.samples.length === 1);
     expect(srv.samples[0]!.structuredLabels).toEqual([{ startIndex: 0, endIndex: 0, label: 'tap' }, { startIndex: 1, endIndex: 1, label: 'rest' }]);
   });
+});
+
+describe('watched folders through the contract', () => {
+  it('uploads new files, offers existing ones, and imports them when asked', async () => {
+    const { srv, call } = await setup();
+    await call('keys.set', { kind: 'api-key', key: KEY });
+    const folder = await mkdtemp(join(tmpdir(), 'cd-watched-'));
+    await writeFile(join(folder, 'old.1.cbor'), encodeCbor(sensorDoc([[1, 1]])));
+    const f = await call<{ id: string }>('watch.add', { path: folder, category: 'testing', label: { mode: 'fixed', label: 'door' }, metadata: { room: 'lab' } });
+    await writeFile(join(folder, 'new.1.cbor'), encodeCbor(sensorDoc([[2, 2]])));
+    await until(() => srv.samples.length === 1, 15_000);
+    expect(srv.samples[0]).toMatchObject({ originalName: 'new.1.cbor', category: 'testing', label: 'door', metadata: { room: 'lab' } });
+    const pending = await call<Array<{ path: string }>>('watch.pending', { id: f.id });
+    expect(pending.map((p) => p.path)).toEqual([join(folder, 'old.1.cbor')]);
+    await call('watch.importPending', { id: f.id });
+    await until(() => srv.samples.length === 2, 15_000);
+    expect(await call('watch.pending', { id: f.id })).toEqual([]);
+  }, 30_000);
 });
 
 describe('legacy /data endpoints', () => {

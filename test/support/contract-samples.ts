@@ -29,6 +29,12 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'keys.set': { kind: 'api-key', key: 'ei_test_key' },
   'keys.clear': { kind: 'hmac-key' },
   'dataset.summary': {},
+  'watch.list': {},
+  'watch.add': { path: '/nonexistent/capture-desk-watch', category: 'training', label: { mode: 'filename' } },
+  'watch.remove': { id: 'no-such-folder' },
+  'watch.setEnabled': { id: 'no-such-folder', enabled: false },
+  'watch.pending': { id: 'no-such-folder' },
+  'watch.importPending': { id: 'no-such-folder' },
 };
 
 /**
