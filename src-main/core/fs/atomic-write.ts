@@ -23,7 +23,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   await fsyncDir(dirname(path));
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+/** Makes a rename or create in `dir` durable. */
+export async function fsyncDir(dir: string): Promise<void> {
   // Windows cannot open a directory for fsync; its rename is already durable enough there.
   if (process.platform === 'win32') return;
   const fh = await open(dir, 'r');

@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join } from 'node:path';
 import type { BoundingBox, Category, Sample, SampleKind, SampleState, StructuredLabel } from '../contract.js';
 import { CoreError } from '../errors.js';
-import { writeFileAtomic } from '../fs/atomic-write.js';
+import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
 import { openDb, type Db } from './db.js';
 import { rowToSample, type SampleRow } from './sample-row.js';
@@ -66,6 +67,28 @@ export class SampleStore {
     const rel = join(SAMPLES_DIR, `${id}${extname(input.name).toLowerCase() || '.bin'}`);
     await writeFileAtomic(join(this.dataDir, rel), bytes);
     return this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) });
+  }
+
+  /**
+   * For writers that stream a big file (recordings): write to `tempPath` (inside the samples
+   * folder, so the rename is atomic), then `commitFile` moves it into place and indexes it.
+   */
+  reserveFile(ext: string): { id: string; tempPath: string } {
+    const id = randomUUID();
+    return { id, tempPath: join(this.dataDir, SAMPLES_DIR, `.${id}${ext}.tmp`) };
+  }
+
+  async commitFile(reserved: { id: string; tempPath: string }, input: NewSample): Promise<Sample> {
+    const rel = join(SAMPLES_DIR, `${reserved.id}${extname(input.name).toLowerCase() || '.bin'}`);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of createReadStream(reserved.tempPath)) {
+      hash.update(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+    }
+    await rename(reserved.tempPath, join(this.dataDir, rel));
+    await fsyncDir(join(this.dataDir, SAMPLES_DIR));
+    return this.#insert(reserved.id, input, { file: rel, owned: true, source: null, bytes, sha256: hash.digest('hex') });
   }
 
   /** Indexes a file where it lies (bulk upload): no copy, its hash pins the content we promised to send. */

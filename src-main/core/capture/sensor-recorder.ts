@@ -1,0 +1,122 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Encoder } from 'cbor-x';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { ZERO_SIGNATURE } from '../samples/formats/acquisition.js';
+import { arrayHeader, encodeRows } from './cbor-rows.js';
+
+const cbor = new Encoder({ useRecords: false, variableMapSize: true });
+
+export interface RecordingHeader {
+  deviceName?: string;
+  deviceType: string;
+  sensors: Array<{ name: string; units: string }>;
+  /** Anything the caller needs to turn a recovered recording back into a sample (label, category…). */
+  context: Record<string, unknown>;
+}
+
+/**
+ * Records sensor rows straight to disk: memory stays flat however long the capture runs. Rows
+ * are appended as CBOR to `<id>.rows` next to a `<id>.json` header, so a crash leaves everything
+ * needed to recover the capture. `finish` assembles the acquisition-format file by streaming:
+ * the encoded header (with `values: []` opened up to the row count), then the rows, HMAC computed
+ * on the way, and the signature written into the 64 zeros afterwards.
+ */
+export class SensorRecorder {
+  readonly id: string;
+  readonly width: number;
+  #rows = 0;
+  #out: WriteStream;
+  #failed: Error | null = null;
+
+  private constructor(readonly dir: string, readonly header: RecordingHeader, id: string) {
+    this.id = id;
+    this.width = header.sensors.length;
+    this.#out = createWriteStream(join(dir, `${id}.rows`), { flags: 'wx' });
+    this.#out.on('error', (err) => (this.#failed = err));
+  }
+
+  static async start(dir: string, header: RecordingHeader): Promise<SensorRecorder> {
+    await mkdir(dir, { recursive: true });
+    const id = randomUUID();
+    await writeFileAtomic(join(dir, `${id}.json`), JSON.stringify({ ...header, started: new Date().toISOString() }));
+    return new SensorRecorder(dir, header, id);
+  }
+
+  get rows(): number {
+    return this.#rows;
+  }
+
+  /** `values` is row-major, `width` numbers per row. */
+  append(values: ArrayLike<number>, rows: number): void {
+    if (this.#failed) throw this.#failed;
+    if (rows === 0) return;
+    this.#out.write(encodeRows(values, this.width, rows));
+    this.#rows += rows;
+  }
+
+  /** Writes the finished acquisition file to `target` and removes the recording's own files. */
+  async finish(target: string, o: { intervalMs: number; hmacKey?: string | undefined; iat?: number }): Promise<{ rows: number }> {
+    await new Promise<void>((res, rej) => this.#out.end((err?: Error | null) => (err ? rej(err) : res())));
+    if (this.#failed) throw this.#failed;
+    await writeAcquisition(target, join(this.dir, `${this.id}.rows`), this.#rows, this.header, o);
+    await this.discard();
+    return { rows: this.#rows };
+  }
+
+  async discard(): Promise<void> {
+    if (!this.#out.closed) await new Promise<void>((r) => this.#out.end(() => r()));
+    await rm(join(this.dir, `${this.id}.rows`), { force: true });
+    await rm(join(this.dir, `${this.id}.json`), { force: true });
+  }
+}
+
+/** Streams header + rows into `target`, signs in place, fsyncs. */
+export async function writeAcquisition(
+  target: string,
+  rowsFile: string,
+  rows: number,
+  h: Pick<RecordingHeader, 'deviceName' | 'deviceType' | 'sensors'>,
+  o: { intervalMs: number; hmacKey?: string | undefined; iat?: number },
+): Promise<void> {
+  const payload = {
+    ...(h.deviceName === undefined ? {} : { device_name: h.deviceName }),
+    device_type: h.deviceType,
+    interval_ms: o.intervalMs,
+    sensors: h.sensors.map((s) => ({ name: s.name, units: s.units })),
+    values: [] as number[][],
+  };
+  const msg = { protected: { ver: 'v1', alg: o.hmacKey ? 'HS256' : 'none', iat: o.iat ?? Math.floor(Date.now() / 1000) }, signature: ZERO_SIGNATURE, payload };
+  const empty = Buffer.from(cbor.encode(msg));
+  // `values` is the last key of the last map, so the encoding ends with its empty-array byte.
+  if (empty[empty.length - 1] !== 0x80) throw new Error('unexpected CBOR layout for the acquisition header');
+  const prefix = Buffer.concat([empty.subarray(0, -1), arrayHeader(rows)]);
+
+  const hmac = o.hmacKey ? createHmac('sha256', o.hmacKey) : null;
+  const fh = await open(target, 'wx', 0o600);
+  try {
+    await fh.write(prefix);
+    hmac?.update(prefix);
+    let pos = prefix.length;
+    for await (const chunk of createReadStream(rowsFile)) {
+      const b = chunk as Buffer;
+      await fh.write(b, 0, b.length, pos);
+      hmac?.update(b);
+      pos += b.length;
+    }
+    if (hmac) {
+      const marker = Buffer.concat([Buffer.from([0x69]), Buffer.from('signature'), Buffer.from([0x78, 0x40]), Buffer.from(ZERO_SIGNATURE)]);
+      const at = prefix.indexOf(marker);
+      if (at < 0) throw new Error('signature placeholder not found');
+      await fh.write(Buffer.from(hmac.digest('hex'), 'latin1'), 0, 64, at + marker.length - 64);
+    }
+    await fh.sync();
+  } catch (err) {
+    await fh.close();
+    await rm(target, { force: true });
+    throw err;
+  }
+  await fh.close();
+}
