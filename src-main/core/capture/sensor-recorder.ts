@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Encoder } from 'cbor-x';
+import { CoreError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ZERO_SIGNATURE } from '../samples/formats/acquisition.js';
 import { arrayHeader, encodeRows } from './cbor-rows.js';
@@ -61,6 +62,10 @@ export class SensorRecorder {
   async finish(target: string, o: { intervalMs: number; hmacKey?: string | undefined; iat?: number }): Promise<{ rows: number }> {
     await new Promise<void>((res, rej) => this.#out.end((err?: Error | null) => (err ? rej(err) : res())));
     if (this.#failed) throw this.#failed;
+    if (this.#rows === 0) {
+      await this.discard();
+      throw new CoreError('InvalidArguments', 'Nothing was recorded: no valid rows arrived. Check that the board is printing numbers, one reading per line.');
+    }
     await writeAcquisition(target, join(this.dir, `${this.id}.rows`), this.#rows, this.header, o);
     await this.discard();
     return { rows: this.#rows };

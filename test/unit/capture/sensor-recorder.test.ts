@@ -1,0 +1,60 @@
+import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SensorRecorder } from '../../../src-main/core/capture/sensor-recorder.js';
+import { decodeAcquisition, encodeAcquisition, verifyAcquisitionSignature } from '../../../src-main/core/samples/formats/acquisition.js';
+
+const header = { deviceName: 'ac:87:a3:0a:2d:1b', deviceType: 'NUMERIC_LINES', sensors: [{ name: 'accX', units: 'm/s2' }, { name: 'accY', units: 'm/s2' }, { name: 'accZ', units: 'm/s2' }], context: { label: 'idle' } };
+
+function rows(n: number, from = 0): number[] {
+  const out: number[] = [];
+  for (let i = from; i < from + n; i++) out.push(i, -0.123 * i, 9.81 + i / 7);
+  return out;
+}
+
+describe('SensorRecorder', () => {
+  for (const hmacKey of [undefined, 'a-project-hmac-key']) {
+    it(`streams a capture that is byte-identical to encoding it at once (${hmacKey ? 'signed' : 'unsigned'})`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));
+      const rec = await SensorRecorder.start(join(dir, 'recordings'), header);
+      // Many appends of odd sizes, as batches arrive from a port.
+      let written = 0;
+      for (const n of [1, 7, 300, 2, 1000, 13]) {
+        rec.append(rows(n, written), n);
+        written += n;
+      }
+      const target = join(dir, 'out.cbor');
+      expect(await rec.finish(target, { intervalMs: 10, hmacKey, iat: 1_700_000_000 })).toEqual({ rows: written });
+      const bytes = await readFile(target);
+      const all = rows(written);
+      const values = Array.from({ length: written }, (_, r) => all.slice(r * 3, r * 3 + 3));
+      const expected = encodeAcquisition(
+        { protected: { iat: 1_700_000_000 }, payload: { device_name: header.deviceName, device_type: header.deviceType, interval_ms: 10, sensors: header.sensors, values } },
+        { format: 'cbor', ...(hmacKey ? { hmacKey } : {}) },
+      );
+      expect(bytes.equals(expected)).toBe(true);
+      const msg = decodeAcquisition(bytes, 'cbor');
+      expect(msg.payload.values).toHaveLength(written);
+      if (hmacKey) {
+        expect(verifyAcquisitionSignature(bytes, hmacKey)).toBe(true);
+        expect(verifyAcquisitionSignature(bytes, 'another-key')).toBe(false);
+      } else expect(msg.protected.alg).toBe('none');
+      // The recording's own files are gone once the sample exists.
+      expect(await readdir(join(dir, 'recordings'))).toEqual([]);
+    });
+  }
+
+  it('refuses an empty recording and handles more than 65535 rows (4-byte array header)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));
+    const empty = await SensorRecorder.start(dir, header);
+    await expect(empty.finish(join(dir, 'empty.cbor'), { intervalMs: 10 })).rejects.toThrow(/Nothing was recorded/);
+    expect(await readdir(dir)).toEqual([]);
+    const big = await SensorRecorder.start(dir, header);
+    big.append(rows(70_000), 70_000);
+    await big.finish(join(dir, 'big.cbor'), { intervalMs: 1 });
+    const v = decodeAcquisition(await readFile(join(dir, 'big.cbor')), 'cbor').payload.values;
+    expect(v).toHaveLength(70_000);
+    expect(v[69_999]![0]).toBe(69_999);
+  });
+});
