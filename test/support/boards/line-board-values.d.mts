@@ -1,0 +1,1 @@
+export declare const boardValue: (i: number, a: number) => number;

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// A simulated "print values over serial" board. It writes numeric lines into one end of a PTY
+// pair at a steady rate, the way an Arduino sketch with Serial.println does, so tests can open
+// the other end through serialport exactly as for real hardware.
+//
+//   node line-board.mjs --port /tmp/x/board [--rate 100] [--axes 3] [--eol crlf|lf]
+//        [--sep comma|tab|space|pairs] [--header] [--rows N] [--bad-every N] [--noise 0.0]
+//        [--pause-at ROW --pause-ms MS] [--exit-at ROW] [--burst-ms 16]
+//
+// On exit it prints one JSON line to stdout: {"rows": good rows written, "bad": bad lines written}.
+import { createWriteStream } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { boardValue } from './line-board-values.mjs';
+
+const { values: o } = parseArgs({
+  options: {
+    port: { type: 'string' },
+    rate: { type: 'string', default: '100' },
+    axes: { type: 'string', default: '3' },
+    eol: { type: 'string', default: 'crlf' },
+    sep: { type: 'string', default: 'comma' },
+    header: { type: 'boolean', default: false },
+    rows: { type: 'string', default: '0' },
+    'bad-every': { type: 'string', default: '0' },
+    noise: { type: 'string', default: '0' },
+    'pause-at': { type: 'string', default: '-1' },
+    'pause-ms': { type: 'string', default: '0' },
+    'exit-at': { type: 'string', default: '-1' },
+    'burst-ms': { type: 'string', default: '10' },
+  },
+});
+if (!o.port) throw new Error('--port is required');
+const rate = Number(o.rate);
+const axes = Number(o.axes);
+const eol = o.eol === 'lf' ? '\n' : '\r\n';
+const limit = Number(o.rows);
+const badEvery = Number(o['bad-every']);
+const noise = Number(o.noise);
+const pauseAt = Number(o['pause-at']);
+const pauseMs = Number(o['pause-ms']);
+const exitAt = Number(o['exit-at']);
+const names = Array.from({ length: axes }, (_, i) => ['accX', 'accY', 'accZ', 'gyrX', 'gyrY', 'gyrZ'][i] ?? `ch${i}`);
+const SEP = { comma: ',', tab: '\t', space: ' ', pairs: ',' }[o.sep];
+const BAD = ['hello from setup()', 'nan,nan,nan', '1.0,2.0', '\x00\xff\xfe garbage', '1,2,3,4,5,6,7,8'];
+
+const value = (i, a) => (noise ? Math.round((boardValue(i, a) + (Math.random() - 0.5) * noise) * 10000) / 10000 : boardValue(i, a));
+
+const out = createWriteStream(o.port);
+let row = 0;
+let bad = 0;
+let lines = 0;
+let pausedUntil = 0;
+let due = 0;
+const t0 = performance.now();
+let paused = 0;
+
+function line(i) {
+  if (o.sep === 'pairs') return names.map((n, a) => `${n}:${value(i, a)}`).join(SEP);
+  return names.map((_, a) => value(i, a)).join(SEP);
+}
+
+if (o.header) out.write(names.join(SEP) + eol);
+const timer = setInterval(() => {
+  const now = performance.now();
+  if (now < pausedUntil) return;
+  due = Math.floor(((now - t0 - paused) * rate) / 1000);
+  let chunk = '';
+  while (row < due) {
+    if (limit && row >= limit) return finish();
+    if (row === exitAt) return finish(true);
+    if (row === pauseAt && pausedUntil === 0) {
+      pausedUntil = now + pauseMs;
+      paused += pauseMs;
+      break;
+    }
+    lines++;
+    if (badEvery && lines % badEvery === 0) {
+      chunk += BAD[bad % BAD.length] + eol;
+      bad++;
+      continue;
+    }
+    chunk += line(row) + eol;
+    row++;
+  }
+  if (chunk) out.write(chunk);
+}, Number(o['burst-ms']));
+
+function finish(abrupt = false) {
+  clearInterval(timer);
+  const report = () => process.stdout.write(JSON.stringify({ rows: row, bad }) + '\n');
+  if (abrupt) {
+    report();
+    process.exit(0);
+  }
+  out.end(() => {
+    report();
+    process.exit(0);
+  });
+}
+process.on('SIGTERM', () => finish());
