@@ -6,6 +6,7 @@ import { defaultDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
+import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { startBrowserShell } from '../server/browser-shell.js';
 import { createSessionToken } from '../server/token.js';
 import { parsePort, UsageError } from './args.js';
@@ -48,7 +49,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const core = await createCore({
     dataDir: values['data-dir'] ?? defaultDataDir(),
     shell: 'browser',
-    hardware: { ports: serialportLister, keychain: keytarKeychain() },
+    hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener },
     log,
   });
   const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));

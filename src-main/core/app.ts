@@ -1,10 +1,13 @@
 import { DEMO_SOURCE_ID, type AppInfo, type Source } from './contract.js';
+import { CoreError } from './errors.js';
 import { systemClock, type Clock } from './clock.js';
 import { ensureDataDir } from './data-dir.js';
 import { createDispatch, type Dispatch, type Handlers } from './dispatch.js';
 import { EventBus, type AnyEventListener } from './event-bus.js';
 import { stderrLogger, type Logger } from './log.js';
 import type { PortLister } from './serial/port-lister.js';
+import type { SerialOpener } from './serial/byte-link.js';
+import { PortRegistry } from './serial/port-registry.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { StreamHub } from './stream/stream-hub.js';
 import { sampleHandlers } from './handlers/samples.js';
@@ -22,6 +25,8 @@ export interface Hardware {
   clock: Clock;
   /** The OS keychain (keytar) in the shells; tests inject the real Secret Service or a memory one. */
   keychain: Keychain;
+  /** Opens serial ports (node-serialport in the shells). */
+  serial: SerialOpener;
 }
 
 export interface CoreOptions {
@@ -39,6 +44,13 @@ export interface Core {
   close(): Promise<void>;
 }
 
+const noSerial: SerialOpener = {
+  open: async () => {
+    throw new CoreError('Unavailable', 'This shell cannot open serial ports.');
+  },
+  exists: async () => false,
+};
+
 /** The composition root: the only place that knows which implementation backs which seam. */
 export async function createCore(opts: CoreOptions): Promise<Core> {
   const log = opts.log ?? stderrLogger();
@@ -47,7 +59,9 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const bus = new EventBus();
   const settings = await SettingsStore.open(dataDir, log);
   const streams = new StreamHub(bus, clock);
-  const ports = opts.hardware.ports;
+  const ports = new PortRegistry(dataDir, opts.hardware.ports, opts.hardware.serial ?? noSerial, log);
+  await ports.load();
+  await ports.refresh();
   const store = await SampleStore.open(dataDir, log);
   const keys = new ProjectKeys(opts.hardware.keychain);
   const uploads = new UploadService({ store, settings, keys, bus, log });
@@ -71,11 +85,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       detail: 'simulated – not real data',
       streaming: streams.isStreaming(DEMO_SOURCE_ID),
     };
-    // A machine without udev still gets the simulator: port listing failing must not hide it.
-    const serial = await ports.list().catch((err: unknown) => {
-      log.warn('serial port listing failed', { error: String(err) });
-      return [];
-    });
+    // A machine without udev still gets the simulator: the registry logs listing failures.
+    const serial = ports.ports();
     return [
       simulated,
       ...serial.map((p) => ({
@@ -105,7 +116,19 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       if (uploads.queue.status().paused) uploads.queue.resume();
       return next;
     },
-    'serial.listPorts': () => ports.list(),
+    'serial.listPorts': () => ports.refresh(),
+    'serial.addPath': async ({ path }) => {
+      const info = await ports.addPath(path);
+      bus.emit('sources.changed', await listSources());
+      return info;
+    },
+    'serial.removePath': async ({ path }) => {
+      await ports.removePath(path);
+      bus.emit('sources.changed', await listSources());
+      return { removed: true };
+    },
+    'serial.getSettings': ({ path }) => ports.settingsFor(path),
+    'serial.setSettings': ({ path, settings: patch }) => ports.saveSettings(path, patch),
     'sources.list': listSources,
     'stream.start': ({ sourceId, rateHz }) => streams.start(sourceId, rateHz),
     'stream.stop': ({ sourceId }) => ({ stopped: streams.stop(sourceId) }),
@@ -122,11 +145,14 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'watch.importPending': ({ id, paths }) => watcher.importPending(id, paths),
   };
 
+  // Boards plugged in or out show up without a restart.
+  ports.watch(2000, () => void listSources().then((list) => bus.emit('sources.changed', list)));
   log.info('core started', { dataDir, shell: opts.shell });
   return {
     dispatch: createDispatch(handlers, log),
     onEvent: (l) => bus.onAny(l),
     async close() {
+      ports.stop();
       streams.stopAll();
       await watcher.close();
       await uploads.stop();

@@ -68,6 +68,17 @@ export const SerialPortInfo = z.object({
 });
 export type SerialPortInfo = z.infer<typeof SerialPortInfo>;
 
+/** Remembered per board (by USB serial number, else by path). */
+export const PortSettings = z.object({
+  baudRate: z.number().int().min(300).max(12_000_000),
+  mode: z.enum(['lines', 'at']),
+  /** Override of the detected frequency; null = use the measured one. */
+  frequencyHz: z.number().positive().max(100_000).nullable(),
+  axes: z.array(z.string().min(1).max(64)).max(64).nullable(),
+  units: z.array(z.string().max(32)).max(64).nullable(),
+});
+export type PortSettings = z.infer<typeof PortSettings>;
+
 /** Anything the user can stream from: a serial port, the built-in simulator, later microphones. */
 export const Source = z.object({
   id: z.string(),
@@ -175,6 +186,11 @@ export const methods = {
   'settings.set': { input: Settings.partial().strict(), output: Settings },
   'serial.listPorts': { input: none, output: z.array(SerialPortInfo) },
   'sources.list': { input: none, output: z.array(Source) },
+  /** A port the system does not list (pseudo-terminal, Bluetooth rfcomm), remembered from now on. */
+  'serial.addPath': { input: z.object({ path: z.string().min(1).max(4096) }).strict(), output: SerialPortInfo },
+  'serial.removePath': { input: z.object({ path: z.string().min(1) }).strict(), output: z.object({ removed: z.boolean() }) },
+  'serial.getSettings': { input: z.object({ path: z.string().min(1) }).strict(), output: PortSettings },
+  'serial.setSettings': { input: z.object({ path: z.string().min(1), settings: PortSettings.partial() }).strict(), output: PortSettings },
   'stream.start': {
     input: z
       .object({

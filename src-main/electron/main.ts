@@ -4,6 +4,7 @@ import { createCore, type Core } from '../core/app.js';
 import { stderrLogger } from '../core/log.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
+import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { isAllowedExternalUrl } from './external-links.js';
 import { bindIpc } from './ipc.js';
 import { buildMenu } from './menu.js';
@@ -37,7 +38,7 @@ if (!app.requestSingleInstanceLock()) {
 async function start(): Promise<void> {
   // The renderer never needs camera, microphone or notifications from Chromium: capture runs here.
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  const core = await createCore({ dataDir: app.getPath('userData'), shell: 'electron', hardware: { ports: serialportLister, keychain: keytarKeychain() }, log });
+  const core = await createCore({ dataDir: app.getPath('userData'), shell: 'electron', hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener }, log });
   const unbind = bindIpc({
     core,
     ipcMain,
