@@ -131,7 +131,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'serial.setSettings': ({ path, settings: patch }) => ports.saveSettings(path, patch),
     'sources.list': listSources,
     'stream.start': ({ sourceId, rateHz }) => streams.start(sourceId, rateHz),
-    'stream.stop': ({ sourceId }) => ({ stopped: streams.stop(sourceId) }),
+    'stream.stop': async ({ sourceId }) => ({ stopped: await streams.stop(sourceId) }),
     ...sampleHandlers(store, uploads),
     ...uploadHandlers(uploads, keys, settings),
     'watch.list': () => watcher.list(),
@@ -153,7 +153,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onEvent: (l) => bus.onAny(l),
     async close() {
       ports.stop();
-      streams.stopAll();
+      await streams.stopAll();
       await watcher.close();
       await uploads.stop();
       store.close();

@@ -98,6 +98,21 @@ export const StreamInfo = z.object({
 });
 export type StreamInfo = z.infer<typeof StreamInfo>;
 
+/** Live health of a stream: what the reader measured and what it refused. */
+export const StreamStats = z.object({
+  sourceId: z.string(),
+  frequencyHz: z.number().nullable(),
+  /** A common rate within 0.1% of the measured one, if any (shown, never applied silently). */
+  suggestedHz: z.number().nullable(),
+  jitterMs: z.number().nullable(),
+  droppedLines: z.number().int().nonnegative(),
+  goodLines: z.number().int().nonnegative(),
+  badLines: z.number().int().nonnegative(),
+  badByReason: z.record(z.string(), z.number().int().nonnegative()),
+  lastBadLine: z.string().nullable(),
+});
+export type StreamStats = z.infer<typeof StreamStats>;
+
 export const DEMO_SOURCE_ID = 'simulated:imu';
 export const MAX_DEMO_RATE_HZ = 20_000;
 
@@ -265,6 +280,9 @@ export type StreamBatch = z.infer<typeof StreamBatch>;
 
 export const events = {
   'stream.batch': StreamBatch,
+  'stream.info': StreamInfo,
+  /** At most a few times a second per stream. */
+  'stream.stats': StreamStats,
   'stream.state': z.object({
     sourceId: z.string(),
     state: z.enum(['started', 'stopped', 'error']),

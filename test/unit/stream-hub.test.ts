@@ -15,9 +15,9 @@ function setup() {
 }
 
 describe('StreamHub with the simulated sensor', () => {
-  it('delivers exactly rate × time rows in at most 60 batches per second', () => {
+  it('delivers exactly rate × time rows in at most 60 batches per second', async () => {
     const { clock, hub, batches } = setup();
-    hub.start(DEMO_SOURCE_ID, 10_000);
+    await hub.start(DEMO_SOURCE_ID, 10_000);
     clock.advance(1000);
     const rows = batches.reduce((n, b) => n + b.values.length / b.axisCount, 0);
     // Rows become due continuously but leave on ticks: at most one tick's worth may still wait.
@@ -27,9 +27,9 @@ describe('StreamHub with the simulated sensor', () => {
     expect(batches.length).toBeGreaterThan(30);
   });
 
-  it('numbers batches and rows without gaps and sends the predicted values', () => {
+  it('numbers batches and rows without gaps and sends the predicted values', async () => {
     const { clock, hub, batches } = setup();
-    hub.start(DEMO_SOURCE_ID, 250);
+    await hub.start(DEMO_SOURCE_ID, 250);
     clock.advance(2000);
     let expectIndex = 0;
     batches.forEach((b, i) => {
@@ -44,30 +44,30 @@ describe('StreamHub with the simulated sensor', () => {
     expect(Array.from(last.values.slice(lastRow * 3))).toEqual(Array.from(row));
   });
 
-  it('works at slow rates (no empty batches) and stops cleanly', () => {
+  it('works at slow rates (no empty batches) and stops cleanly', async () => {
     const { clock, hub, batches, bus } = setup();
     const states: string[] = [];
     bus.on('stream.state', (s) => states.push(s.state));
-    hub.start(DEMO_SOURCE_ID, 2);
+    await hub.start(DEMO_SOURCE_ID, 2);
     clock.advance(3100);
     expect(batches.every((b) => b.values.length > 0)).toBe(true);
     expect(batches.reduce((n, b) => n + b.values.length / 3, 0)).toBe(6);
-    expect(hub.stop(DEMO_SOURCE_ID)).toBe(true);
+    expect(await hub.stop(DEMO_SOURCE_ID)).toBe(true);
     clock.advance(3000);
     expect(batches.reduce((n, b) => n + b.values.length / 3, 0)).toBe(6);
     expect(states).toEqual(['started', 'stopped']);
-    expect(hub.stop(DEMO_SOURCE_ID)).toBe(false);
+    expect(await hub.stop(DEMO_SOURCE_ID)).toBe(false);
   });
 
-  it('start is idempotent for the same rate and restarts for a new one', () => {
+  it('start is idempotent for the same rate and restarts for a new one', async () => {
     const { hub } = setup();
-    const a = hub.start(DEMO_SOURCE_ID, 100);
-    expect(hub.start(DEMO_SOURCE_ID)).toBe(a);
-    expect(hub.start(DEMO_SOURCE_ID, 50).rateHz).toBe(50);
+    const a = await hub.start(DEMO_SOURCE_ID, 100);
+    expect(await hub.start(DEMO_SOURCE_ID)).toBe(a);
+    expect((await hub.start(DEMO_SOURCE_ID, 50)).rateHz).toBe(50);
   });
 
-  it('refuses sources it cannot stream with a typed error', () => {
+  it('refuses sources it cannot stream with a typed error', async () => {
     const { hub } = setup();
-    expect(() => hub.start('serial:/dev/ttyUSB0')).toThrow(expect.objectContaining({ code: 'Unavailable' }));
+    await expect(hub.start('serial:/dev/ttyUSB0')).rejects.toMatchObject({ code: 'NotFound' });
   });
 });

@@ -1,7 +1,8 @@
-import { DEMO_SOURCE_ID, type StreamInfo } from '../contract.js';
+import { DEMO_SOURCE_ID, type StreamInfo, type StreamStats } from '../contract.js';
 import type { Clock } from '../clock.js';
-import { CoreError } from '../errors.js';
+import { CoreError, toWireError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
+import { RowBatcher } from './row-batcher.js';
 import { SIMULATED_IMU_AXES, simulatedImuRow } from './simulated-imu.js';
 
 /** The UI never needs more than one update per display frame. */
@@ -9,70 +10,153 @@ export const MAX_BATCHES_PER_SECOND = 60;
 const TICK_MS = 1000 / MAX_BATCHES_PER_SECOND;
 export const DEFAULT_DEMO_RATE_HZ = 100;
 
-interface RunningStream {
+/** What a source hands its rows and news to. Rows keep full precision for recorders. */
+export interface StreamSink {
+  info(info: StreamInfo): void;
+  rows(values: ArrayLike<number>, rows: number): void;
+  stats(stats: Omit<StreamStats, 'sourceId'>): void;
+  /** The source stopped by itself: unplugged, failed. */
+  ended(error: unknown): void;
+}
+
+export interface RunningSource {
   info: StreamInfo;
-  stop(): void;
+  stop(): Promise<void> | void;
+}
+
+export type SourceFactory = (sourceId: string, opts: { rateHz?: number | undefined }, sink: StreamSink) => Promise<RunningSource>;
+
+export type RowTap = (values: ArrayLike<number>, rows: number, info: StreamInfo) => void;
+
+interface Running {
+  source: RunningSource;
+  info: StreamInfo;
+  batcher: RowBatcher;
+  seq: number;
+  taps: Set<RowTap>;
+  cancelTick: () => void;
 }
 
 /**
- * Owns every live stream and turns rows into batches for the event bus. One batch carries all
- * rows that became due since the previous tick, so the message rate is bounded by the tick rate
- * whatever the sample rate.
+ * Owns every live stream. Sources push rows whenever they have them; the hub hands the UI one
+ * batch per tick (≤ 60/s) and recorders every row at full precision through taps.
  */
 export class StreamHub {
-  readonly #running = new Map<string, RunningStream>();
-  readonly #bus: EventBus;
-  readonly #clock: Clock;
+  readonly #running = new Map<string, Running>();
+  readonly #starting = new Map<string, Promise<StreamInfo>>();
+  readonly #factories = new Map<string, SourceFactory>();
 
-  constructor(bus: EventBus, clock: Clock) {
-    this.#bus = bus;
-    this.#clock = clock;
+  constructor(
+    private readonly bus: EventBus,
+    private readonly clock: Clock,
+  ) {
+    this.register('simulated:', (id, o, sink) => this.#simulated(id, o.rateHz ?? DEFAULT_DEMO_RATE_HZ, sink));
+  }
+
+  /** Sources whose id starts with `prefix` (e.g. "serial:") are started by `factory`. */
+  register(prefix: string, factory: SourceFactory): void {
+    this.#factories.set(prefix, factory);
   }
 
   isStreaming(sourceId: string): boolean {
     return this.#running.has(sourceId);
   }
 
-  start(sourceId: string, rateHz?: number): StreamInfo {
-    const existing = this.#running.get(sourceId);
-    if (existing && (rateHz === undefined || existing.info.rateHz === rateHz)) return existing.info;
-    if (existing) this.stop(sourceId); // a new rate restarts the simulation
-    if (sourceId !== DEMO_SOURCE_ID) {
-      throw new CoreError('Unavailable', `Streaming from "${sourceId}" is not available in this version; only the simulated sensor can stream.`);
-    }
-    const stream = this.#startSimulated(rateHz ?? DEFAULT_DEMO_RATE_HZ);
-    this.#running.set(sourceId, stream);
-    this.#bus.emit('stream.state', { sourceId, state: 'started' });
-    return stream.info;
+  info(sourceId: string): StreamInfo | undefined {
+    return this.#running.get(sourceId)?.info;
   }
 
-  stop(sourceId: string): boolean {
-    const s = this.#running.get(sourceId);
-    if (!s) return false;
-    s.stop();
+  async start(sourceId: string, rateHz?: number): Promise<StreamInfo> {
+    const existing = this.#running.get(sourceId);
+    if (existing && (rateHz === undefined || existing.info.rateHz === rateHz || !existing.info.simulated)) return existing.info;
+    if (existing) await this.stop(sourceId); // a new rate restarts the simulation
+    // Two windows asking at once share one start instead of opening the port twice.
+    const pending = this.#starting.get(sourceId);
+    if (pending) return pending;
+    const p = this.#start(sourceId, rateHz).finally(() => this.#starting.delete(sourceId));
+    this.#starting.set(sourceId, p);
+    return p;
+  }
+
+  async #start(sourceId: string, rateHz?: number): Promise<StreamInfo> {
+    const factory = [...this.#factories].find(([prefix]) => sourceId.startsWith(prefix))?.[1];
+    if (!factory) throw new CoreError('NotFound', `No source "${sourceId}". Pick one from the device list.`);
+    let run: Running | undefined;
+    const early: Array<() => void> = [];
+    const sink: StreamSink = {
+      info: (info) => {
+        if (!run) return;
+        if (info.axes.length !== run.info.axes.length) run.batcher = new RowBatcher(info.axes.length);
+        run.info = info;
+        this.bus.emit('stream.info', info);
+      },
+      rows: (values, rows) => {
+        if (!run) return void early.push(() => sink.rows(values, rows));
+        run.batcher.push(values, rows);
+        for (const tap of run.taps) tap(values, rows, run.info);
+      },
+      stats: (stats) => this.bus.emit('stream.stats', { sourceId, ...stats }),
+      ended: (error) => {
+        if (!run || this.#running.get(sourceId) !== run) return;
+        this.#flush(sourceId, run);
+        run.cancelTick();
+        this.#running.delete(sourceId);
+        this.bus.emit('stream.state', { sourceId, state: 'error', error: toWireError(error) });
+      },
+    };
+    const source = await factory(sourceId, { rateHz }, sink);
+    run = { source, info: source.info, batcher: new RowBatcher(source.info.axes.length), seq: 0, taps: new Set(), cancelTick: () => {} };
+    const r = run;
+    r.cancelTick = this.clock.every(TICK_MS, () => this.#flush(sourceId, r));
+    this.#running.set(sourceId, r);
+    for (const replay of early) replay();
+    this.bus.emit('stream.state', { sourceId, state: 'started' });
+    return r.info;
+  }
+
+  /** Every row of `sourceId` from now on, at full precision (recorders). */
+  tap(sourceId: string, tap: RowTap): () => void {
+    const r = this.#running.get(sourceId);
+    if (!r) throw new CoreError('NotFound', `"${sourceId}" is not streaming; start it first.`);
+    r.taps.add(tap);
+    return () => r.taps.delete(tap);
+  }
+
+  async stop(sourceId: string): Promise<boolean> {
+    const r = this.#running.get(sourceId);
+    if (!r) return false;
     this.#running.delete(sourceId);
-    this.#bus.emit('stream.state', { sourceId, state: 'stopped' });
+    r.cancelTick();
+    await r.source.stop();
+    this.#flush(sourceId, r);
+    this.bus.emit('stream.state', { sourceId, state: 'stopped' });
     return true;
   }
 
-  stopAll(): void {
-    for (const id of [...this.#running.keys()]) this.stop(id);
+  async stopAll(): Promise<void> {
+    for (const id of [...this.#running.keys()]) await this.stop(id);
   }
 
-  #startSimulated(rateHz: number): RunningStream {
-    const info: StreamInfo = { sourceId: DEMO_SOURCE_ID, axes: SIMULATED_IMU_AXES, rateHz, simulated: true };
-    const axisCount = info.axes.length;
-    const t0 = this.#clock.now();
+  #flush(sourceId: string, r: Running): void {
+    const b = r.batcher.take();
+    if (!b) return;
+    this.bus.emit('stream.batch', { sourceId, seq: r.seq++, firstIndex: b.firstIndex, axisCount: r.batcher.axisCount, values: b.values, rateHz: r.info.rateHz });
+  }
+
+  /** The built-in simulated accelerometer: rows become due with time, like a real sensor. */
+  async #simulated(sourceId: string, rateHz: number, sink: StreamSink): Promise<RunningSource> {
+    if (sourceId !== DEMO_SOURCE_ID) throw new CoreError('NotFound', `No simulated source "${sourceId}".`);
+    const info: StreamInfo = { sourceId, axes: SIMULATED_IMU_AXES, rateHz, simulated: true };
+    const t0 = this.clock.now();
     let produced = 0;
-    let seq = 0;
-    const cancel = this.#clock.every(TICK_MS, () => {
-      const due = Math.floor(((this.#clock.now() - t0) * rateHz) / 1000);
+    const cancel = this.clock.every(TICK_MS, () => {
+      const due = Math.floor(((this.clock.now() - t0) * rateHz) / 1000);
       const rows = due - produced;
       if (rows <= 0) return;
-      const values = new Float32Array(rows * axisCount);
-      for (let r = 0; r < rows; r++) simulatedImuRow(produced + r, rateHz, values, r * axisCount);
-      this.#bus.emit('stream.batch', { sourceId: DEMO_SOURCE_ID, seq: seq++, firstIndex: produced, axisCount, values, rateHz });
+      const values = new Float32Array(rows * 3);
+      for (let r = 0; r < rows; r++) simulatedImuRow(produced + r, rateHz, values, r * 3);
       produced = due;
+      sink.rows(values, rows);
     });
     return { info, stop: cancel };
   }
