@@ -85,7 +85,6 @@ export async function samplesCommand(argv: string[]): Promise<number> {
 
 /** One sample as scripts see it: the store's fields plus the platform's answer. */
 export function describe(s: Sample, dataDir: string) {
-  const extra = s as Sample & { extra?: Record<string, unknown> };
   return {
     id: s.id,
     file: isAbsolute(s.file) ? s.file : join(dataDir, s.file),
@@ -102,7 +101,7 @@ export function describe(s: Sample, dataDir: string) {
     structured_labels: s.structuredLabels,
     created: s.created,
     platform: { sample_id: s.platformSampleId, uploaded_at: s.uploadedAt, error: s.error, note: s.note },
-    ...(extra.extra ?? {}),
+    ...s.extra,
   };
 }
 

@@ -157,6 +157,8 @@ export const Sample = z.object({
   note: z.string().nullable(),
   platformSampleId: z.number().int().nullable(),
   uploadedAt: z.string().nullable(),
+  /** Capture facts, e.g. rows, interval_ms, rejected_lines, jitter_ms (serial recordings). */
+  extra: z.record(z.string(), z.unknown()),
 });
 export type Sample = z.infer<typeof Sample>;
 

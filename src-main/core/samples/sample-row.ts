@@ -53,5 +53,6 @@ export function rowToSample(r: SampleRow): Sample {
     note: r.note,
     platformSampleId: r.platform_sample_id,
     uploadedAt: r.uploaded_at,
+    extra: JSON.parse(r.extra) as Record<string, unknown>,
   };
 }

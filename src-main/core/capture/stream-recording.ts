@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import type { Category, Sample, StreamInfo, StructuredLabel } from '../contract.js';
+import { CoreError } from '../errors.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import type { StreamHub } from '../stream/stream-hub.js';
+import { SensorRecorder } from './sensor-recorder.js';
+
+export interface RecordingRequest {
+  sourceId: string;
+  label: string | null;
+  category: Category;
+  metadata: Record<string, string>;
+  deviceName?: string;
+  deviceType: string;
+}
+
+export interface FinishOptions {
+  /** The sampling interval to declare; usually measured by the reader. */
+  intervalMs: number;
+  hmacKey?: string | undefined;
+  /** The source failed mid-way: the sample is kept and marked incomplete. */
+  incomplete?: boolean;
+  queue?: boolean;
+  structuredLabels?: StructuredLabel[] | null;
+  /** Facts for the record (e.g. rejected lines, measured jitter), kept with the sample. */
+  extra?: Record<string, unknown>;
+  note?: string | null;
+}
+
+/**
+ * One capture from a live stream into a sample: every row the stream delivers from start to
+ * stop goes to disk through a SensorRecorder (memory stays flat), then becomes an acquisition
+ * file in the store.
+ */
+export class StreamRecording {
+  #untap: () => void = () => {};
+  #widthMismatch = 0;
+
+  private constructor(
+    readonly request: RecordingRequest,
+    readonly info: StreamInfo,
+    private readonly recorder: SensorRecorder,
+    private readonly store: SampleStore,
+  ) {}
+
+  static async start(hub: StreamHub, store: SampleStore, req: RecordingRequest): Promise<StreamRecording> {
+    const info = hub.info(req.sourceId);
+    if (!info) throw new CoreError('NotFound', `"${req.sourceId}" is not streaming; start it before recording.`);
+    const recorder = await SensorRecorder.start(join(store.dataDir, 'recordings'), {
+      ...(req.deviceName === undefined ? {} : { deviceName: req.deviceName }),
+      deviceType: req.deviceType,
+      sensors: info.axes,
+      context: { sourceId: req.sourceId, label: req.label, category: req.category, metadata: req.metadata },
+    });
+    const rec = new StreamRecording(req, info, recorder, store);
+    rec.#untap = hub.tap(req.sourceId, (values, rows, now) => {
+      // A board that changes its line width mid-capture cannot be one sample; count, don't mix.
+      if (now.axes.length !== recorder.width) rec.#widthMismatch += rows;
+      else recorder.append(values, rows);
+    });
+    return rec;
+  }
+
+  get rows(): number {
+    return this.recorder.rows;
+  }
+
+  async finish(o: FinishOptions): Promise<Sample> {
+    this.#untap();
+    const name = `${this.request.label ?? 'unlabeled'}.${this.recorder.id.slice(0, 8)}.cbor`;
+    const reserved = this.store.reserveFile('.cbor');
+    const { rows } = await this.recorder.finish(reserved.tempPath, { intervalMs: o.intervalMs, hmacKey: o.hmacKey });
+    const extra = { rows, interval_ms: o.intervalMs, ...(this.#widthMismatch ? { rows_of_other_width: this.#widthMismatch } : {}), ...o.extra };
+    return this.store.commitFile(reserved, {
+      name,
+      kind: 'sensor',
+      label: this.request.label,
+      category: this.request.category,
+      metadata: this.request.metadata,
+      structuredLabels: o.structuredLabels ?? null,
+      lengthMs: rows * o.intervalMs,
+      incomplete: o.incomplete ?? false,
+      queue: o.queue ?? false,
+      note: o.note ?? (o.incomplete ? 'incomplete: the source stopped during the capture' : null),
+      extra,
+    });
+  }
+
+  async discard(): Promise<void> {
+    this.#untap();
+    await this.recorder.discard();
+  }
+}
