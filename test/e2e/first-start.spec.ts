@@ -73,6 +73,7 @@ test('the bare address without the token shows no data and gives no access', asy
 
 test('settings are saved through the core, and a bad URL is explained', async ({ page, shell }) => {
   await page.goto(shell.url);
+  await page.getByRole('tab', { name: 'Settings' }).click();
   const form = page.getByTestId('settings');
   await form.getByLabel('Project ID').fill('4242');
   await form.getByLabel('Device name').fill('lab-bench-3');

@@ -3,14 +3,29 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe } from '../support/cli.js';
+import { startIngestionServer, type IngestionServer } from '../support/ingestion-server/server.js';
+
+interface Fixtures {
+  shell: { url: string; dataDir: string };
+  /** The ingestion service and management API emulator, running inside the test process. */
+  platform: IngestionServer & { projectId: number };
+}
 
 /** Each test gets its own `capture-desk serve` with its own data directory: tests own their world. */
-export const test = base.extend<{ shell: { url: string; dataDir: string } }>({
+export const test = base.extend<Fixtures>({
   shell: async ({}, use) => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-e2e-')), 'data');
     const { url, child } = await startServe(['--port', '0', '--data-dir', dataDir]);
     await use({ url, dataDir });
     child.kill('SIGTERM');
+  },
+  platform: async ({}, use) => {
+    // Keys live in the session's keychain, which all tests share, filed per project ID. A project
+    // of its own per test means no test sees a key another one stored.
+    const projectId = 1000 + Math.floor(Math.random() * 1_000_000);
+    const srv = await startIngestionServer({ projectId });
+    await use(Object.assign(srv, { projectId }));
+    await srv.close();
   },
 });
 

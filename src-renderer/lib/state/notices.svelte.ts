@@ -10,6 +10,8 @@ export interface Notice {
 export class Notices {
   list = $state<Notice[]>([]);
   #next = 1;
+  /** Errors stay until dismissed; confirmations of what just happened fade on their own. */
+  static readonly INFO_MS = 8000;
 
   error(context: string, err: unknown): void {
     const text = err instanceof ApiError || err instanceof Error ? err.message : String(err);
@@ -25,6 +27,8 @@ export class Notices {
   }
 
   #push(kind: Notice['kind'], text: string) {
-    this.list = [...this.list.slice(-4), { id: this.#next++, kind, text }];
+    const id = this.#next++;
+    this.list = [...this.list.slice(-4), { id, kind, text }];
+    if (kind === 'info') setTimeout(() => this.dismiss(id), Notices.INFO_MS);
   }
 }

@@ -1,0 +1,80 @@
+import type { Category } from '../../../src-main/core/contract.js';
+import type { Api } from '../api/client.js';
+import { errorText, formatBytes } from '../format.js';
+
+/**
+ * Files larger than this are refused before reading: they would have to sit in the renderer's
+ * memory and cross the connection in one message. The CLI streams big files from disk instead.
+ */
+export const MAX_DROP_BYTES = 32 * 1024 * 1024;
+
+export type LabelMode = 'filename' | 'fixed' | 'unlabeled';
+
+export interface ImportItem {
+  id: number;
+  name: string;
+  bytes: number;
+  status: 'waiting' | 'sending' | 'added' | 'refused';
+  message: string | null;
+}
+
+/** Files dropped or picked on the Samples view, added one at a time so memory stays bounded. */
+export class Imports {
+  category = $state<Category>('training');
+  labelMode = $state<LabelMode>('filename');
+  fixedLabel = $state('');
+  queue = $state(true);
+  items = $state.raw<ImportItem[]>([]);
+  /** A problem with the form itself (e.g. fixed label left empty); nothing was sent. */
+  formError = $state<string | null>(null);
+  busy = $derived(this.items.some((i) => i.status === 'waiting' || i.status === 'sending'));
+  finished = $derived(this.items.filter((i) => i.status === 'added' || i.status === 'refused').length);
+  #next = 1;
+
+  constructor(private readonly api: Api) {}
+
+  async add(files: readonly File[]): Promise<void> {
+    if (files.length === 0) return;
+    const label = this.#label();
+    if (label === false) {
+      this.formError = 'Type the label to give these files, or choose another label option.';
+      return;
+    }
+    this.formError = null;
+    // Finished rows from earlier drops make way; rows still running stay.
+    const fresh = files.map((f): ImportItem => ({ id: this.#next++, name: f.name, bytes: f.size, status: 'waiting', message: null }));
+    this.items = [...this.items.filter((i) => i.status === 'waiting' || i.status === 'sending'), ...fresh];
+    const options = { category: this.category, queue: this.queue, ...(label === undefined ? {} : { label }) };
+    for (const [i, file] of files.entries()) {
+      const item = fresh[i]!;
+      if (file.size > MAX_DROP_BYTES) {
+        this.#set(item.id, 'refused', `Larger than ${formatBytes(MAX_DROP_BYTES)}, the limit for files added here; use \`capture-desk upload\` for big files.`);
+        continue;
+      }
+      this.#set(item.id, 'sending', null);
+      try {
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        const sample = await this.api.call('samples.addFile', { name: file.name, bytes, ...options });
+        this.#set(item.id, 'added', `${sample.label ?? 'unlabeled'} · ${sample.category}${options.queue ? ' · queued' : ''}`);
+      } catch (err) {
+        this.#set(item.id, 'refused', errorText(err));
+      }
+    }
+  }
+
+  clearFinished(): void {
+    this.items = this.items.filter((i) => i.status === 'waiting' || i.status === 'sending');
+  }
+
+  /** undefined = let the core derive it from the file name; null = unlabeled; false = form incomplete. */
+  #label(): string | null | undefined | false {
+    if (this.labelMode === 'filename') return undefined;
+    if (this.labelMode === 'unlabeled') return null;
+    const label = this.fixedLabel.trim();
+    return label === '' ? false : label;
+  }
+
+  #set(id: number, status: ImportItem['status'], message: string | null): void {
+    this.items = this.items.map((i) => (i.id === id ? { ...i, status, message } : i));
+  }
+}

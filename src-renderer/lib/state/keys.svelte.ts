@@ -1,0 +1,35 @@
+import type { KeyStatus } from '../../../src-main/core/contract.js';
+import type { Api } from '../api/client.js';
+import { errorText } from '../format.js';
+
+export type KeyKind = 'api-key' | 'hmac-key';
+
+/** Whether the project's keys are stored. The keys themselves go in once and never come back. */
+export class KeysState {
+  status = $state.raw<KeyStatus | null>(null);
+  error = $state<string | null>(null);
+
+  constructor(private readonly api: Api) {}
+
+  async refresh(): Promise<void> {
+    try {
+      this.status = await this.api.call('keys.status', {});
+      this.error = null;
+    } catch (err) {
+      this.error = errorText(err);
+    }
+  }
+
+  async set(kind: KeyKind, key: string): Promise<void> {
+    this.status = await this.api.call('keys.set', { kind, key });
+  }
+
+  async clear(kind: KeyKind): Promise<void> {
+    this.status = await this.api.call('keys.clear', { kind });
+  }
+
+  /** Keys are stored per project, so a new project ID means a different answer. */
+  subscribe(): () => void {
+    return this.api.on('settings.changed', () => void this.refresh());
+  }
+}

@@ -1,0 +1,79 @@
+import type { QueueStatus } from '../../../src-main/core/contract.js';
+import type { Api } from '../api/client.js';
+import { onReconnect } from '../api/reconnect.js';
+import { errorText } from '../format.js';
+
+export interface QueueProgress {
+  /** Finished since the current round of uploads began (uploaded, or given up on). */
+  done: number;
+  problems: number;
+  remaining: number;
+  /** 0…1; 1 when nothing is waiting. */
+  fraction: number;
+}
+
+const waiting = (s: QueueStatus) => s.counts.queued + s.counts.uploading;
+
+/**
+ * The upload queue as the core reports it. The progress bar measures the current round (from the
+ * moment something was queued while nothing was), not all-time totals, which would sit near 100 %.
+ */
+export class QueueState {
+  status = $state.raw<QueueStatus | null>(null);
+  error = $state<string | null>(null);
+  #baseline = $state.raw<{ uploaded: number; problems: number } | null>(null);
+
+  progress = $derived.by((): QueueProgress | null => {
+    const s = this.status;
+    const b = this.#baseline;
+    if (!s || !b) return null;
+    const done = Math.max(0, s.counts.uploaded - b.uploaded);
+    const problems = Math.max(0, s.counts.failed + s.counts.rejected - b.problems);
+    const remaining = waiting(s);
+    const total = done + problems + remaining;
+    const fraction = total === 0 ? (s.counts.uploaded > 0 ? 1 : 0) : (done + problems) / total;
+    return { done, problems, remaining, fraction };
+  });
+
+  constructor(private readonly api: Api) {}
+
+  async refresh(): Promise<void> {
+    try {
+      this.#accept(await this.api.call('queue.status', {}));
+      this.error = null;
+    } catch (err) {
+      this.error = errorText(err);
+    }
+  }
+
+  subscribe(): () => void {
+    const offChanged = this.api.on('queue.changed', (s) => this.#accept(s));
+    const offReconnect = onReconnect(this.api, () => void this.refresh());
+    return () => {
+      offChanged();
+      offReconnect();
+    };
+  }
+
+  async pause(): Promise<void> {
+    this.#accept(await this.api.call('queue.pause', {}));
+  }
+
+  async resume(): Promise<void> {
+    this.#accept(await this.api.call('queue.resume', {}));
+  }
+
+  /** Queues every failed and rejected sample again, not only the ones on the page shown. */
+  async retryProblems(): Promise<number> {
+    const { samples } = await this.api.call('samples.list', { states: ['failed', 'rejected'], limit: 5000 });
+    if (samples.length === 0) return 0;
+    const { queued } = await this.api.call('queue.enqueue', { ids: samples.map((s) => s.id) });
+    return queued;
+  }
+
+  #accept(s: QueueStatus): void {
+    const startsRound = this.status !== null && waiting(this.status) === 0 && waiting(s) > 0;
+    if (this.#baseline === null || startsRound) this.#baseline = { uploaded: s.counts.uploaded, problems: s.counts.failed + s.counts.rejected };
+    this.status = s;
+  }
+}

@@ -1,0 +1,157 @@
+import { addFiles, connectPlatform, dropFiles, openView, screenshot, sensorFile } from './app-page.js';
+import { expect, test } from './fixtures.js';
+
+test('files added on the Samples view upload, with per-file errors, a full progress bar and the class balance', async ({ page, shell, platform }, testInfo) => {
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(shell.url);
+  await connectPlatform(page, platform, 'ei_test_key');
+  await screenshot(page, testInfo, 'settings');
+
+  await openView(page, 'Samples');
+  await expect(page.getByTestId('samples-empty')).toContainText('No samples yet — drop files here, or capture from the Live tab');
+  await addFiles(page, [
+    sensorFile('idle.01.cbor', 1),
+    sensorFile('idle.02.cbor', 100),
+    sensorFile('wave.01.cbor', 200),
+    { name: 'broken.01.cbor', mimeType: 'application/cbor', buffer: Buffer.from('this is not CBOR') },
+    { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a sample') },
+  ]);
+
+  const files = page.getByTestId('import-files');
+  await expect(files.locator('li[data-status=added]')).toHaveCount(4);
+  const refused = files.locator('li[data-status=refused]');
+  await expect(refused).toContainText('notes.txt');
+  await expect(refused).toContainText('does not accept .txt');
+  await expect(page.getByTestId('import-summary')).toHaveText('Added 4 of 5 files.');
+
+  const table = page.getByTestId('sample-table');
+  await expect(table.locator('tbody tr[data-state=uploaded]')).toHaveCount(3, { timeout: 20_000 });
+  // The platform refuses the broken file: its row says why, and the round still completes.
+  const rejected = table.locator('tbody tr[data-state=rejected]');
+  await expect(rejected).toHaveCount(1);
+  await expect(rejected.locator('td.note')).not.toBeEmpty();
+  await expect(page.getByTestId('queue-progress')).toHaveAttribute('aria-valuenow', '100');
+  await expect(page.getByTestId('queue-counts')).toContainText('0 queued · 0 uploading · 3 uploaded · 1 rejected');
+  await expect(page.getByTestId('queue').getByRole('button', { name: 'Retry 1 rejected' })).toBeVisible();
+  await expect(page.getByTestId('queue-online')).toHaveText('Online');
+  expect(platform.samples.map((s) => `${s.originalName} ${s.label} ${s.category}`).sort()).toEqual([
+    'idle.01.cbor idle training',
+    'idle.02.cbor idle training',
+    'wave.01.cbor wave training',
+  ]);
+
+  // The class balance asks the management API again once the uploads have settled.
+  const balance = page.getByTestId('class-balance');
+  await expect(balance.locator('tr[data-label=idle] td[data-category=training] [data-testid=platform-count]')).toHaveText('2', { timeout: 10_000 });
+  await expect(balance.locator('tr[data-label=wave] td[data-category=training] [data-testid=platform-count]')).toHaveText('1');
+  await expect(balance.locator('tr[data-label=idle] td[data-category=testing] [data-testid=platform-count]')).toHaveText('0');
+  await expect(balance.getByTestId('local-count')).toHaveCount(0);
+  await expect(balance.getByTestId('platform-error')).toHaveCount(0);
+  await screenshot(page, testInfo, 'samples');
+
+  // Changing the category of an uploaded sample moves it on the platform.
+  await table.locator('tbody tr', { hasText: 'wave.01.cbor' }).getByRole('checkbox').check();
+  const bulk = page.getByTestId('bulk-actions');
+  await bulk.getByLabel('New category').selectOption('testing');
+  await bulk.getByRole('button', { name: 'Set category' }).click();
+  await expect(page.getByRole('status').filter({ hasText: '1 sample set to testing (1 moved on the platform).' })).toBeVisible();
+  expect(platform.samples.find((s) => s.originalName === 'wave.01.cbor')?.category).toBe('testing');
+  await expect(balance.locator('tr[data-label=wave] td[data-category=testing] [data-testid=platform-count]')).toHaveText('1', { timeout: 10_000 });
+  expect(pageErrors).toEqual([]);
+});
+
+test('local samples are selected with shift-click and Ctrl+A, relabelled, and deleted after a confirm step', async ({ page, shell }, testInfo) => {
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await expect(page.getByTestId('samples-empty')).toBeVisible();
+  await screenshot(page, testInfo, 'samples-empty');
+
+  await page.getByLabel('Queue for upload now').uncheck();
+  await dropFiles(page, [
+    { name: 'idle.1.cbor', buffer: sensorFile('x', 1).buffer },
+    { name: 'idle.2.cbor', buffer: sensorFile('x', 50).buffer },
+    { name: 'noise.1.cbor', buffer: sensorFile('x', 90).buffer },
+    { name: 'huge.wav', zeros: 32 * 1024 * 1024 + 1 },
+  ]);
+  await expect(page.getByTestId('import-files').locator('li[data-status=refused]')).toContainText('use `capture-desk upload` for big files');
+
+  const rows = page.getByTestId('sample-table').locator('tbody tr');
+  await expect(rows).toHaveCount(3);
+  await expect(rows.locator('[data-state]')).toHaveText(['local', 'local', 'local']);
+  await expect(page.getByTestId('queue-counts')).toContainText('3 local, not queued');
+
+  // Tick the first, shift-tick the third: the range in between joins.
+  await rows.nth(0).getByRole('checkbox').check();
+  await rows.nth(2).getByRole('checkbox').click({ modifiers: ['Shift'] });
+  await expect(page.getByTestId('selected-count')).toHaveText('3 samples selected');
+  await rows.nth(2).getByRole('checkbox').uncheck();
+  await expect(page.getByTestId('selected-count')).toHaveText('2 samples selected');
+
+  const bulk = page.getByTestId('bulk-actions');
+  await bulk.getByLabel('New label').fill('walk');
+  await bulk.getByRole('button', { name: 'Set label' }).click();
+  await expect(rows.locator('td.label')).toHaveText(['walk', 'walk', 'noise']);
+  await expect(page.getByRole('status').filter({ hasText: '2 samples labelled "walk".' })).toBeVisible();
+
+  // Ctrl+A while the table has focus selects every row shown; Escape clears.
+  await page.getByTestId('sample-table').focus();
+  await page.keyboard.press('Escape');
+  await expect(bulk).toHaveCount(0);
+  await page.keyboard.press('ControlOrMeta+a');
+  await expect(page.getByTestId('selected-count')).toHaveText('3 samples selected');
+  await page.keyboard.press('Escape');
+
+  // Delete needs a second click.
+  await rows.nth(2).locator('td.name').click();
+  await expect(page.getByTestId('selected-count')).toHaveText('1 sample selected');
+  await bulk.getByRole('button', { name: 'Delete…' }).click();
+  await expect(bulk.getByRole('alert')).toContainText('Delete 1 sample?');
+  await screenshot(page, testInfo, 'delete-confirm');
+  await bulk.getByRole('button', { name: 'Delete', exact: true }).click();
+  await expect(rows).toHaveCount(2);
+  await expect(rows.locator('td.name')).toHaveText(['idle.1.cbor', 'idle.2.cbor']);
+
+  // No project ID: the class balance says why there are no platform counts, and shows local ones.
+  const balance = page.getByTestId('class-balance');
+  await expect(balance.getByTestId('platform-error')).toContainText('Set the project ID in Settings first');
+  await expect(balance.locator('tr[data-label=walk] td[data-category=training] [data-testid=local-count]')).toHaveText('+2');
+  await expect(balance.locator('tr[data-label=noise]')).toHaveCount(0);
+});
+
+test('a refused API key pauses uploads with the reason; a good key resumes them, and Pause/Resume work', async ({ page, shell, platform }, testInfo) => {
+  await page.goto(shell.url);
+  await connectPlatform(page, platform, 'ei_wrong_key');
+  await openView(page, 'Samples');
+  await addFiles(page, [sensorFile('idle.01.cbor', 1)]);
+
+  const paused = page.getByTestId('queue-paused');
+  await expect(paused).toContainText('refused the API key');
+  await expect(page.getByTestId('tab-badge-samples')).toHaveText('paused');
+  await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveAttribute('data-state', 'queued');
+  await screenshot(page, testInfo, 'paused');
+  expect(platform.samples).toHaveLength(0);
+
+  await paused.getByRole('button', { name: 'Open Settings' }).click();
+  await expect(page.getByRole('tab', { name: 'Settings' })).toHaveAttribute('aria-selected', 'true');
+  const row = page.getByTestId('key-api-key');
+  await row.locator('input[type=password]').fill('ei_test_key');
+  await row.getByRole('button', { name: 'Save' }).click();
+
+  await openView(page, 'Samples');
+  await expect(page.getByTestId('queue-paused')).toHaveCount(0);
+  await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveAttribute('data-state', 'uploaded', { timeout: 20_000 });
+  expect(platform.samples).toHaveLength(1);
+
+  // Paused by hand, new samples wait; Resume sends them.
+  await page.getByTestId('queue').getByRole('button', { name: 'Pause' }).click();
+  await expect(page.getByTestId('queue-paused')).toContainText('Paused by you.');
+  await addFiles(page, [sensorFile('idle.02.cbor', 7)]);
+  const second = page.getByTestId('sample-table').locator('tbody tr').nth(1);
+  await expect(second).toHaveAttribute('data-state', 'queued');
+  await expect(page.getByTestId('queue-progress')).toHaveAttribute('aria-valuenow', '0');
+  await page.getByTestId('queue').getByRole('button', { name: 'Resume' }).click();
+  await expect(second).toHaveAttribute('data-state', 'uploaded', { timeout: 20_000 });
+  await expect(page.getByTestId('queue-progress')).toHaveAttribute('aria-valuenow', '100');
+  expect(platform.samples.map((s) => s.originalName).sort()).toEqual(['idle.01.cbor', 'idle.02.cbor']);
+});
