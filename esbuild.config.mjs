@@ -18,11 +18,15 @@ await Promise.all([
   build({ ...common, entryPoints: ['src-main/electron/main.ts'], format: 'esm', outfile: 'dist/electron/main.js' }),
   // Sandboxed preloads cannot be ES modules and may only require('electron').
   build({ ...common, entryPoints: ['src-main/electron/preload.ts'], format: 'cjs', outfile: 'dist/electron/preload.cjs' }),
+  // Split so each command loads only its own code and native modules (an `upload` script should
+  // not pay for serialport or the HTTP server).
   build({
     ...common,
-    entryPoints: ['src-main/cli/main.ts'],
+    entryPoints: { 'capture-desk': 'src-main/cli/main.ts' },
     format: 'esm',
-    outfile: 'dist/cli/capture-desk.js',
+    splitting: true,
+    outdir: 'dist/cli',
+    chunkNames: 'chunks/[name]-[hash]',
     banner: { js: '#!/usr/bin/env node' },
   }),
 ]);

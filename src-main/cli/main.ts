@@ -1,6 +1,3 @@
-import { serveCommand } from './serve.js';
-import { uploadCommand } from './upload.js';
-import { samplesCommand } from './samples.js';
 import { UsageError } from './args.js';
 
 const USAGE = `Usage: capture-desk <command> [options]
@@ -14,7 +11,12 @@ Run "capture-desk <command> --help" for a command's options.
 `;
 
 type Command = (argv: string[]) => Promise<number>;
-const commands: Record<string, Command> = { serve: serveCommand, upload: uploadCommand, samples: samplesCommand };
+// Loaded on demand: a script calling `upload` should not pay for the HTTP server's start-up.
+const commands: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.js')).serveCommand,
+  upload: async () => (await import('./upload.js')).uploadCommand,
+  samples: async () => (await import('./samples.js')).samplesCommand,
+};
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -22,13 +24,13 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return name === undefined ? 2 : 0;
   }
-  const command = commands[name];
-  if (!command) {
+  const load = commands[name];
+  if (!load) {
     process.stderr.write(`capture-desk: unknown command "${name}".\n\n${USAGE}`);
     return 2;
   }
   try {
-    return await command(rest);
+    return await (await load())(rest);
   } catch (err) {
     // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed flags.
     const code = (err as NodeJS.ErrnoException).code ?? '';

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createCore } from '../core/app.js';
@@ -52,7 +54,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener },
     log,
   });
-  const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
+  const rendererDir = findRendererDir();
   let shell;
   try {
     shell = await startBrowserShell({ core, rendererDir, token: createSessionToken(), host, port, log });
@@ -85,4 +87,13 @@ function lanAddresses(): string[] {
     .flat()
     .filter((a) => a && a.family === 'IPv4' && !a.internal)
     .map((a) => a!.address);
+}
+
+/** The built renderer sits in dist/renderer; this code runs from dist/cli or one of its chunk folders. */
+function findRendererDir(): string {
+  for (const rel of ['../renderer/', '../../renderer/']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(join(dir, 'index.html'))) return dir;
+  }
+  throw new Error('The user interface is not built (dist/renderer is missing): run "npm run build" first.');
 }

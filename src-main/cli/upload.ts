@@ -6,7 +6,7 @@ import { SampleStore } from '../core/samples/sample-store.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
 import { ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
-import { collectFiles, importFile, type ImportOutcome } from '../core/upload/import-files.js';
+import { collectFiles, importFiles } from '../core/upload/import-files.js';
 import { MAX_FILES_PER_REQUEST } from '../core/upload/ingestion-client.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
@@ -92,36 +92,44 @@ export async function uploadCommand(argv: string[]): Promise<number> {
   }
 
   const store = await SampleStore.open(dataDir, log);
+  // This command only indexes references to files that stay where they are, and every state it
+  // records can be re-derived by running it again (the platform refuses duplicates). So its
+  // connection may skip the fsync per commit: WAL still survives kill -9; only a power cut could
+  // drop the last commits, which a re-run restores. Captures elsewhere keep synchronous=FULL.
+  store.db.pragma('synchronous = NORMAL');
   try {
-    const outcomes: ImportOutcome[] = [];
-    for (const path of files) {
-      outcomes.push(
-        await importFile(store, path, {
-          category, label: values.unlabeled ? null : values.label, metadata, boundingBoxes,
-          addDateId: Boolean(values['add-date-id']), allowDuplicates: Boolean(values['allow-duplicates']),
-          hmacKey: values['hmac-key'], queue: true,
-        }),
-      );
-    }
-    // A file known from an earlier run that did not make it gets another chance (the key, the
-    // project settings or the network may have been fixed since).
-    const retry = outcomes.flatMap((o) => (o.status === 'known' && ['local', 'failed', 'rejected'].includes(o.sample.state) ? [o.sample.id] : []));
-    const ids = outcomes.flatMap((o) => (o.status === 'refused' ? [] : [o.sample.id]));
-    const progress = new Progress(ids.length);
+    const progress = new Progress(files.length);
     const queue = new UploadQueue({
       store, log, concurrency, maxFilesPerRequest: filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
       target: async () => ({ ingestionUrl, apiKey }),
       onChange: (status) => progress.update(status.counts.uploaded, `uploaded${status.counts.failed + status.counts.rejected ? `, ${status.counts.failed + status.counts.rejected} not` : ''}`),
     });
-    if (retry.length) queue.queueStore.enqueue(retry);
+    // Sending starts with the first indexed chunk; the rest is hashed while requests are in flight.
     queue.start();
+    const outcomes = await importFiles(
+      store,
+      files,
+      {
+        category, label: values.unlabeled ? null : values.label, metadata, boundingBoxes,
+        addDateId: Boolean(values['add-date-id']), allowDuplicates: Boolean(values['allow-duplicates']),
+        hmacKey: values['hmac-key'], queue: true,
+      },
+      (chunk) => {
+        // A file known from an earlier run that did not make it gets another chance (the key,
+        // the project settings or the network may have been fixed since).
+        const retry = chunk.flatMap((o) => (o.status === 'known' && ['local', 'failed', 'rejected'].includes(o.sample.state) ? [o.sample.id] : []));
+        if (retry.length) queue.queueStore.enqueue(retry);
+        queue.wake();
+      },
+    );
     await queue.whenIdle();
     await queue.stop();
     progress.finish();
     const status = queue.status();
     if (status.paused) process.stderr.write(`Uploads stopped: ${status.pausedReason}\n`);
+    const now = store.verdicts();
     const summary = summarize(
-      outcomes.map((o) => (o.status === 'refused' ? o : { ...o, sample: store.get(o.sample.id), uploadedBefore: o.sample.state === 'uploaded' })),
+      outcomes.map((o) => (o.status === 'refused' ? o : { ...o, sample: { ...o.sample, ...now.get(o.sample.id) }, uploadedBefore: o.sample.state === 'uploaded' })),
       status.pausedReason,
     );
     for (const line of summary.details) process.stderr.write(line + '\n');

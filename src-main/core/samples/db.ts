@@ -36,6 +36,8 @@ const MIGRATIONS: string[] = [
    );
    CREATE INDEX samples_by_state ON samples(state, next_attempt_at);
    CREATE INDEX samples_by_source ON samples(source_path, source_sha256);`,
+  // The queue takes the oldest queued samples first; without this every batch sorts the queue.
+  `CREATE INDEX samples_queue_order ON samples(state, created);`,
 ];
 
 /**

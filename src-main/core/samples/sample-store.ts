@@ -6,6 +6,7 @@ import type { BoundingBox, Category, Sample, SampleKind, SampleState, Structured
 import { CoreError } from '../errors.js';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
+import type { Statement } from 'better-sqlite3';
 import { openDb, type Db } from './db.js';
 import { rowToSample, type SampleRow } from './sample-row.js';
 
@@ -30,6 +31,8 @@ export interface NewSample {
 export type SamplePatch = Partial<Pick<Sample, 'label' | 'category' | 'metadata'>>;
 
 const SAMPLES_DIR = 'samples';
+/** Bytes kept between hashing a file and sending it, so a bulk upload reads each file once. */
+const BYTE_CACHE_LIMIT = 64 * 1024 * 1024;
 
 /**
  * Samples = files + one row each in SQLite. A file is complete on disk (atomic write) before its
@@ -40,6 +43,9 @@ export class SampleStore {
   readonly db: Db;
   readonly dataDir: string;
   readonly #log: Logger;
+  readonly #statements = new Map<string, Statement>();
+  readonly #bytes = new Map<string, Buffer>();
+  #cachedBytes = 0;
 
   private constructor(dataDir: string, db: Db, log: Logger) {
     this.dataDir = dataDir;
@@ -97,14 +103,29 @@ export class SampleStore {
     return this.#insert(randomUUID(), input, { file: ref.path, owned: false, source: { path: ref.path, sha256: ref.sha256 }, bytes: ref.bytes, sha256: ref.sha256 });
   }
 
+  /** Many references in one transaction: one commit per chunk, not one per file. */
+  addReferences(items: Array<{ input: NewSample; ref: { path: string; bytes: number; sha256: string } }>): Sample[] {
+    return this.db.transaction(() => items.map((i) => this.addReference(i.input, i.ref)))();
+  }
+
+  /**
+   * Keeps bytes just hashed for `id` so the upload sends exactly them without reading the file
+   * again. Bounded; what does not fit is read from disk (and checked against the hash) later.
+   */
+  keepBytes(id: string, bytes: Buffer): void {
+    if (this.#cachedBytes + bytes.length > BYTE_CACHE_LIMIT) return;
+    this.#bytes.set(id, bytes);
+    this.#cachedBytes += bytes.length;
+  }
+
   /** The sample made from this file with this content, if any. */
   findBySource(path: string, hash: string): Sample | null {
-    const row = this.db.prepare('SELECT * FROM samples WHERE source_path = ? AND source_sha256 = ? ORDER BY created DESC LIMIT 1').get(path, hash) as SampleRow | undefined;
+    const row = this.#stmt('SELECT * FROM samples WHERE source_path = ? AND source_sha256 = ? ORDER BY created DESC LIMIT 1').get(path, hash) as SampleRow | undefined;
     return row ? rowToSample(row) : null;
   }
 
   get(id: string): Sample {
-    const row = this.db.prepare('SELECT * FROM samples WHERE id = ?').get(id) as SampleRow | undefined;
+    const row = this.#stmt('SELECT * FROM samples WHERE id = ?').get(id) as SampleRow | undefined;
     if (!row) throw new CoreError('NotFound', `No sample with id ${id}; it may have been deleted.`);
     return rowToSample(row);
   }
@@ -117,13 +138,25 @@ export class SampleStore {
     return rows.map(rowToSample);
   }
 
+  /** Just the verdicts, for summaries over many samples without building whole Sample objects. */
+  verdicts(): Map<string, Pick<Sample, 'state' | 'note' | 'error'>> {
+    const rows = this.#stmt('SELECT id, state, note, error FROM samples').all() as Array<{ id: string; state: SampleState; note: string | null; error: string | null }>;
+    return new Map(rows.map((r) => [r.id, { state: r.state, note: r.note, error: r.error }]));
+  }
+
   counts(): Record<SampleState, number> {
     const counts: Record<SampleState, number> = { local: 0, queued: 0, uploading: 0, uploaded: 0, failed: 0, rejected: 0 };
-    for (const r of this.db.prepare('SELECT state, COUNT(*) AS n FROM samples GROUP BY state').all() as Array<{ state: SampleState; n: number }>) counts[r.state] = r.n;
+    for (const r of this.#stmt('SELECT state, COUNT(*) AS n FROM samples GROUP BY state').all() as Array<{ state: SampleState; n: number }>) counts[r.state] = r.n;
     return counts;
   }
 
   async readBytes(s: Sample): Promise<Buffer> {
+    const kept = this.#bytes.get(s.id);
+    if (kept) {
+      this.#bytes.delete(s.id);
+      this.#cachedBytes -= kept.length;
+      return kept;
+    }
     const path = isAbsolute(s.file) ? s.file : join(this.dataDir, s.file);
     let bytes: Buffer;
     try {
@@ -157,21 +190,30 @@ export class SampleStore {
   }
 
   #insert(id: string, input: NewSample, where: { file: string; owned: boolean; source: { path: string; sha256: string } | null; bytes: number; sha256: string }): Sample {
-    this.db
-      .prepare(
-        `INSERT INTO samples (id, name, file, owned, source_path, source_sha256, kind, label, category, metadata, bounding_boxes, structured_labels,
-           created, bytes, sha256, length_ms, incomplete, add_date_id, allow_duplicates, state, note, extra)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id, input.name, where.file, where.owned ? 1 : 0, where.source?.path ?? null, where.source?.sha256 ?? null, input.kind, input.label, input.category,
-        JSON.stringify(input.metadata ?? {}), JSON.stringify(input.boundingBoxes ?? []),
-        input.structuredLabels ? JSON.stringify(input.structuredLabels) : null,
-        new Date().toISOString(), where.bytes, where.sha256, input.lengthMs ?? null, input.incomplete ? 1 : 0,
-        input.addDateId ? 1 : 0, input.allowDuplicates ? 1 : 0, input.queue ? 'queued' : 'local', input.note ?? null,
-        JSON.stringify(input.extra ?? {}),
-      );
-    return this.get(id);
+    const row: SampleRow = {
+      id, name: input.name, file: where.file, owned: where.owned ? 1 : 0, source_path: where.source?.path ?? null, source_sha256: where.source?.sha256 ?? null,
+      kind: input.kind, label: input.label, category: input.category, metadata: JSON.stringify(input.metadata ?? {}),
+      bounding_boxes: JSON.stringify(input.boundingBoxes ?? []), structured_labels: input.structuredLabels ? JSON.stringify(input.structuredLabels) : null,
+      created: new Date().toISOString(), bytes: where.bytes, sha256: where.sha256, length_ms: input.lengthMs ?? null, incomplete: input.incomplete ? 1 : 0,
+      add_date_id: input.addDateId ? 1 : 0, allow_duplicates: input.allowDuplicates ? 1 : 0, state: input.queue ? 'queued' : 'local', attempts: 0,
+      next_attempt_at: 0, error: null, note: input.note ?? null, platform_sample_id: null, uploaded_at: null, extra: JSON.stringify(input.extra ?? {}),
+    };
+    this.#stmt(
+      `INSERT INTO samples (id, name, file, owned, source_path, source_sha256, kind, label, category, metadata, bounding_boxes, structured_labels,
+         created, bytes, sha256, length_ms, incomplete, add_date_id, allow_duplicates, state, attempts, next_attempt_at, error, note,
+         platform_sample_id, uploaded_at, extra)
+       VALUES (@id, @name, @file, @owned, @source_path, @source_sha256, @kind, @label, @category, @metadata, @bounding_boxes, @structured_labels,
+         @created, @bytes, @sha256, @length_ms, @incomplete, @add_date_id, @allow_duplicates, @state, @attempts, @next_attempt_at, @error, @note,
+         @platform_sample_id, @uploaded_at, @extra)`,
+    ).run(row);
+    return rowToSample(row);
+  }
+
+  /** Compiled once per SQL text: bulk imports run the same few statements thousands of times. */
+  #stmt(sql: string): Statement {
+    let st = this.#statements.get(sql);
+    if (!st) this.#statements.set(sql, (st = this.db.prepare(sql)));
+    return st;
   }
 
   async #recoverOrphans(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Sample } from '../contract.js';
+import type { Statement } from 'better-sqlite3';
 import type { SampleStore } from '../samples/sample-store.js';
 import { rowToSample, type SampleRow } from '../samples/sample-row.js';
 
@@ -20,8 +21,17 @@ export interface QueuedSample {
 export class QueueStore {
   constructor(private readonly samples: SampleStore) {}
 
+  readonly #statements = new Map<string, Statement>();
+
   get #db() {
     return this.samples.db;
+  }
+
+  /** The queue runs the same statements for every file; compile each once. */
+  #stmt(sql: string): Statement {
+    let st = this.#statements.get(sql);
+    if (!st) this.#statements.set(sql, (st = this.samples.db.prepare(sql)));
+    return st;
   }
 
   /** After a crash: anything that was in flight goes back to the queue. */
@@ -49,12 +59,10 @@ export class QueueStore {
    */
   takeBatch(now: number, maxFiles: number, maxBytes: number): QueuedSample[] {
     return this.#db.transaction(() => {
-      const first = this.#db
-        .prepare("SELECT * FROM samples WHERE state = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, created, rowid LIMIT 1")
+      const first = this.#stmt("SELECT * FROM samples WHERE state = 'queued' AND next_attempt_at <= ? ORDER BY created, rowid LIMIT 1")
         .get(now) as SampleRow | undefined;
       if (!first) return [];
-      const candidates = this.#db
-        .prepare(
+      const candidates = this.#stmt(
           `SELECT * FROM samples WHERE state = 'queued' AND next_attempt_at <= ? AND category = ? AND label IS ? AND metadata = ?
              AND bounding_boxes = ? AND add_date_id = ? AND allow_duplicates = ? ORDER BY created, rowid LIMIT ?`,
         )
@@ -70,29 +78,28 @@ export class QueueStore {
         names.add(r.name);
         bytes += r.bytes;
       }
-      const mark = this.#db.prepare("UPDATE samples SET state = 'uploading' WHERE id = ?");
+      const mark = this.#stmt("UPDATE samples SET state = 'uploading' WHERE id = ?");
       for (const r of batch) mark.run(r.id);
       return batch.map((r) => ({ sample: { ...rowToSample(r), state: 'uploading' as const }, options: { addDateId: r.add_date_id === 1, allowDuplicates: r.allow_duplicates === 1 } }));
     })();
   }
 
   markUploaded(id: string, platformSampleId: number | null, note: string | null): void {
-    this.#db
-      .prepare("UPDATE samples SET state = 'uploaded', platform_sample_id = ?, note = ?, error = NULL, uploaded_at = ? WHERE id = ?")
+    this.#stmt("UPDATE samples SET state = 'uploaded', platform_sample_id = ?, note = ?, error = NULL, uploaded_at = ? WHERE id = ?")
       .run(platformSampleId, note, new Date().toISOString(), id);
   }
 
   markRejected(id: string, error: string): void {
-    this.#db.prepare("UPDATE samples SET state = 'rejected', error = ? WHERE id = ?").run(error, id);
+    this.#stmt("UPDATE samples SET state = 'rejected', error = ? WHERE id = ?").run(error, id);
   }
 
   markFailed(id: string, error: string): void {
-    this.#db.prepare("UPDATE samples SET state = 'failed', attempts = attempts + 1, error = ? WHERE id = ?").run(error, id);
+    this.#stmt("UPDATE samples SET state = 'failed', attempts = attempts + 1, error = ? WHERE id = ?").run(error, id);
   }
 
   /** Counts an attempt and waits until `nextAt` before trying again. */
   markRetry(id: string, error: string, nextAt: number): void {
-    this.#db.prepare("UPDATE samples SET state = 'queued', attempts = attempts + 1, error = ?, next_attempt_at = ? WHERE id = ?").run(error, nextAt, id);
+    this.#stmt("UPDATE samples SET state = 'queued', attempts = attempts + 1, error = ?, next_attempt_at = ? WHERE id = ?").run(error, nextAt, id);
   }
 
   /** Back in line without counting an attempt (the queue was paused, e.g. the key was refused). */

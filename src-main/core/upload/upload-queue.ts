@@ -81,6 +81,11 @@ export class UploadQueue {
     return n;
   }
 
+  /** New queued samples were added outside enqueue (bulk import): look for work now. */
+  wake(): void {
+    this.#pump();
+  }
+
   pause(reason: string): void {
     this.#paused = reason;
     this.#changed([]);
@@ -148,17 +153,24 @@ export class UploadQueue {
     this.#changed(ids);
     const parts: Part[] = [];
     const ready: QueuedSample[] = [];
-    for (const item of batch) {
-      const s = item.sample;
-      if (s.bytes > MAX_FILE_BYTES) {
-        this.#qs.markRejected(s.id, `"${s.name}" is larger than the platform's 100 MB per file; split or crop it.`);
-        continue;
-      }
-      try {
-        parts.push({ name: s.name, bytes: await this.#o.store.readBytes(s), contentType: contentTypeFor(s.name) });
-        ready.push(item);
-      } catch (err) {
-        this.#qs.markFailed(s.id, (err as Error).message);
+    const read = await Promise.all(
+      batch.map(async (item) => {
+        const s = item.sample;
+        if (s.bytes > MAX_FILE_BYTES) return { item, error: `"${s.name}" is larger than the platform's 100 MB per file; split or crop it.`, reject: true };
+        try {
+          return { item, bytes: await this.#o.store.readBytes(s) };
+        } catch (err) {
+          return { item, error: (err as Error).message, reject: false };
+        }
+      }),
+    );
+    for (const r of read) {
+      if ('bytes' in r && r.bytes) {
+        parts.push({ name: r.item.sample.name, bytes: r.bytes, contentType: contentTypeFor(r.item.sample.name) });
+        ready.push(r.item);
+      } else if ('error' in r) {
+        if (r.reject) this.#qs.markRejected(r.item.sample.id, r.error!);
+        else this.#qs.markFailed(r.item.sample.id, r.error!);
       }
     }
     if (ready.length === 0) return this.#changed(ids);
@@ -175,13 +187,16 @@ export class UploadQueue {
       const target = await this.#o.target();
       const outcomes = await sendFiles(target, headers, parts, { sidecars: labelsSidecar(ready) });
       this.#online = true;
-      outcomes.forEach((o, i) => {
-        const s = ready[i]!.sample;
-        if (o.ok) this.#qs.markUploaded(s.id, o.sampleId, null);
-        else if (o.duplicate) this.#qs.markUploaded(s.id, null, `Already on the platform (${o.error}).`);
-        else if (o.error.startsWith('The platform did not report')) this.#retry(s.id, s.attempts, o.error);
-        else this.#qs.markRejected(s.id, o.error);
-      });
+      // One commit for the whole answer: a thousand files must not cost a thousand fsyncs.
+      this.#o.store.db.transaction(() =>
+        outcomes.forEach((o, i) => {
+          const s = ready[i]!.sample;
+          if (o.ok) this.#qs.markUploaded(s.id, o.sampleId, null);
+          else if (o.duplicate) this.#qs.markUploaded(s.id, null, `Already on the platform (${o.error}).`);
+          else if (o.error.startsWith('The platform did not report')) this.#retry(s.id, s.attempts, o.error);
+          else this.#qs.markRejected(s.id, o.error);
+        }),
+      )();
     } catch (err) {
       this.#handleRequestFailure(ready, err);
     }
@@ -204,7 +219,7 @@ export class UploadQueue {
     }
     if (err instanceof IngestionError && err.retryable) {
       if (err.kind === 'network' || err.kind === 'timeout') this.#online = false;
-      for (const b of batch) this.#retry(b.sample.id, b.sample.attempts, message);
+      this.#o.store.db.transaction(() => batch.forEach((b) => this.#retry(b.sample.id, b.sample.attempts, message)))();
       return;
     }
     if (err instanceof IngestionError && err.kind === 'bad-request') {

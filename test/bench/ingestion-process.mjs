@@ -1,0 +1,94 @@
+// The ingestion emulator (test/support/ingestion-server, TypeScript) in a process of its own, so
+// the client being measured never shares an event loop or a core's time slice with it in-process.
+// Parent side: bundleSupport() + startIngestionProcess(). Run as a script, this file is the child.
+import { fork } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const SUPPORT = fileURLToPath(new URL('../support/ingestion-server/', import.meta.url));
+
+/**
+ * Bundles the emulator and its fixtures into plain ESM in a temp folder. Packages stay external but
+ * are pinned to absolute URLs, so the bundle resolves the project's node_modules from anywhere.
+ */
+export async function bundleSupport() {
+  const { build } = await import('esbuild');
+  const outdir = await mkdtemp(join(tmpdir(), 'capture-desk-bench-support-'));
+  const pinPackages = {
+    name: 'pin-packages',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('node:') ? { path: args.path, external: true } : { path: import.meta.resolve(args.path), external: true }));
+    },
+  };
+  await build({
+    entryPoints: { server: join(SUPPORT, 'server.ts'), fixtures: join(SUPPORT, 'fixtures.ts') },
+    outdir, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20',
+    plugins: [pinPackages], logLevel: 'warning',
+  });
+  return { server: join(outdir, 'server.mjs'), fixtures: join(outdir, 'fixtures.mjs'), dir: outdir };
+}
+
+/**
+ * Starts a fresh emulator (empty sample list, so the duplicate check never short-circuits a run) in
+ * a child process. Resolves with its URL, a way to ask how many samples it stored, and close().
+ */
+export function startIngestionProcess(serverBundle, options = {}) {
+  const child = fork(fileURLToPath(import.meta.url), [serverBundle, JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map();
+  let nextId = 1;
+  const ask = (type) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    waiting.set(id, { resolve, reject });
+    child.send({ id, type });
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      const err = new Error(`ingestion emulator exited with code ${code}`);
+      for (const w of waiting.values()) w.reject(err);
+      reject(err);
+    });
+    child.on('message', (m) => {
+      if (m.type === 'ready') {
+        resolve({
+          url: m.url,
+          pid: child.pid,
+          /** { samples, requests }: what the emulator stored and how many POSTs it answered. */
+          stats: () => ask('stats'),
+          close: () => new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.send({ id: 0, type: 'close' });
+          }),
+        });
+        return;
+      }
+      const w = waiting.get(m.id);
+      waiting.delete(m.id);
+      w?.resolve(m.value);
+    });
+  });
+}
+
+async function childMain(serverBundle, optionsJson) {
+  const { startIngestionServer } = await import(pathToFileURL(serverBundle).href);
+  const server = await startIngestionServer(JSON.parse(optionsJson));
+  process.on('message', async (m) => {
+    if (m.type === 'close') {
+      await server.close();
+      process.disconnect();
+      return;
+    }
+    if (m.type === 'stats') {
+      const posts = server.requests.filter((r) => r.method === 'POST').length;
+      process.send({ id: m.id, value: { samples: server.samples.length, requests: posts } });
+    }
+  });
+  process.on('disconnect', () => process.exit(0)); // the parent died: do not linger
+  process.send({ type: 'ready', url: server.url });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await childMain(process.argv[2], process.argv[3] ?? '{}');
+}
