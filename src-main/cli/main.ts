@@ -6,6 +6,7 @@ Commands:
   serve     run the core and serve the user interface to a browser
   upload    upload files or folders to the platform's ingestion service
   samples   list, export or import the samples in the data directory
+  record    record a sample: "record serial" from a board
 
 Run "capture-desk <command> --help" for a command's options.
 `;
@@ -16,7 +17,13 @@ const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve.js')).serveCommand,
   upload: async () => (await import('./upload.js')).uploadCommand,
   samples: async () => (await import('./samples.js')).samplesCommand,
+  record: async () => (argv) => recordCommand(argv),
 };
+
+async function recordCommand([what, ...rest]: string[]): Promise<number> {
+  if (what === 'serial') return (await import('./record-serial.js')).recordSerialCommand(rest);
+  throw new UsageError(`record what? Use "record serial" (see capture-desk record serial --help).`);
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -8,6 +8,8 @@ import { stderrLogger, type Logger } from './log.js';
 import type { PortLister } from './serial/port-lister.js';
 import type { SerialOpener } from './serial/byte-link.js';
 import { PortRegistry } from './serial/port-registry.js';
+import { createLineReader } from './serial/line-reader.js';
+import { serialLinesFactory } from './serial/serial-lines-source.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { StreamHub } from './stream/stream-hub.js';
 import { sampleHandlers } from './handlers/samples.js';
@@ -62,6 +64,16 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const ports = new PortRegistry(dataDir, opts.hardware.ports, opts.hardware.serial ?? noSerial, log);
   await ports.load();
   await ports.refresh();
+  streams.register(
+    'serial:',
+    serialLinesFactory({
+      registry: ports,
+      opener: opts.hardware.serial ?? noSerial,
+      clock,
+      log,
+      createReader: (o) => createLineReader({ ...o, units: null }),
+    }),
+  );
   const store = await SampleStore.open(dataDir, log);
   const keys = new ProjectKeys(opts.hardware.keychain);
   const uploads = new UploadService({ store, settings, keys, bus, log });

@@ -10,6 +10,9 @@ export const serialportOpener: SerialOpener = {
   async open(path, baudRate) {
     const port = new SerialPort({ path, baudRate, autoOpen: false });
     await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(openError(path, err)) : resolve())));
+    // Whatever the OS buffered before we opened is from an unknown time: it would arrive as one
+    // burst, skew the rate estimate and start the stream mid-line. Start from now.
+    await new Promise<void>((resolve) => port.flush(() => resolve()));
     return wrap(path, port);
   },
   async exists(path) {

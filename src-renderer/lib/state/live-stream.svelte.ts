@@ -1,4 +1,4 @@
-import type { StreamBatch, StreamInfo } from '../../../src-main/core/contract.js';
+import type { StreamBatch, StreamInfo, StreamStats, WireError } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { RingSeries } from '../plot/ring-series.js';
 
@@ -14,6 +14,10 @@ export class LiveStream {
   batchesReceived = $state(0);
   /** Batches the core skipped because this client fell behind (from seq gaps). */
   batchesMissed = $state(0);
+  /** Measured rate, jitter and rejected lines (serial boards); null for the simulator. */
+  stats = $state.raw<StreamStats | null>(null);
+  /** Set while the source is gone (unplugged), cleared when it is back. */
+  problem = $state.raw<WireError | null>(null);
   series: RingSeries | null = null;
   #lastSeq = -1;
   #unsubscribe: (() => void) | null = null;
@@ -24,14 +28,34 @@ export class LiveStream {
     this.stopListening();
     const info = await this.api.call('stream.start', { sourceId });
     this.info = info;
-    this.series = new RingSeries(info.axes.length, info.rateHz * WINDOW_SECONDS);
+    this.series = new RingSeries(info.axes.length, Math.max(2, info.rateHz * WINDOW_SECONDS));
     this.rowsReceived = 0;
     this.batchesReceived = 0;
     this.batchesMissed = 0;
     this.#lastSeq = -1;
-    this.#unsubscribe = this.api.on('stream.batch', (b) => {
-      if (b.sourceId === sourceId) this.#accept(b);
-    });
+    this.stats = null;
+    this.problem = null;
+    const offs = [
+      this.api.on('stream.batch', (b) => {
+        if (b.sourceId === sourceId) this.#accept(b);
+      }),
+      this.api.on('stream.stats', (st) => {
+        if (st.sourceId === sourceId) this.stats = st;
+      }),
+      this.api.on('stream.info', (i) => {
+        if (i.sourceId !== sourceId) return;
+        // A new measured rate or axis count changes the window: start a fresh buffer.
+        if (!this.info || i.axes.length !== this.info.axes.length || Math.abs(i.rateHz - this.info.rateHz) / this.info.rateHz > 0.05) {
+          this.series = new RingSeries(i.axes.length, Math.max(2, i.rateHz * WINDOW_SECONDS));
+        }
+        this.info = i;
+      }),
+      this.api.on('stream.state', (st) => {
+        if (st.sourceId !== sourceId) return;
+        this.problem = st.state === 'error' ? (st.error ?? { code: 'Internal', message: 'The stream stopped.' }) : null;
+      }),
+    ];
+    this.#unsubscribe = () => offs.forEach((off) => off());
   }
 
   stopListening(): void {

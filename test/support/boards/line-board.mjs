@@ -7,7 +7,7 @@
 //        [--sep comma|tab|space|pairs] [--header] [--rows N] [--bad-every N] [--noise 0.0]
 //        [--pause-at ROW --pause-ms MS] [--exit-at ROW] [--burst-ms 16]
 //
-// On exit it prints one JSON line to stdout: {"rows": good rows written, "bad": bad lines written}.
+// On exit it prints one JSON line to stdout: {"rows", "bad" lines written, "skipped": row indices a bad line replaced}.
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { boardValue } from './line-board-values.mjs';
@@ -46,8 +46,11 @@ const BAD = ['hello from setup()', 'nan,nan,nan', '1.0,2.0', '\x00\xff\xfe garba
 const value = (i, a) => (noise ? Math.round((boardValue(i, a) + (Math.random() - 0.5) * noise) * 10000) / 10000 : boardValue(i, a));
 
 const out = createWriteStream(o.port);
+// The host end went away (the test unplugged the cable): stop like a board losing its USB host.
+out.on('error', () => finish(true));
 let row = 0;
 let bad = 0;
+const skipped = []; // board rows replaced by a corrupted line
 let lines = 0;
 let pausedUntil = 0;
 let due = 0;
@@ -75,8 +78,15 @@ const timer = setInterval(() => {
     }
     lines++;
     if (badEvery && lines % badEvery === 0) {
-      chunk += BAD[bad % BAD.length] + eol;
+      // A corrupted reading takes its reading's slot (NaN from a sensor, a torn line); a debug
+      // print ("hello from setup()") comes on top, as it does from a real sketch.
+      const text = BAD[bad % BAD.length];
+      chunk += text + eol;
       bad++;
+      if (!text.startsWith('hello')) {
+        row++;
+        skipped.push(row - 1);
+      }
       continue;
     }
     chunk += line(row) + eol;
@@ -87,7 +97,7 @@ const timer = setInterval(() => {
 
 function finish(abrupt = false) {
   clearInterval(timer);
-  const report = () => process.stdout.write(JSON.stringify({ rows: row, bad }) + '\n');
+  const report = () => process.stdout.write(JSON.stringify({ rows: row, bad, skipped }) + '\n');
   if (abrupt) {
     report();
     process.exit(0);

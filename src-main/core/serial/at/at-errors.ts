@@ -33,7 +33,7 @@ export class AtTimeoutError extends CoreError {
   constructor(command: string, timeoutMs: number) {
     super(
       'Unavailable',
-      `No answer from the board to ${command} within ${formatSeconds(timeoutMs)}. Check that it runs the platform's official firmware at 115200 baud and is not busy, then reconnect.`,
+      `No answer from the board to ${command === 'b' ? "the stop command 'b'" : command} within ${formatSeconds(timeoutMs)}. Check that it runs the platform's official firmware at 115200 baud and is not busy, then reconnect.`,
       { command, timeoutMs },
     );
     this.name = 'AtTimeoutError';

@@ -176,8 +176,8 @@ export class AtTransport {
     if (!ex) return;
     ex.lastDataAt = Date.now();
     for (const line of this.#splitter.push(chunk.toString('latin1'))) {
-      // The firmware echoes what we type; on a stale prompt the echo follows "> ".
-      if (ex.lines.length === 0 && line.replace(/^> /, '').trimEnd() === ex.cmd) ex.echo = true;
+      // The firmware echoes what we type; after stale prompts the echo follows "> " (or several).
+      if (ex.lines.length === 0 && line.replace(/^(?:> )+/, '').trimEnd() === ex.cmd) ex.echo = true;
       else if (ex.onLine && ex.failure === null) {
         try {
           ex.onLine(line);

@@ -1,0 +1,45 @@
+import type { Sample } from '../core/contract.js';
+import { CoreError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { SampleStore } from '../core/samples/sample-store.js';
+import { ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
+import { keytarKeychain } from '../core/secrets/keychain.js';
+import { UploadQueue } from '../core/upload/upload-queue.js';
+import { UsageError } from './args.js';
+import { describe } from './samples.js';
+
+/** The one JSON line `record serial` and `record audio` print on stdout for the saved sample. */
+export function sampleLine(s: Sample, dataDir: string): string {
+  const d = describe(s, dataDir);
+  return JSON.stringify({ ...d, rows: s.extra.rows ?? null, interval_ms: s.extra.interval_ms ?? null, rejected_lines: s.extra.rejected_lines ?? 0 }) + '\n';
+}
+
+export interface UploadFlags {
+  upload?: boolean | undefined;
+  'ingestion-url'?: string | undefined;
+  'api-key'?: string | undefined;
+}
+
+/** Checks the --upload flags before capturing anything, so a capture is never made in vain. */
+export async function prepareUpload(f: UploadFlags, projectId: number | null): Promise<{ ingestionUrl: string; apiKey: string } | null> {
+  if (!f.upload) return null;
+  const ingestionUrl = f['ingestion-url'];
+  if (!ingestionUrl || !/^https?:\/\//i.test(ingestionUrl)) throw new UsageError('--upload needs --ingestion-url http(s)://… (and an API key via --api-key, CAPTURE_DESK_API_KEY or the keychain).');
+  const { key } = await resolveApiKey({ flag: f['api-key'], projectId, keys: new ProjectKeys(keytarKeychain()) }).catch((err: unknown) => {
+    throw err instanceof CoreError ? new UsageError(err.message) : err;
+  });
+  return { ingestionUrl, apiKey: key };
+}
+
+/** Queues one sample and waits for the platform's verdict. */
+export async function uploadOne(store: SampleStore, log: Logger, target: { ingestionUrl: string; apiKey: string }, id: string): Promise<Sample> {
+  const queue = new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => target });
+  queue.enqueue([id]);
+  queue.start();
+  await queue.whenIdle();
+  await queue.stop();
+  const s = store.get(id);
+  if (queue.status().paused) process.stderr.write(`Upload stopped: ${queue.status().pausedReason}\n`);
+  else if (s.state !== 'uploaded') process.stderr.write(`Upload ${s.state}: ${s.error ?? ''}\n`);
+  return s;
+}

@@ -1,0 +1,81 @@
+import type { Clock } from '../core/clock.js';
+import type { Category, Sample } from '../core/contract.js';
+import { StreamRecording } from '../core/capture/stream-recording.js';
+import { CoreError } from '../core/errors.js';
+import type { EventBus } from '../core/event-bus.js';
+import type { Logger } from '../core/log.js';
+import type { SampleStore } from '../core/samples/sample-store.js';
+import type { SerialOpener } from '../core/serial/byte-link.js';
+import { createLineReader } from '../core/serial/line-reader.js';
+import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
+import { serialLinesFactory } from '../core/serial/serial-lines-source.js';
+import { StreamHub } from '../core/stream/stream-hub.js';
+
+export interface RecordLinesOptions {
+  store: SampleStore;
+  log: Logger;
+  opener: SerialOpener;
+  clock: Clock;
+  bus: EventBus;
+  path: string;
+  baudRate: number;
+  frequencyHz: number | null;
+  axes: string[] | null;
+  units: string[] | null;
+  lengthMs: number;
+  label: string | null;
+  category: Category;
+  metadata: Record<string, string>;
+  hmacKey?: string | undefined;
+  deviceName: string;
+}
+
+/**
+ * Headless capture of a numeric-line board: the same source, hub and recorder the app uses, so
+ * the CLI and the UI cannot disagree about what a recording is.
+ */
+export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Sample }> {
+  const hub = new StreamHub(o.bus, o.clock);
+  const settings = { ...DEFAULT_PORT_SETTINGS, baudRate: o.baudRate, frequencyHz: o.frequencyHz, axes: o.axes, units: o.units };
+  const reader = createLineReader({ frequencyHz: o.frequencyHz, axes: o.axes });
+  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: o.opener, clock: o.clock, log: o.log, createReader: () => reader }));
+  const sourceId = `serial:${o.path}`;
+  const info = await hub.start(sourceId);
+  process.stderr.write(`Detected ${info.axes.length} axes: ${info.axes.map((a) => a.name).join(', ')}\n`);
+  const rec = await StreamRecording.start(hub, o.store, { sourceId, label: o.label, category: o.category, metadata: o.metadata, deviceName: o.deviceName, deviceType: 'SERIAL_LINES' });
+  const startStats = reader.snapshot();
+  process.stderr.write(`Recording ${o.lengthMs} ms from ${o.path}…\n`);
+
+  // Ends at the set length, on Ctrl+C, or when the board goes away (kept as incomplete).
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, o.lengthMs);
+    const stop = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    rec.onInterrupt(stop);
+  });
+  const s = reader.snapshot();
+  await hub.stopAll();
+  const frequencyHz = o.frequencyHz ?? s.frequencyHz;
+  if (frequencyHz === null) {
+    await rec.discard();
+    throw new CoreError('InvalidArguments', `Could not measure the sampling frequency from ${s.goodLines} lines; record longer or pass --frequency HZ.`);
+  }
+  const rejected = s.badLines - startStats.badLines;
+  process.stderr.write(
+    `Frequency ${frequencyHz.toFixed(3)} Hz${o.frequencyHz ? ' (given)' : ` (measured${s.suggestedHz ? `; ${s.suggestedHz} Hz is within 0.1%` : ''})`}, ` +
+      `jitter ${s.jitterMs?.toFixed(2) ?? '?'} ms, ~${s.droppedLines} dropped lines, ${rejected} rejected lines` +
+      (rejected ? ` (${Object.entries(s.badByReason).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ')}; last: ${JSON.stringify(s.lastBadLine)})` : '') +
+      '\n',
+  );
+  const sample = await rec.finish({
+    intervalMs: 1000 / frequencyHz,
+    hmacKey: o.hmacKey,
+    incomplete: rec.interruption !== null,
+    extra: { rejected_lines: rejected, frequency_hz: frequencyHz, jitter_ms: s.jitterMs, dropped_lines: s.droppedLines, port: o.path },
+  });
+  if (rec.interruption) process.stderr.write(`${(rec.interruption as Error).message.replace(' Waiting for it to come back…', '')} The ${sample.extra.rows} rows recorded so far were kept as an incomplete sample.\n`);
+  return { sample };
+}

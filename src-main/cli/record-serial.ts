@@ -1,0 +1,103 @@
+import { parseArgs } from 'node:util';
+import { systemClock } from '../core/clock.js';
+import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
+import type { Category } from '../core/contract.js';
+import { EventBus } from '../core/event-bus.js';
+import { stderrLogger } from '../core/log.js';
+import { SampleStore } from '../core/samples/sample-store.js';
+import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
+import { serialportOpener } from '../core/serial/serialport-opener.js';
+import { SettingsStore } from '../core/settings/settings-store.js';
+import { UsageError } from './args.js';
+import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
+import { prepareUpload, sampleLine, uploadOne } from './record-common.js';
+import { recordAt } from './record-serial-at.js';
+import { recordLines } from './record-serial-lines.js';
+
+export const RECORD_SERIAL_USAGE = `Usage: capture-desk record serial --port PATH [options]
+
+Records one sample from a board over serial, like the platform's data forwarder, and saves it in
+the data directory. What was detected (axes, frequency, jitter, rejected lines) goes to stderr;
+stdout gets one JSON line describing the saved sample. Exit 0 only when the sample is saved (and,
+with --upload, confirmed by the platform).
+
+Options:
+  --port PATH          serial port, e.g. /dev/ttyACM0, COM5, or a pseudo-terminal
+  --baud N             baud rate (default 115200)
+  --mode lines|at      lines: a board printing numbers, one reading per line (default);
+                       at: the platform's official firmware (AT commands)
+  --frequency HZ       sampling frequency (default: measured from the stream)
+  --axes A,B,...       axis names (default: from a header line or name:value pairs, else axis1..N)
+  --units U,U,...      units per axis (default N/A)
+  --length-ms N        record for N ms (default 10000; lines mode stops early on Ctrl+C)
+  --label L            label (default: unlabeled)
+  --category C         training (default), testing or post-processing
+  --metadata JSON      key/values for the sample, e.g. '{"subject":"ana"}'
+  --hmac-key K         sign the sample with the project's HMAC key (AT mode: sent to the device)
+  --sensor NAME        AT mode: which sensor to sample (default: the first the device lists)
+  --data-dir DIR       data directory (default: ${defaultDataDir()})
+  --upload             upload it too, with:
+  --ingestion-url URL    the ingestion service
+  --api-key K            the project API key (or CAPTURE_DESK_API_KEY, or the keychain)
+`;
+
+export async function recordSerialCommand(argv: string[]): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      baud: { type: 'string' },
+      mode: { type: 'string', default: 'lines' },
+      frequency: { type: 'string' },
+      axes: { type: 'string' },
+      units: { type: 'string' },
+      'length-ms': { type: 'string' },
+      label: { type: 'string' },
+      category: { type: 'string' },
+      metadata: { type: 'string' },
+      'hmac-key': { type: 'string' },
+      sensor: { type: 'string' },
+      'data-dir': { type: 'string' },
+      upload: { type: 'boolean' },
+      'ingestion-url': { type: 'string' },
+      'api-key': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(RECORD_SERIAL_USAGE);
+    return 0;
+  }
+  if (!v.port) throw new UsageError('--port PATH is required (e.g. /dev/ttyACM0).');
+  if (v.mode !== 'lines' && v.mode !== 'at') throw new UsageError(`--mode must be "lines" or "at"; got "${v.mode}".`);
+  const baudRate = parseIntFlag('--baud', v.baud, DEFAULT_PORT_SETTINGS.baudRate, 300, 12_000_000);
+  const frequencyHz = v.frequency === undefined ? null : Number(v.frequency);
+  if (frequencyHz !== null && !(frequencyHz > 0 && frequencyHz <= 100_000)) throw new UsageError(`--frequency must be a number of hertz above 0; got "${v.frequency}".`);
+  const axes = v.axes === undefined ? null : v.axes.split(',').map((a) => a.trim());
+  if (axes?.some((a) => a === '')) throw new UsageError('--axes must be names separated by commas, e.g. accX,accY,accZ.');
+  const units = v.units === undefined ? null : v.units.split(',').map((u) => u.trim());
+  const lengthMs = parseIntFlag('--length-ms', v['length-ms'], 10_000, 1, 24 * 3600_000);
+  const category = parseCategory(v.category, ['training', 'testing', 'post-processing']) as Category;
+  const metadata = parseMetadata(v.metadata);
+  const label = v.label === undefined ? null : v.label.trim() || null;
+
+  const log = stderrLogger({ command: 'record serial' });
+  const dataDir = await ensureDataDir(v['data-dir'] ?? defaultDataDir());
+  const settings = (await SettingsStore.open(dataDir, log)).get();
+  const upload = await prepareUpload(v, settings.projectId);
+  const store = await SampleStore.open(dataDir, log);
+  try {
+    const common = { store, log, path: v.port, baudRate, lengthMs, label, category, metadata, hmacKey: v['hmac-key'], deviceName: settings.deviceName };
+    const result =
+      v.mode === 'lines'
+        ? await recordLines({ ...common, opener: serialportOpener, clock: systemClock, bus: new EventBus(), frequencyHz, axes, units })
+        : await recordAt({ ...common, sensor: v.sensor, frequencyHz });
+    let sample = result.sample;
+    if (upload && !sample.incomplete) sample = await uploadOne(store, log, upload, sample.id);
+    process.stdout.write(sampleLine(sample, dataDir));
+    if (sample.incomplete) return 1;
+    return upload && sample.state !== 'uploaded' ? 1 : 0;
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Finds lines lost in transit from when chunks arrived.
+ *
+ * A lost line shifts every later arrival one period later than its index says. Single arrivals
+ * cannot show that: USB hands lines over in bursts, so arrivals scatter over up to several
+ * periods (at 200 Hz with a 16 ms latency timer, chunks routinely arrive 3 periods apart). What
+ * does show it is the lower envelope: the earliest arrivals in a window after the loss sit k
+ * periods above the earliest in the window before it. So for each point j we compare the minimum
+ * of `t − slope·n` over the next W points with the minimum over the previous W points; a loss is
+ * a plateau of that difference, W points long, k periods high.
+ *
+ * A slightly wrong slope adds the same drift to every window pair, so the difference is read
+ * against its lower quartile, not against zero: the search works before the slope is known
+ * precisely, which is when it matters, because uncounted losses are what bias the slope.
+ */
+
+/** Longest window searched; beyond this, jitter drowns a single lost line (e.g. 16 kHz with ±2 ms). */
+export const MAX_LOSS_WINDOW = 512;
+
+export interface LossScratch {
+  v: Float64Array;
+  m: Float64Array;
+  d: Float64Array;
+  q: Float64Array;
+  deque: Int32Array;
+}
+
+export function lossScratch(capacity: number): LossScratch {
+  const f = () => new Float64Array(capacity);
+  return { v: f(), m: f(), d: f(), q: f(), deque: new Int32Array(capacity) };
+}
+
+/**
+ * Points per window: the minimum of W arrivals spread over D ms lands within about D/W of the
+ * envelope, and 20·D/P keeps that (and the odds of a false plateau) far below half a period.
+ */
+export function lossWindow(slope: number, spread: number): number | null {
+  const w = Math.max(4, Math.ceil((20 * spread) / slope));
+  return w <= MAX_LOSS_WINDOW ? w : null;
+}
+
+export interface Loss {
+  /** Index of the first point after the loss. */
+  at: number;
+  lines: number;
+}
+
+/** The earliest loss among points [from, to) of one segment, or null. */
+export function findFirstLoss(
+  n: Float64Array, t: Float64Array, from: number, to: number, slope: number, w: number, s: LossScratch,
+): Loss | null {
+  const len = to - from;
+  const need = Math.max(2, Math.ceil(w / 2));
+  const count = len - 2 * w + 1; // points with a full window on both sides
+  if (count < need) return null;
+  for (let i = 0; i < len; i++) s.v[i] = t[from + i]! - slope * n[from + i]!;
+  slidingMin(s.v, len, w, s.m, s.deque);
+  for (let i = 0; i < count; i++) s.d[i] = s.m[w + i]! - s.m[i]!;
+  const q = s.q.subarray(0, count);
+  q.set(s.d.subarray(0, count));
+  q.sort();
+  const base = q[count >> 2]!;
+  const high = 0.5 * slope;
+  for (let i = 0; i < count; ) {
+    if (s.d[i]! - base < high) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < count && s.d[j]! - base >= high) j++;
+    if (j - i >= need) {
+      const plateau = s.q.subarray(0, j - i);
+      for (let k = i; k < j; k++) plateau[k - i] = s.d[k]! - base;
+      plateau.sort();
+      // Two losses closer than a window make a plateau of levels k1, k1+k2, k2. Taking its low
+      // end never adds more than the first loss; the rest is found on the next pass.
+      const lines = Math.round(plateau[Math.floor((j - i) * 0.1)]! / slope);
+      return lines > 0 ? { at: from + w + i, lines } : null;
+    }
+    i = j;
+  }
+  return null;
+}
+
+/** out[k] = min(src[k .. k+w−1]) for k in [0, len−w], in one pass with a monotonic deque. */
+function slidingMin(src: Float64Array, len: number, w: number, out: Float64Array, dq: Int32Array): void {
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < len; i++) {
+    const x = src[i]!;
+    while (tail > head && src[dq[tail - 1]!]! >= x) tail--;
+    dq[tail++] = i;
+    if (dq[head]! <= i - w) head++;
+    if (i >= w - 1) out[i - w + 1] = src[dq[head]!]!;
+  }
+}

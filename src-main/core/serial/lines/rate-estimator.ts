@@ -1,0 +1,191 @@
+import { CoreError } from '../../errors.js';
+import { niceRate } from './nice-rates.js';
+import { findFirstLoss, lossScratch, lossWindow, type LossScratch } from './loss-finder.js';
+import { fitRate, fitScratch, type FitScratch, type RateFit } from './rate-fit.js';
+
+export interface RateSnapshot {
+  /** Estimated sampling frequency; null until there is enough data (3 lines over 2 periods). */
+  frequencyHz: number | null;
+  intervalMs: number | null;
+  /** A common rate within 0.1 % of the estimate, offered, never applied silently. */
+  suggestedHz: number | null;
+  /** Standard deviation of chunk arrival times around the fitted line. */
+  jitterMs: number | null;
+  /** Lines the board sent that never arrived, estimated from where later lines fall in time. */
+  droppedLines: number;
+  /** False when arrival jitter is too large against the period to tell a lost line from noise. */
+  dropsDetectable: boolean;
+  pauses: number;
+  lines: number;
+  /** 'good': the ~95 % interval is within ±0.1 %. */
+  confidence: 'none' | 'rough' | 'good';
+  relativeError: number | null;
+}
+
+export interface RateEstimatorOptions {
+  /** Chunk arrivals kept for the fit; default 4096. */
+  maxPoints?: number;
+  /** Oldest arrival kept, in ms before the newest; default 120 s. */
+  windowMs?: number;
+  /** A silence longer than this many periods (and than pauseMinMs) is a pause, not lost lines. */
+  pauseFactor?: number;
+  pauseMinMs?: number;
+}
+
+const MIN_POINTS_FOR_LOSSES = 16;
+/** Each found loss triggers a refit; a bound keeps one refit's work bounded in a storm. */
+const MAX_LOSSES_PER_FIT = 32;
+
+/**
+ * Estimates a line source's sampling frequency from when lines arrive.
+ *
+ * USB delivers lines in chunks, so each chunk is one point: the index of its last line against
+ * its arrival time. (The last line of a chunk was sent at most one period before the chunk left
+ * the board, so it is the freshest.) The period is the slope of a least-squares line through
+ * those points; a pause starts a new segment with its own offset but the same slope.
+ *
+ * Lines lost in transit would bias that slope, so each refit also searches the current segment
+ * for them (see loss-finder.ts) and re-indexes the points after each one before fitting again.
+ */
+export class RateEstimator {
+  readonly #cap: number;
+  readonly #windowMs: number;
+  readonly #pauseFactor: number;
+  readonly #pauseMinMs: number;
+  /** Ring of chunk points: arrival time, lines received up to it, lines found lost before it, segment. */
+  readonly #t: Float64Array;
+  readonly #c: Float64Array;
+  readonly #e: Float64Array;
+  readonly #seg: Int32Array;
+  /** The ring laid out flat for fitting. */
+  readonly #lt: Float64Array;
+  readonly #ln: Float64Array;
+  readonly #ls: Int32Array;
+  readonly #fitScratch: FitScratch;
+  readonly #lossScratch: LossScratch;
+  #head = 0;
+  #size = 0;
+  #lines = 0;
+  #segment = 0;
+  #dropped = 0;
+  #pauses = 0;
+  #fit: RateFit | null = null;
+  #sinceFit = 0;
+  #fitAt = -Infinity;
+
+  constructor(options: RateEstimatorOptions = {}) {
+    this.#cap = Math.max(64, Math.floor(options.maxPoints ?? 4096));
+    this.#windowMs = options.windowMs ?? 120_000;
+    this.#pauseFactor = options.pauseFactor ?? 10;
+    this.#pauseMinMs = options.pauseMinMs ?? 1000;
+    if (!(this.#windowMs > 0) || !(this.#pauseFactor > 1.5) || !(this.#pauseMinMs >= 0)) {
+      throw new CoreError('InvalidArguments', 'rate estimator: windowMs > 0, pauseFactor > 1.5 and pauseMinMs >= 0 are required');
+    }
+    const c = this.#cap;
+    [this.#t, this.#c, this.#e, this.#lt, this.#ln] = Array.from({ length: 5 }, () => new Float64Array(c)) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+    [this.#seg, this.#ls] = [new Int32Array(c), new Int32Array(c)];
+    this.#fitScratch = fitScratch(c);
+    this.#lossScratch = lossScratch(c);
+  }
+
+  /** `lines` readings completed by a chunk that arrived at `arrivalMs` (monotonic clock). */
+  add(arrivalMs: number, lines = 1): void {
+    if (!(lines > 0) || !Number.isFinite(arrivalMs)) return;
+    this.#lines += lines;
+    if (this.#size > 0) {
+      const last = (this.#head + this.#size - 1) % this.#cap;
+      const lastT = this.#t[last]!;
+      if (arrivalMs <= lastT) {
+        // Same chunk time (a coarse clock, or a chunk fed in pieces): the point just moves on.
+        this.#c[last] = this.#lines;
+        return;
+      }
+      const p = this.#fit?.slope;
+      if (p !== undefined && arrivalMs - lastT > Math.max(this.#pauseFactor * p, this.#pauseMinMs)) {
+        this.#segment++;
+        this.#pauses++;
+      } else if (p !== undefined && arrivalMs - lastT < 0.5 * lines * p) {
+        // These lines left the board at least `lines` periods after the previous chunk's last
+        // line, yet arrived much sooner: that chunk was held up (a busy event loop, a backlog
+        // read in pieces). Its time says nothing about the board, so this chunk replaces it.
+        this.#size--;
+      }
+    }
+    this.#append(arrivalMs);
+    if (++this.#sinceFit >= Math.max(1, this.#size >> 4) || arrivalMs - this.#fitAt >= 500) this.#refit(arrivalMs);
+  }
+
+  snapshot(): RateSnapshot {
+    if (this.#sinceFit > 0 && this.#size > 0) this.#refit(this.#fitAt);
+    const fit = this.#fit;
+    const base = { droppedLines: this.#dropped, dropsDetectable: this.#lossWindow() !== null, pauses: this.#pauses, lines: this.#lines };
+    if (!fit || this.#lines < 3 || fit.spanLines < 2) {
+      return { frequencyHz: null, intervalMs: null, suggestedHz: null, jitterMs: null, confidence: 'none', relativeError: null, ...base };
+    }
+    const hz = 1000 / fit.slope;
+    return {
+      frequencyHz: hz,
+      intervalMs: fit.slope,
+      suggestedHz: niceRate(hz),
+      jitterMs: fit.jitterMs,
+      confidence: fit.points >= 10 && fit.relError <= 0.001 ? 'good' : 'rough',
+      relativeError: fit.relError,
+      ...base,
+    };
+  }
+
+  reset(): void {
+    this.#head = this.#size = this.#lines = this.#segment = this.#dropped = this.#pauses = 0;
+    this.#fit = null;
+    this.#sinceFit = 0;
+    this.#fitAt = -Infinity;
+  }
+
+  #append(t: number): void {
+    if (this.#size === this.#cap) this.#evict();
+    const at = (this.#head + this.#size++) % this.#cap;
+    this.#t[at] = t;
+    this.#c[at] = this.#lines;
+    this.#e[at] = this.#dropped;
+    this.#seg[at] = this.#segment;
+    while (this.#size > 1 && this.#t[this.#head]! < t - this.#windowMs) this.#evict();
+  }
+
+  #evict(): void {
+    this.#head = (this.#head + 1) % this.#cap;
+    this.#size--;
+  }
+
+  #lossWindow(): number | null {
+    const fit = this.#fit;
+    return fit && fit.points >= MIN_POINTS_FOR_LOSSES ? lossWindow(fit.slope, fit.spread) : null;
+  }
+
+  #refit(now: number): void {
+    const count = this.#size;
+    for (let i = 0; i < count; i++) {
+      const at = (this.#head + i) % this.#cap;
+      this.#lt[i] = this.#t[at]!;
+      this.#ln[i] = this.#c[at]! + this.#e[at]!;
+      this.#ls[i] = this.#seg[at]!;
+    }
+    this.#sinceFit = 0;
+    this.#fitAt = now;
+    const fit = count >= 2 ? fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch) : null;
+    if (!fit) return;
+    this.#fit = fit;
+    let from = count;
+    while (from > 0 && this.#ls[from - 1] === this.#segment) from--;
+    for (let found = 0; found < MAX_LOSSES_PER_FIT; found++) {
+      const w = this.#lossWindow();
+      const loss = w === null ? null : findFirstLoss(this.#ln, this.#lt, from, count, this.#fit.slope, w, this.#lossScratch);
+      if (!loss) return;
+      for (let i = loss.at; i < count; i++) {
+        this.#ln[i]! += loss.lines;
+        this.#e[(this.#head + i) % this.#cap]! += loss.lines;
+      }
+      this.#dropped += loss.lines;
+      this.#fit = fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch) ?? this.#fit;
+    }
+  }
+}
