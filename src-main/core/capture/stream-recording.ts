@@ -35,6 +35,9 @@ export interface FinishOptions {
 export class StreamRecording {
   #untap: () => void = () => {};
   #widthMismatch = 0;
+  /** Set when the source dropped out mid-capture; the owner finishes the sample as incomplete. */
+  interruption: unknown = null;
+  #onInterrupt: Array<(err: unknown) => void> = [];
 
   private constructor(
     readonly request: RecordingRequest,
@@ -53,12 +56,24 @@ export class StreamRecording {
       context: { sourceId: req.sourceId, label: req.label, category: req.category, metadata: req.metadata },
     });
     const rec = new StreamRecording(req, info, recorder, store);
-    rec.#untap = hub.tap(req.sourceId, (values, rows, now) => {
-      // A board that changes its line width mid-capture cannot be one sample; count, don't mix.
-      if (now.axes.length !== recorder.width) rec.#widthMismatch += rows;
-      else recorder.append(values, rows);
-    });
+    rec.#untap = hub.tap(
+      req.sourceId,
+      (values, rows, now) => {
+        if (rec.interruption) return; // rows after a reconnect belong to the next capture
+        // A board that changes its line width mid-capture cannot be one sample; count, don't mix.
+        if (now.axes.length !== recorder.width) rec.#widthMismatch += rows;
+        else recorder.append(values, rows);
+      },
+      (err) => {
+        rec.interruption ??= err;
+        for (const cb of rec.#onInterrupt) cb(err);
+      },
+    );
     return rec;
+  }
+
+  onInterrupt(cb: (err: unknown) => void): void {
+    this.#onInterrupt.push(cb);
   }
 
   get rows(): number {

@@ -15,8 +15,12 @@ export interface StreamSink {
   info(info: StreamInfo): void;
   rows(values: ArrayLike<number>, rows: number): void;
   stats(stats: Omit<StreamStats, 'sourceId'>): void;
-  /** The source stopped by itself: unplugged, failed. */
+  /** The source stopped by itself and will not come back (failed). */
   ended(error: unknown): void;
+  /** The source went away (unplugged) and is trying to come back; recordings end here. */
+  interrupted(error: unknown): void;
+  /** It is back: rows flow again. */
+  resumed(): void;
 }
 
 export interface RunningSource {
@@ -27,6 +31,7 @@ export interface RunningSource {
 export type SourceFactory = (sourceId: string, opts: { rateHz?: number | undefined }, sink: StreamSink) => Promise<RunningSource>;
 
 export type RowTap = (values: ArrayLike<number>, rows: number, info: StreamInfo) => void;
+export type InterruptTap = (error: unknown) => void;
 
 interface Running {
   source: RunningSource;
@@ -34,6 +39,7 @@ interface Running {
   batcher: RowBatcher;
   seq: number;
   taps: Set<RowTap>;
+  interruptTaps: Set<InterruptTap>;
   cancelTick: () => void;
 }
 
@@ -96,16 +102,26 @@ export class StreamHub {
         for (const tap of run.taps) tap(values, rows, run.info);
       },
       stats: (stats) => this.bus.emit('stream.stats', { sourceId, ...stats }),
+      interrupted: (error) => {
+        if (!run) return;
+        this.#flush(sourceId, run);
+        for (const t of [...run.interruptTaps]) t(error);
+        this.bus.emit('stream.state', { sourceId, state: 'error', error: toWireError(error) });
+      },
+      resumed: () => {
+        if (run) this.bus.emit('stream.state', { sourceId, state: 'started' });
+      },
       ended: (error) => {
         if (!run || this.#running.get(sourceId) !== run) return;
         this.#flush(sourceId, run);
         run.cancelTick();
         this.#running.delete(sourceId);
+        for (const t of [...run.interruptTaps]) t(error);
         this.bus.emit('stream.state', { sourceId, state: 'error', error: toWireError(error) });
       },
     };
     const source = await factory(sourceId, { rateHz }, sink);
-    run = { source, info: source.info, batcher: new RowBatcher(source.info.axes.length), seq: 0, taps: new Set(), cancelTick: () => {} };
+    run = { source, info: source.info, batcher: new RowBatcher(source.info.axes.length), seq: 0, taps: new Set(), interruptTaps: new Set(), cancelTick: () => {} };
     const r = run;
     r.cancelTick = this.clock.every(TICK_MS, () => this.#flush(sourceId, r));
     this.#running.set(sourceId, r);
@@ -114,12 +130,16 @@ export class StreamHub {
     return r.info;
   }
 
-  /** Every row of `sourceId` from now on, at full precision (recorders). */
-  tap(sourceId: string, tap: RowTap): () => void {
+  /** Every row of `sourceId` from now on, at full precision (recorders), and word if it drops out. */
+  tap(sourceId: string, tap: RowTap, onInterrupt?: InterruptTap): () => void {
     const r = this.#running.get(sourceId);
     if (!r) throw new CoreError('NotFound', `"${sourceId}" is not streaming; start it first.`);
     r.taps.add(tap);
-    return () => r.taps.delete(tap);
+    if (onInterrupt) r.interruptTaps.add(onInterrupt);
+    return () => {
+      r.taps.delete(tap);
+      if (onInterrupt) r.interruptTaps.delete(onInterrupt);
+    };
   }
 
   async stop(sourceId: string): Promise<boolean> {
