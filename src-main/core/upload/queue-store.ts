@@ -59,20 +59,19 @@ export class QueueStore {
    */
   takeBatch(now: number, maxFiles: number, maxBytes: number): QueuedSample[] {
     return this.#db.transaction(() => {
-      const first = this.#stmt("SELECT * FROM samples WHERE state = 'queued' AND next_attempt_at <= ? ORDER BY created, rowid LIMIT 1")
-        .get(now) as SampleRow | undefined;
+      // One ordered scan of the oldest due samples; the batch is the oldest one's header group.
+      const due = this.#stmt("SELECT * FROM samples WHERE state = 'queued' AND next_attempt_at <= ? ORDER BY created, rowid LIMIT ?").all(now, maxFiles * 4) as SampleRow[];
+      const first = due[0];
       if (!first) return [];
-      const candidates = this.#stmt(
-          `SELECT * FROM samples WHERE state = 'queued' AND next_attempt_at <= ? AND category = ? AND label IS ? AND metadata = ?
-             AND bounding_boxes = ? AND add_date_id = ? AND allow_duplicates = ? ORDER BY created, rowid LIMIT ?`,
-        )
-        .all(now, first.category, first.label, first.metadata, first.bounding_boxes, first.add_date_id, first.allow_duplicates, maxFiles * 2) as SampleRow[];
+      const sameHeaders = (r: SampleRow) =>
+        r.category === first.category && r.label === first.label && r.metadata === first.metadata && r.bounding_boxes === first.bounding_boxes &&
+        r.add_date_id === first.add_date_id && r.allow_duplicates === first.allow_duplicates;
       const batch: SampleRow[] = [];
       const names = new Set<string>();
       let bytes = 0;
-      for (const r of candidates) {
+      for (const r of due) {
         if (batch.length >= maxFiles) break;
-        if (names.has(r.name)) continue;
+        if (!sameHeaders(r) || names.has(r.name)) continue;
         if (batch.length > 0 && bytes + r.bytes > maxBytes) break;
         batch.push(r);
         names.add(r.name);
