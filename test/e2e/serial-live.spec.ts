@@ -23,6 +23,13 @@ test('a board on a pseudo-terminal is opened by path and plotted live with its r
     await page.screenshot({ path: testInfo.outputPath('serial-live.png'), fullPage: true });
     await testInfo.attach('serial-live', { path: testInfo.outputPath('serial-live.png'), contentType: 'image/png' });
 
+    // Name the axes: the setting is remembered for this port and the stream restarts with it.
+    const settings = page.getByTestId('port-settings');
+    await settings.getByLabel('Axes').fill('ax, ay, az');
+    await settings.getByRole('button', { name: 'Apply' }).click();
+    await expect(page.getByTestId('stream-stats')).toContainText('ax, ay, az', { timeout: 10_000 });
+    await expect(page.locator('.u-legend')).toContainText('az');
+
     // Unplug: the view says so instead of freezing silently.
     await pty.close();
     await expect(page.getByTestId('stream-problem')).toContainText(/disconnected/i, { timeout: 10_000 });
