@@ -184,7 +184,7 @@ export class RateEstimator {
         this.#ln[i]! += loss.lines;
         this.#e[(this.#head + i) % this.#cap]! += loss.lines;
       }
-      this.#dropped += loss.lines;
+      this.#dropped += loss.lines; if (process.env.DBG) console.log('LOSS', this.#lt[loss.at]!.toFixed(1), 'k', loss.lines, 'at', loss.at, 'from', from, 'count', count, 'w', w, 'slope', this.#fit.slope, 'spread', this.#fit.spread);
       this.#fit = fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch) ?? this.#fit;
     }
   }

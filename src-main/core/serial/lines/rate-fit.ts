@@ -135,7 +135,7 @@ function summarise(n: Float64Array, t: Float64Array, seg: Int32Array, count: num
   let span = 0;
   let ss = 0;
   let steps = 0;
-  let floor = NaN;
+  let newest = -1; // start of the newest segment, if it has kept points
   for (let a = 0; a < count; ) {
     let b = a;
     while (b < count && seg[b] === seg[a]) b++;
@@ -153,7 +153,7 @@ function summarise(n: Float64Array, t: Float64Array, seg: Int32Array, count: num
     if (first >= 0) {
       segments++;
       span += n[last]! - n[first]!;
-      if (b === count) floor = lowPercentile(t, n, a, b, slope, s);
+      if (b === count) newest = a;
     }
     a = b;
   }
@@ -163,6 +163,7 @@ function summarise(n: Float64Array, t: Float64Array, seg: Int32Array, count: num
   const w = s.work.subarray(0, steps);
   w.sort();
   const spread = steps > 0 ? w[Math.floor(steps * 0.95)]! / 0.776 : 0;
+  const floor = newest >= 0 ? lowPercentile(t, n, newest, count, slope, s) : NaN; // reuses s.work: keep after the spread
   const dof = Math.max(1, points - segments);
   return {
     slope,
