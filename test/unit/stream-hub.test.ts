@@ -71,3 +71,21 @@ describe('StreamHub with the simulated sensor', () => {
     await expect(hub.start('serial:/dev/ttyUSB0')).rejects.toMatchObject({ code: 'NotFound' });
   });
 });
+
+describe('StreamHub with a source that pushes rows while it starts', () => {
+  it('keeps rows that arrive before start() returns, even when the source reuses its array', async () => {
+    const { hub, batches, clock } = setup();
+    hub.register('fake:', async (sourceId, _o, sink) => {
+      const shared = new Float64Array(2);
+      for (let i = 0; i < 3; i++) {
+        shared[0] = i;
+        shared[1] = -i;
+        sink.rows(shared, 1); // same array each time, as a line reader does
+      }
+      return { info: { sourceId, axes: [{ name: 'a', units: '' }, { name: 'b', units: '' }], rateHz: 10, simulated: false }, stop() {} };
+    });
+    await hub.start('fake:x');
+    clock.advance(20);
+    expect(Array.from(batches[0]!.values)).toEqual([0, -0, 1, -1, 2, -2]);
+  });
+});

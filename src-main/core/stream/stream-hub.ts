@@ -97,7 +97,12 @@ export class StreamHub {
         this.bus.emit('stream.info', info);
       },
       rows: (values, rows) => {
-        if (!run) return void early.push(() => sink.rows(values, rows));
+        if (!run) {
+          // Rows before the source finished starting (e.g. while it detects its columns). Sources
+          // reuse their arrays, so keep a copy, not a view that the next chunk overwrites.
+          const copy = Float64Array.from(values as ArrayLike<number>);
+          return void early.push(() => sink.rows(copy, rows));
+        }
         run.batcher.push(values, rows);
         for (const tap of run.taps) tap(values, rows, run.info);
       },

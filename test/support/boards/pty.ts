@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,8 +18,13 @@ export function socatAvailable(): boolean {
   return spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0;
 }
 
-export async function openPtyPair(opts: { timeoutMs?: number } = {}): Promise<PtyPair> {
-  const dir = await mkdtemp(join(tmpdir(), 'cd-pty-'));
+/**
+ * `dir` reuses a folder, so a second pair gets the same paths: the same board plugged back in
+ * (its port reappears under the same name), which is what reconnect tests need.
+ */
+export async function openPtyPair(opts: { timeoutMs?: number; dir?: string } = {}): Promise<PtyPair> {
+  const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'cd-pty-')));
+  if (opts.dir) await mkdir(dir, { recursive: true });
   const hostPath = join(dir, 'host');
   const boardPath = join(dir, 'board');
   const socat = spawn('socat', ['-d', '-d', `pty,raw,echo=0,link=${hostPath}`, `pty,raw,echo=0,link=${boardPath}`], {
@@ -36,7 +41,10 @@ export async function openPtyPair(opts: { timeoutMs?: number } = {}): Promise<Pt
       socat.kill('SIGTERM');
       await exited;
     }
-    await rm(dir, { recursive: true, force: true });
+    if (opts.dir) {
+      await rm(hostPath, { force: true });
+      await rm(boardPath, { force: true });
+    } else await rm(dir, { recursive: true, force: true });
   };
 
   // socat logs "starting data transfer loop" once both PTYs exist and it relays between them.

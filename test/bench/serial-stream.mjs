@@ -1,0 +1,147 @@
+// Helper of the "serial" bench section (no `run` export, nothing happens on import): lines from a
+// paced writer → socat PTY → `capture-desk serve` (serialport, line reader, stream hub) → its
+// WebSocket → a contract client here, which checks every row's line index as it arrives.
+import { fork } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectClient, openPtyPair, procStat, startServe } from './serial-procs.mjs';
+
+const WRITER = fileURLToPath(new URL('./serial-writer.mjs', import.meta.url));
+/** How long the tail of the stream may take to arrive after the writer finished. */
+const DRAIN_MS = 10_000;
+
+/**
+ * Checks each batch against the writer's lines: a row counts as line i only if all three values are
+ * exactly what line i said (Float32), so a row with stale or mixed-up values counts as a wrong row,
+ * not as a line received. `seen` marks every line received right.
+ */
+function rowChecker(sourceId, total) {
+  const second = (i) => Math.fround(((i % 2000) - 1000) / 1000);
+  const third = Math.fround(9.81);
+  const s = { seen: new Uint8Array(total), batches: 0, rows: 0, wrongRows: 0, duplicates: 0, seqGaps: 0, indexGaps: 0, firstAt: 0, lastAt: 0, firstRows: 0, firstBatchEnd: 0, maxLine: -1, stats: null };
+  let nextSeq = null;
+  let nextFirst = null;
+  s.onBatch = (b) => {
+    if (b.sourceId !== sourceId) return;
+    const now = performance.now();
+    const w = b.axisCount;
+    const rows = b.values.length / w;
+    if (nextSeq !== null && b.seq !== nextSeq) s.seqGaps += b.seq - nextSeq;
+    if (nextFirst !== null && b.firstIndex !== nextFirst) s.indexGaps++;
+    nextSeq = b.seq + 1;
+    nextFirst = b.firstIndex + rows;
+    for (let r = 0; r < rows; r++) {
+      const v = b.values;
+      const i = v[r * w];
+      if (w !== 3 || !(Number.isInteger(i) && i >= 0 && i < total) || v[r * w + 1] !== second(i) || v[r * w + 2] !== third) s.wrongRows++;
+      else if (s.seen[i]) s.duplicates++;
+      else {
+        s.seen[i] = 1;
+        if (i > s.maxLine) s.maxLine = i;
+      }
+    }
+    if (s.rows === 0) {
+      s.firstAt = now;
+      s.firstRows = rows;
+      s.firstBatchEnd = s.maxLine + 1;
+      s.onFirst?.();
+    }
+    s.batches++;
+    s.rows += rows;
+    s.lastAt = now;
+    s.onProgress?.();
+  };
+  /** Lines in [from, to) never received right, and the first of them. */
+  s.missing = (from, to) => {
+    let n = 0;
+    let first = -1;
+    for (let i = from; i < to; i++) if (!s.seen[i]) (n++, first < 0 && (first = i));
+    return { n, first };
+  };
+  return s;
+}
+
+function startWriter(board, rate, seconds) {
+  const child = fork(WRITER, [board, String(rate), String(seconds)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const message = (type) => new Promise((resolve, reject) => {
+    const onMessage = (m) => m.type === type && (child.off('message', onMessage), resolve(m));
+    child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`line writer exited with ${code} before '${type}'`)));
+  });
+  const done = message('done');
+  done.catch(() => {}); // awaited later; an early exit is reported by whichever wait comes first
+  return { pid: child.pid, ready: message('ready'), done, go: () => child.send({ type: 'go' }), kill: () => child.kill() };
+}
+
+const cpuShare = (a, b, ms) => (a && b ? ((b.cpuSeconds - a.cpuSeconds) / (ms / 1000)) * 100 : NaN);
+
+/**
+ * Streams `rate` lines/s for `seconds` and returns what arrived: received rows and their rate
+ * (first batch to last, rows of the first batch not counted), lost lines, CPU shares of serve,
+ * socat and the writer over the same window. `cpuProfDir`: run serve under --cpu-prof.
+ */
+export async function measureStream({ cli, rate, seconds, cpuProfDir }) {
+  const tmp = await mkdtemp(join(tmpdir(), 'capture-desk-bench-serial-'));
+  const cleanup = [() => rm(tmp, { recursive: true, force: true })];
+  try {
+    await mkdir(join(tmp, 'data'));
+    const pty = await openPtyPair(tmp);
+    cleanup.unshift(() => pty.close());
+    const serve = await startServe(cli, join(tmp, 'data'), cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []);
+    cleanup.unshift(() => serve.stop());
+    const sourceId = `serial:${pty.host}`;
+    const total = Math.round(rate * seconds);
+    const check = rowChecker(sourceId, total);
+    const client = await connectClient(serve.wsUrl, (name, p) => {
+      if (name === 'stream.batch') check.onBatch(p);
+      else if (name === 'stream.stats' && p.sourceId === sourceId) check.stats = p;
+    });
+    cleanup.unshift(() => client.close());
+    const writer = startWriter(pty.board, rate, seconds);
+    cleanup.unshift(() => writer.kill());
+    await writer.ready;
+
+    const pids = { serve: serve.pid, socat: pty.pid };
+    const sample = async () => ({ at: performance.now(), ...Object.fromEntries(await Promise.all(Object.entries(pids).map(async ([k, pid]) => [k, await procStat(pid)]))) });
+    let before = null;
+    check.onFirst = () => void sample().then((s) => (before = s));
+
+    await client.call('serial.addPath', { path: pty.host });
+    const started = client.call('stream.start', { sourceId });
+    await new Promise((r) => setTimeout(r, 300)); // let serve open the port before the first line
+    writer.go();
+    const info = await started;
+    const wrote = await Promise.race([writer.done, new Promise((_, reject) => {
+      const t = setTimeout(() => reject(new Error(`the writer was still not done ${seconds + 30} s after it started: is serve reading the port? ${serve.stderr().trim().split('\n').slice(-3).join(' | ')}`)), (seconds + 30) * 1000);
+      writer.done.then(() => clearTimeout(t), () => clearTimeout(t));
+    })]);
+    const end = wrote.written;
+    const after = await new Promise((resolve) => {
+      const timer = setTimeout(() => void sample().then(resolve), DRAIN_MS);
+      check.onProgress = () => {
+        if (check.maxLine < end - 1) return;
+        clearTimeout(timer);
+        check.onProgress = null;
+        void sample().then(resolve);
+      };
+      check.onProgress?.();
+    });
+    await client.call('stream.stop', { sourceId });
+    if (!before) throw new Error(`no stream.batch arrived; serve said: ${serve.stderr().trim().split('\n').slice(-5).join(' | ')}`);
+    const windowMs = after.at - before.at;
+    // Line 0 is cut on purpose (the reader drops the first line after opening: it may be partial).
+    const missing = check.missing(1, end);
+    const missingAfterFirstBatch = check.missing(Math.max(1, check.firstBatchEnd), end);
+    const { seen: _, onBatch: _b, onFirst: _f, onProgress: _p, missing: _m, ...received } = check;
+    return {
+      info, written: end, writer: wrote, ...received, missing, missingAfterFirstBatch, windowMs,
+      rowsPerSecond: (check.rows - check.firstRows) / ((check.lastAt - check.firstAt) / 1000),
+      cpu: { serve: cpuShare(before.serve, after.serve, windowMs), socat: cpuShare(before.socat, after.socat, windowMs), writer: (wrote.cpuMs / wrote.ms) * 100 },
+      serveRss: after.serve?.rss ?? null,
+    };
+  } finally {
+    for (const step of cleanup) await Promise.resolve().then(step).catch(() => {});
+  }
+}

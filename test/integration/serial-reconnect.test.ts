@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCore } from '../../src-main/core/app.js';
+import type { EventName, StreamBatch } from '../../src-main/core/contract.js';
+import { createLogger } from '../../src-main/core/log.js';
+import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
+import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
+import { openPtyPair } from '../support/boards/pty.js';
+import { fixedPorts } from '../support/fake-hardware.js';
+
+const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function startBoard(port: string): ChildProcess {
+  const child = spawn(process.execPath, [LINE_BOARD, '--port', port, '--rate', '100'], { stdio: 'ignore' });
+  cleanups.push(() => child.kill('SIGKILL'));
+  return child;
+}
+
+describe('serial streaming through the core with a real port', () => {
+  it('reports an unplug and reconnects by itself when the same board returns', async () => {
+    const ptyDir = await mkdtemp(join(tmpdir(), 'cd-replug-'));
+    const first = await openPtyPair({ dir: ptyDir });
+    cleanups.push(() => first.close());
+    startBoard(first.boardPath);
+
+    const core = await createCore({
+      dataDir: join(await mkdtemp(join(tmpdir(), 'cd-core-serial-')), 'data'),
+      shell: 'cli',
+      hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener },
+      log: createLogger(() => {}),
+    });
+    cleanups.push(() => core.close());
+    const events: Array<[EventName, unknown]> = [];
+    core.onEvent((n, p) => events.push([n, p]));
+    const sourceId = `serial:${first.hostPath}`;
+    expect(await core.dispatch('serial.addPath', { path: first.hostPath })).toMatchObject({ ok: true });
+    expect(await core.dispatch('stream.start', { sourceId })).toMatchObject({ ok: true, value: { axes: [{}, {}, {}], simulated: false } });
+
+    const rows = () => events.filter(([n, p]) => n === 'stream.batch' && (p as StreamBatch).sourceId === sourceId).reduce((k, [, p]) => k + (p as StreamBatch).values.length / 3, 0);
+    const until = async (pred: () => boolean, ms = 10_000, what = '') => {
+      const end = Date.now() + ms;
+      while (!pred()) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}; events: ${[...new Set(events.map(([n]) => n))].join(', ')}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    };
+    await until(() => rows() > 100, 10_000, 'rows');
+    await until(() => events.some(([n, p]) => n === 'stream.stats' && (p as { frequencyHz: number | null }).frequencyHz !== null), 10_000, 'stats');
+
+    await first.close(); // cable out
+    await until(() => events.some(([n, p]) => n === 'stream.state' && (p as { state: string; error?: { code: string } }).error?.code === 'Disconnected'), 10_000, 'disconnect');
+    const before = rows();
+
+    const second = await openPtyPair({ dir: ptyDir }); // same board, same port name
+    cleanups.push(() => second.close());
+    startBoard(second.boardPath);
+    await until(() => events.filter(([n, p]) => n === 'stream.state' && (p as { state: string }).state === 'started').length >= 2, 15_000, 'restart');
+    await until(() => rows() > before + 100, 10_000, 'rows after');
+    expect(await core.dispatch('stream.stop', { sourceId })).toMatchObject({ ok: true, value: { stopped: true } });
+  }, 40_000);
+});
