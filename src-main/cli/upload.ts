@@ -34,7 +34,7 @@ Options:
   --allow-duplicates      let the platform store files it already has (default: refuse duplicates)
   --add-date-id           append a unique id to each stored file name
   --concurrency N         requests in flight (default 4)
-  --files-per-request N   files sent together in one request (default 250; the platform takes up to 1000)
+  --files-per-request N   files sent together in one request (default 500; the platform takes up to 1000)
   --data-dir DIR          data directory (default: ${defaultDataDir()})
   -h, --help              show this help
 `;
@@ -71,7 +71,7 @@ export async function uploadCommand(argv: string[]): Promise<number> {
   const metadata = parseMetadata(values.metadata);
   const boundingBoxes = parseBoundingBoxes(values['bounding-boxes']);
   const concurrency = parseIntFlag('--concurrency', values.concurrency, 4, 1, 64);
-  const filesPerRequest = parseIntFlag('--files-per-request', values['files-per-request'], 250, 1, MAX_FILES_PER_REQUEST);
+  const filesPerRequest = parseIntFlag('--files-per-request', values['files-per-request'], 500, 1, MAX_FILES_PER_REQUEST);
 
   const log = stderrLogger({ command: 'upload' });
   const dataDir = await ensureDataDir(values['data-dir'] ?? defaultDataDir());

@@ -60,7 +60,7 @@ export class QueueStore {
   takeBatch(now: number, maxFiles: number, maxBytes: number): QueuedSample[] {
     return this.#db.transaction(() => {
       // One ordered scan of the oldest due samples; the batch is the oldest one's header group.
-      const due = this.#stmt("SELECT * FROM samples WHERE state = 'queued' AND next_attempt_at <= ? ORDER BY created, rowid LIMIT ?").all(now, maxFiles * 4) as SampleRow[];
+      const due = this.#stmt("SELECT * FROM samples WHERE state = 'queued' AND next_attempt_at <= ? ORDER BY created, rowid LIMIT ?").all(now, maxFiles * 2) as SampleRow[];
       const first = due[0];
       if (!first) return [];
       const sameHeaders = (r: SampleRow) =>
