@@ -19,6 +19,7 @@ import type { Keychain } from './secrets/keychain.js';
 import { ProjectKeys } from './secrets/project-keys.js';
 import { UploadService } from './upload/upload-service.js';
 import { FolderWatcher } from './watch/folder-watcher.js';
+import { RecordingService } from './capture/recording-service.js';
 import { APP_NAME, APP_VERSION } from './version.js';
 
 /** Every piece of hardware the core touches, so tests inject fakes and integration tests the real thing. */
@@ -78,6 +79,18 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const keys = new ProjectKeys(opts.hardware.keychain);
   const uploads = new UploadService({ store, settings, keys, bus, log });
   if (opts.uploads !== false) uploads.start();
+  const recordings = new RecordingService({
+    hub: streams,
+    store,
+    bus,
+    log,
+    deviceName: () => settings.get().deviceName,
+    hmacKey: async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined,
+    onSaved: (ids, queued) => {
+      if (queued) uploads.queue.wake();
+      uploads.announce(ids);
+    },
+  });
   const watcher = await FolderWatcher.open({
     dataDir,
     store,
@@ -146,6 +159,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'stream.stop': async ({ sourceId }) => ({ stopped: await streams.stop(sourceId) }),
     ...sampleHandlers(store, uploads),
     ...uploadHandlers(uploads, keys, settings),
+    'record.start': (o) => recordings.start(o),
+    'record.stop': ({ sessionId }) => recordings.stop(sessionId),
     'watch.list': () => watcher.list(),
     'watch.add': (input) => watcher.add(input),
     'watch.remove': async ({ id }) => {
@@ -165,6 +180,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onEvent: (l) => bus.onAny(l),
     async close() {
       ports.stop();
+      await recordings.stopAll();
       await streams.stopAll();
       await watcher.close();
       await uploads.stop();

@@ -172,6 +172,18 @@ export const QueueStatus = z.object({
 });
 export type QueueStatus = z.infer<typeof QueueStatus>;
 
+export const RecordingStatus = z.object({
+  sessionId: z.string(),
+  state: z.enum(['recording', 'saving', 'saved', 'failed']),
+  sourceIds: z.array(z.string()),
+  startedAt: z.string(),
+  lengthMs: z.number().nullable(),
+  /** Filled in once saved; a source that dropped out mid-way yields an incomplete sample. */
+  sampleIds: z.array(z.string()),
+  error: z.string().nullable(),
+});
+export type RecordingStatus = z.infer<typeof RecordingStatus>;
+
 export const LabelTotals = z.object({ label: z.string(), count: z.number().int().nonnegative(), totalLengthMs: z.number().nonnegative() });
 export const CategoryTotals = z.object({ itemCount: z.number().int().nonnegative(), totalLengthMs: z.number().nonnegative(), labels: z.array(LabelTotals) });
 /** Counts and lengths per label × category, from the management API (or from local samples). */
@@ -240,6 +252,23 @@ export const methods = {
   /** Moves an uploaded sample to another category on the platform (management API). */
   'samples.move': { input: z.object({ id: z.string(), newCategory: Category.exclude(['split']) }).strict(), output: Sample },
 
+  /** Records from one or more live sources at once; each becomes its own sample, sharing a session id. */
+  'record.start': {
+    input: z
+      .object({
+        sourceIds: z.array(z.string().min(1)).min(1).max(8),
+        label: Label.nullable(),
+        category: Category.exclude(['split']),
+        metadata: Metadata.optional(),
+        /** null or absent: until stopped. */
+        lengthMs: z.number().int().positive().max(24 * 3600_000).nullable().optional(),
+        queue: z.boolean().optional(),
+      })
+      .strict(),
+    output: RecordingStatus,
+  },
+  'record.stop': { input: z.object({ sessionId: z.string() }).strict(), output: RecordingStatus },
+
   'queue.status': { input: none, output: QueueStatus },
   'queue.enqueue': { input: z.object({ ids: Ids }).strict(), output: z.object({ queued: z.number().int() }) },
   'queue.dequeue': { input: z.object({ ids: Ids }).strict(), output: z.object({ dequeued: z.number().int() }) },
@@ -295,6 +324,7 @@ export const events = {
   'queue.changed': QueueStatus,
   /** Which samples changed (state, label, added, deleted): the UI refetches what it shows. */
   'samples.changed': z.object({ ids: z.array(z.string()) }),
+  'record.state': RecordingStatus,
   /** A watched folder could not import a file (vanished, unreadable, too big). */
   'watch.error': z.object({ folderId: z.string(), path: z.string(), message: z.string() }),
 } as const;

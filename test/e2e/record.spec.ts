@@ -1,0 +1,21 @@
+import { expect, test } from './fixtures.js';
+
+test('Space records the live source for the set length; the sample shows up, labelled and queued', async ({ page, shell }, testInfo) => {
+  await page.goto(shell.url);
+  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 10_000 }).toBeGreaterThan(50);
+  const bar = page.getByTestId('record-bar');
+  await bar.getByLabel('Label').fill('wave');
+  await bar.getByLabel('Category').selectOption('testing');
+  await bar.getByLabel('Length (s)').fill('1.5');
+  await page.locator('body').click({ position: { x: 5, y: 300 } }); // focus away from the inputs
+  await page.keyboard.press('Space');
+  await expect(page.getByTestId('recording-indicator')).toContainText('REC');
+  await page.screenshot({ path: testInfo.outputPath('recording.png') });
+  await testInfo.attach('recording', { path: testInfo.outputPath('recording.png'), contentType: 'image/png' });
+  await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 10_000 });
+
+  await page.getByRole('tab', { name: /Samples/ }).click();
+  const row = page.getByRole('row', { name: /wave\.[0-9a-f]{8}\.cbor/ });
+  await expect(row).toContainText('testing');
+  await expect(row).toContainText(/queued|local/);
+});

@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCore } from '../../src-main/core/app.js';
+import type { CallResult, EventName, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import { createLogger } from '../../src-main/core/log.js';
+import { decodeAcquisition, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
+import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
+import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
+import { simulatedImuRow } from '../../src-main/core/stream/simulated-imu.js';
+import { openPtyPair } from '../support/boards/pty.js';
+import { fixedPorts } from '../support/fake-hardware.js';
+
+const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup() {
+  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-core-rec-')), 'data');
+  const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
+  cleanups.push(() => core.close());
+  const events: Array<[EventName, unknown]> = [];
+  core.onEvent((n, p) => events.push([n, p]));
+  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
+    const r: CallResult = await core.dispatch(m, i);
+    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+    return r.value as T;
+  };
+  const saved = async (sessionId: string, ms = 10_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const done = events.find(([n, p]) => n === 'record.state' && (p as RecordingStatus).sessionId === sessionId && ['saved', 'failed'].includes((p as RecordingStatus).state));
+      if (done) return done[1] as RecordingStatus;
+      if (Date.now() > end) throw new Error('recording did not finish');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  return { core, call, events, saved, dataDir };
+}
+
+describe('recording through the contract', () => {
+  it('records the simulated sensor for a set length into a signed, queued sample', async () => {
+    const { call, saved, dataDir } = await setup();
+    await call('keys.set', { kind: 'hmac-key', key: 'lab-hmac' });
+    await call('stream.start', { sourceId: 'simulated:imu', rateHz: 200 });
+    const st = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'wave', category: 'training', lengthMs: 1000, metadata: { subject: 'ana' } });
+    expect(st.state).toBe('recording');
+    const done = await saved(st.sessionId);
+    expect(done).toMatchObject({ state: 'saved', error: null });
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    const s = samples.find((x) => x.id === done.sampleIds[0])!;
+    expect(s).toMatchObject({ label: 'wave', category: 'training', state: 'queued', incomplete: false, metadata: { subject: 'ana', session: st.sessionId } });
+    const bytes = await readFile(join(dataDir, s.file));
+    expect(verifyAcquisitionSignature(bytes, 'lab-hmac')).toBe(true);
+    const msg = decodeAcquisition(bytes, 'cbor');
+    expect(msg.payload.interval_ms).toBe(5);
+    expect(msg.payload.values.length).toBeGreaterThan(170);
+    expect(msg.payload.values.length).toBeLessThan(230);
+    // The rows are consecutive simulator rows: nothing dropped between stream and file.
+    const row = new Float32Array(3);
+    const first = Array.from({ length: 5000 }, (_, i) => i).find((i) => (simulatedImuRow(i, 200, row, 0), Math.fround(row[0]!) === Math.fround(msg.payload.values[0]![0]!)))!;
+    msg.payload.values.forEach((v, k) => {
+      simulatedImuRow(first + k, 200, row, 0);
+      expect(v.map((x) => Math.fround(x))).toEqual(Array.from(row));
+    });
+  });
+
+  it('records two sources in one session (simulated + a board on a PTY) until stopped', async () => {
+    const { call, saved } = await setup();
+    const pty = await openPtyPair();
+    cleanups.push(() => pty.close());
+    const board = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100'], { stdio: 'ignore' });
+    cleanups.push(() => board.kill('SIGKILL'));
+    await call('serial.addPath', { path: pty.hostPath });
+    const serial = `serial:${pty.hostPath}`;
+    await call('stream.start', { sourceId: serial });
+    const st = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu', serial], label: 'door', category: 'testing', queue: false });
+    await expect(call('record.start', { sourceIds: [serial], label: 'x', category: 'training' })).rejects.toMatchObject({ code: 'Busy' });
+    await new Promise((r) => setTimeout(r, 1500));
+    const stopped = await call<RecordingStatus>('record.stop', { sessionId: st.sessionId });
+    expect(stopped.state).toBe('saved');
+    expect((await saved(st.sessionId)).sampleIds).toHaveLength(2);
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    expect(samples.map((s) => [s.label, s.category, s.state, s.metadata.session])).toEqual([
+      ['door', 'testing', 'local', st.sessionId],
+      ['door', 'testing', 'local', st.sessionId],
+    ]);
+    expect(samples.every((s) => (s.extra.rows as number) > 50)).toBe(true);
+  });
+
+  it('refuses a source that is not there, with a typed error', async () => {
+    const { call } = await setup();
+    await expect(call('record.start', { sourceIds: ['serial:/dev/nope'], label: null, category: 'training' })).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(call('record.stop', { sessionId: 'nope' })).rejects.toMatchObject({ code: 'NotFound' });
+  });
+});
