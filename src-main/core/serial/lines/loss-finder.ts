@@ -35,7 +35,7 @@ export function lossScratch(capacity: number): LossScratch {
  * envelope, and 20·D/P keeps that (and the odds of a false plateau) far below half a period.
  */
 export function lossWindow(slope: number, spread: number): number | null {
-  const w = Math.max(4, Math.ceil((20 * spread) / slope));
+  const w = Math.max(4, Math.ceil((40 * spread) / slope));
   return w <= MAX_LOSS_WINDOW ? w : null;
 }
 
@@ -47,8 +47,9 @@ export interface Loss {
 
 /** The earliest loss among points [from, to) of one segment, or null. */
 export function findFirstLoss(
-  n: Float64Array, t: Float64Array, from: number, to: number, slope: number, w: number, s: LossScratch,
+  n: Float64Array, t: Float64Array, from: number, to: number, slope: number, spread: number, w: number, s: LossScratch,
 ): Loss | null {
+  if (spread < 0.4 * slope) return findFirstGap(n, t, from, to, slope);
   const len = to - from;
   const need = Math.max(2, Math.ceil(w / 2));
   const count = len - 2 * w + 1; // points with a full window on both sides
@@ -75,9 +76,33 @@ export function findFirstLoss(
       // Two losses closer than a window make a plateau of levels k1, k1+k2, k2. Taking its low
       // end never adds more than the first loss; the rest is found on the next pass.
       const lines = Math.round(plateau[Math.floor((j - i) * 0.1)]! / slope);
-      return lines > 0 ? { at: from + w + i, lines } : null;
+      if (lines < 1) return null;
+      // The plateau can start early, when the last arrivals before the loss happened to be
+      // late. Arrivals after it never sit below envelope + k·P, so the loss comes after the
+      // last one that does. (Placing it late leaves a short bump the next pass ignores; placing
+      // it early would leave a dip that reads as a second loss.)
+      const envelope = s.m[i]! + base;
+      const low = envelope + (lines - 0.1) * slope;
+      const end = Math.min(len, 2 * w + i);
+      let at = w + i;
+      for (let k = w + i; k < end; k++) if (s.v[k]! < low) at = k + 1;
+      if (at >= len) return null;
+      return { at: from + at, lines };
     }
     i = j;
+  }
+  return null;
+}
+
+/**
+ * When arrivals scatter over less than 0.4 period (slow boards), each gap can be read on its
+ * own: it spans round(Δt/P) periods, whatever the slope's error over a few lines. This also
+ * works when losses are too dense for windows, which at a few hertz they easily are.
+ */
+function findFirstGap(n: Float64Array, t: Float64Array, from: number, to: number, slope: number): Loss | null {
+  for (let i = from + 1; i < to; i++) {
+    const lines = Math.round((t[i]! - t[i - 1]!) / slope - (n[i]! - n[i - 1]!));
+    if (lines >= 1) return { at: i, lines };
   }
   return null;
 }

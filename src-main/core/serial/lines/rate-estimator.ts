@@ -1,7 +1,7 @@
 import { CoreError } from '../../errors.js';
 import { niceRate } from './nice-rates.js';
 import { findFirstLoss, lossScratch, lossWindow, type LossScratch } from './loss-finder.js';
-import { fitRate, fitScratch, type FitScratch, type RateFit } from './rate-fit.js';
+import { fitRate, fitScratch, segmentSse, type FitScratch, type RateFit } from './rate-fit.js';
 
 export interface RateSnapshot {
   /** Estimated sampling frequency; null until there is enough data (3 lines over 2 periods). */
@@ -176,16 +176,35 @@ export class RateEstimator {
     this.#fit = fit;
     let from = count;
     while (from > 0 && this.#ls[from - 1] === this.#segment) from--;
-    for (let found = 0; found < MAX_LOSSES_PER_FIT; found++) {
+    for (let tries = 0; tries < MAX_LOSSES_PER_FIT; tries++) {
       const w = this.#lossWindow();
-      const loss = w === null ? null : findFirstLoss(this.#ln, this.#lt, from, count, this.#fit.slope, w, this.#lossScratch);
-      if (!loss) return;
-      for (let i = loss.at; i < count; i++) {
-        this.#ln[i]! += loss.lines;
-        this.#e[(this.#head + i) % this.#cap]! += loss.lines;
+      if (w === null) return;
+      const loss = findFirstLoss(this.#ln, this.#lt, from, count, this.#fit.slope, this.#fit.spread, w, this.#lossScratch);
+      // The newest w points may hold a loss not yet visible; judge only what lies before them.
+      const end = count - w;
+      if (!loss || loss.at >= end - (w >> 1)) return;
+      const before = segmentSse(this.#ln, this.#lt, from, end, this.#fit.slope);
+      for (let i = loss.at; i < count; i++) this.#ln[i]! += loss.lines;
+      const after = fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch);
+      // Accounting for a real loss of h = k·P ms removes a step from the residuals: after
+      // refitting the slope that is h²·N·f(1−f)(1−3f(1−f)) of squared error for a step at
+      // fraction f of N points. Demand a quarter of it (and of w/2 points' worth): a false
+      // find, or one that papers over an earlier misplaced loss, gains far less, and accepting
+      // it would bend the slope for every later search.
+      const span = end - from;
+      const f = (loss.at - from) / span;
+      const g = f * (1 - f) * (1 - 3 * f * (1 - f));
+      const need = 0.25 * (loss.lines * this.#fit.slope) ** 2 * Math.max(span * g, w / 2);
+      const gain = after ? before - segmentSse(this.#ln, this.#lt, from, end, after.slope) : -Infinity;
+      if (process.env.DBG) console.log('TRY', this.#lt[loss.at]!.toFixed(1), 'k', loss.lines, 'at', loss.at, 'count', count, 'w', w, 'slope', this.#fit.slope.toFixed(5), 'spread', this.#fit.spread.toFixed(2), 'gain', gain.toFixed(0), 'need', need.toFixed(0));
+      if (after && gain > need) {
+        for (let i = loss.at; i < count; i++) this.#e[(this.#head + i) % this.#cap]! += loss.lines;
+        this.#dropped += loss.lines;
+        this.#fit = after;
+      } else {
+        for (let i = loss.at; i < count; i++) this.#ln[i]! -= loss.lines;
+        from = loss.at;
       }
-      this.#dropped += loss.lines; if (process.env.DBG) console.log('LOSS', this.#lt[loss.at]!.toFixed(1), 'k', loss.lines, 'at', loss.at, 'from', from, 'count', count, 'w', w, 'slope', this.#fit.slope, 'spread', this.#fit.spread);
-      this.#fit = fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch) ?? this.#fit;
     }
   }
 }

@@ -12,6 +12,8 @@ export interface RateFit {
   spanLines: number;
   /** Standard deviation of arrival times around the fitted line. */
   jitterMs: number;
+  /** Sum of squared residuals of the kept points, ms². */
+  sse: number;
   /** Half-width of a ~95% interval of the slope, relative to it. */
   relError: number;
   /** 1st percentile of `t - slope·n` in the newest segment: the line arrivals sit just above. NaN if unknown. */
@@ -159,10 +161,11 @@ function summarise(n: Float64Array, t: Float64Array, seg: Int32Array, count: num
   }
   // The spread comes from differences between neighbours, so a lost line (a step in the
   // residuals) or a slightly wrong slope (a ramp) does not inflate it. For arrivals spread
-  // evenly over D ms the differences are triangular on [0, D), with 95 % below 0.776·D.
+  // evenly over D ms the differences are triangular on [0, D), with 75 % below D/2; the
+  // quartile, not a high percentile, so that even one chunk in five after a loss cannot move it.
   const w = s.work.subarray(0, steps);
   w.sort();
-  const spread = steps > 0 ? w[Math.floor(steps * 0.95)]! / 0.776 : 0;
+  const spread = steps > 0 ? 2 * w[Math.floor(steps * 0.75)]! : 0;
   const floor = newest >= 0 ? lowPercentile(t, n, newest, count, slope, s) : NaN; // reuses s.work: keep after the spread
   const dof = Math.max(1, points - segments);
   return {
@@ -170,6 +173,7 @@ function summarise(n: Float64Array, t: Float64Array, seg: Int32Array, count: num
     points,
     spanLines: span,
     jitterMs: Math.sqrt(ss / dof),
+    sse: ss,
     relError: (2 * Math.sqrt(ss / Math.max(1, dof - 1) / s.sxx)) / slope,
     floor,
     spread,
@@ -183,4 +187,14 @@ function lowPercentile(t: Float64Array, n: Float64Array, a: number, b: number, s
   const w = s.work.subarray(0, k);
   w.sort();
   return w[Math.floor(k * 0.01)]!;
+}
+
+/** Squared error of points [from, end) of one segment about a line of the given slope through their mean. */
+export function segmentSse(n: Float64Array, t: Float64Array, from: number, end: number, slope: number): number {
+  let mean = 0;
+  for (let i = from; i < end; i++) mean += t[i]! - t[from]! - slope * (n[i]! - n[from]!);
+  mean /= end - from;
+  let sse = 0;
+  for (let i = from; i < end; i++) sse += (t[i]! - t[from]! - slope * (n[i]! - n[from]!) - mean) ** 2;
+  return sse;
 }

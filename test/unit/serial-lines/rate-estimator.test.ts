@@ -1,0 +1,199 @@
+import { describe, it, expect } from 'vitest';
+import { RateEstimator } from '../../../src-main/core/serial/lines/rate-estimator.js';
+import { niceRate } from '../../../src-main/core/serial/lines/nice-rates.js';
+
+interface Usb {
+  hz: number;
+  seconds: number;
+  /** Host picks data up every pollMs (16 ms: FTDI latency timer / Windows; 1 ms: native USB). */
+  pollMs: number;
+  /** Symmetric noise on each chunk's timestamp, ± this many ms. */
+  noiseMs: number;
+  seed?: number;
+  /** Extra one-sided delay: exponential with this mean (OS scheduling). */
+  lateMeanMs?: number;
+  /** Every `everyMs`, the event loop stalls for `ms`: everything waiting arrives at once afterwards. */
+  stall?: { everyMs: number; ms: number };
+  dropped?: Set<number>;
+  /** The board goes quiet at `atS` for `forS` seconds and resumes at an unrelated phase. */
+  pause?: { atS: number; forS: number };
+}
+
+function prng(seed: number): () => number {
+  return () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+/** Emits lines on the board's clock and delivers them as a USB host would: in chunks, late, noisy. */
+function deliver(est: RateEstimator, u: Usb): void {
+  const rnd = prng(u.seed ?? 42);
+  const period = 1000 / u.hz;
+  const phase = rnd() * u.pollMs;
+  const start = 1000 + rnd() * 1000;
+  let lastArrival = -Infinity;
+  let tick = NaN;
+  let pending = 0;
+  const flush = () => {
+    if (pending === 0) return;
+    let at = tick + (rnd() * 2 - 1) * u.noiseMs;
+    if (u.lateMeanMs) at += -Math.log(1 - rnd()) * u.lateMeanMs;
+    if (u.stall) {
+      const into = (at - start) % u.stall.everyMs;
+      if (into >= 0 && into < u.stall.ms) at += u.stall.ms - into;
+    }
+    at = Math.max(at, lastArrival + 0.001); // a later read never returns earlier
+    est.add(at, pending);
+    lastArrival = at;
+    pending = 0;
+  };
+  const total = Math.floor(u.seconds * u.hz);
+  let offset = 0;
+  for (let i = 0; i < total; i++) {
+    let e = start + i * period + offset;
+    if (u.pause && offset === 0 && e - start >= u.pause.atS * 1000) {
+      offset = u.pause.forS * 1000 + rnd() * period;
+      e += offset;
+    }
+    if (u.dropped?.has(i)) continue;
+    const t = Math.ceil((e - phase) / u.pollMs) * u.pollMs + phase;
+    if (t !== tick) flush();
+    tick = t;
+    pending++;
+  }
+  flush();
+}
+
+function estimate(u: Usb) {
+  const est = new RateEstimator();
+  deliver(est, u);
+  return est.snapshot();
+}
+
+const relErr = (hz: number, truth: number) => Math.abs(hz - truth) / truth;
+
+describe('RateEstimator: frequency', () => {
+  const cases: Array<[number, number]> = [];
+  for (const hz of [10, 50, 100, 1000, 99.87, 16000]) for (const poll of [16, 1]) cases.push([hz, poll]);
+
+  it.each(cases)('%f Hz, %i ms USB polls, ±2 ms noise: within 0.1 percent after 5 s', (hz, pollMs) => {
+    for (let seed = 1; seed <= 5; seed++) {
+      const s = estimate({ hz, seconds: 5, pollMs, noiseMs: 2, seed });
+      expect(relErr(s.frequencyHz!, hz), `seed ${seed}: ${s.frequencyHz}`).toBeLessThan(0.001);
+      expect(s.intervalMs).toBeCloseTo(1000 / s.frequencyHz!, 9);
+    }
+  });
+
+  it('survives one-sided OS delays and a stalled event loop (late arrivals are not symmetric noise)', () => {
+    for (const hz of [10, 100, 1000]) {
+      const s = estimate({ hz, seconds: 5, pollMs: 16, noiseMs: 1, lateMeanMs: 3, stall: { everyMs: 1700, ms: 120 } });
+      expect(relErr(s.frequencyHz!, hz), `${hz} Hz: ${s.frequencyHz}`).toBeLessThan(0.001);
+      expect(s.droppedLines, `${hz} Hz`).toBe(0);
+    }
+  });
+
+  it.each([0.5, 1])('works at %f Hz: within 1 percent after 20 s', (hz) => {
+    const s = estimate({ hz, seconds: 20, pollMs: 16, noiseMs: 2 });
+    expect(relErr(s.frequencyHz!, hz)).toBeLessThan(0.01);
+    expect(s.confidence).not.toBe('none');
+  });
+
+  it('says "not enough data" until 3 lines over 2 periods, then gives a rough figure', () => {
+    const est = new RateEstimator();
+    expect(est.snapshot()).toMatchObject({ frequencyHz: null, confidence: 'none', lines: 0 });
+    est.add(1000);
+    est.add(3000);
+    expect(est.snapshot()).toMatchObject({ frequencyHz: null, confidence: 'none', lines: 2 });
+    est.add(5002);
+    const s = est.snapshot();
+    expect(s.confidence).toBe('rough');
+    expect(s.frequencyHz).toBeCloseTo(0.5, 2);
+  });
+
+  it('does not estimate from one chunk, however many lines it holds (a backlog read at open)', () => {
+    const est = new RateEstimator();
+    est.add(100, 50);
+    expect(est.snapshot().frequencyHz).toBeNull();
+  });
+
+  it('reaches good confidence when the interval is tight, and reports jitter', () => {
+    const s = estimate({ hz: 100, seconds: 5, pollMs: 16, noiseMs: 2 });
+    expect(s.confidence).toBe('good');
+    expect(s.relativeError).toBeLessThan(0.001);
+    // Last-line delay spread over one period (10 ms) plus ±2 ms: a few ms of jitter.
+    expect(s.jitterMs).toBeGreaterThan(1);
+    expect(s.jitterMs).toBeLessThan(6);
+  });
+
+  it('suggests a common rate within 0.1 % without snapping the estimate to it', () => {
+    const s = estimate({ hz: 100.04, seconds: 30, pollMs: 1, noiseMs: 0.5 });
+    expect(s.suggestedHz).toBe(100);
+    expect(relErr(s.frequencyHz!, 100.04)).toBeLessThan(1e-4);
+    expect(estimate({ hz: 99.5, seconds: 10, pollMs: 1, noiseMs: 0.5 }).suggestedHz).toBeNull();
+    expect([niceRate(62.52), niceRate(16010), niceRate(12.5), niceRate(37)]).toEqual([62.5, 16000, 12.5, null]);
+  });
+});
+
+describe('RateEstimator: lost lines and pauses', () => {
+  it('does not invent lost lines when chunks arrive more than 1.5 periods apart', () => {
+    for (const [hz, pollMs, noiseMs] of [[100, 16, 2], [200, 16, 2], [1000, 1, 2], [1000, 16, 2], [10, 16, 2]] as const) {
+      const s = estimate({ hz, seconds: 60, pollMs, noiseMs, seed: hz });
+      expect(s.droppedLines, `${hz} Hz, ${pollMs} ms polls`).toBe(0);
+      expect(s.pauses).toBe(0);
+    }
+  });
+
+  it.each([
+    [50, 16, 2],
+    [100, 16, 2],
+    [1000, 1, 2],
+    [1000, 16, 1],
+  ])('counts lost lines at %i Hz (%i ms polls, ±%i ms)', (hz, pollMs, noiseMs) => {
+    const dropped = new Set<number>();
+    const at = (s: number) => Math.round(s * hz);
+    for (const s of [3, 5.5, 8, 11, 14, 17, 19]) dropped.add(at(s)); // single lines
+    for (let i = 0; i < 5; i++) dropped.add(at(9.5) + i); // a burst overrun
+    dropped.add(at(12));
+    dropped.add(at(12) + 2); // two close together
+    const s = estimate({ hz, seconds: 25, pollMs, noiseMs, dropped });
+    expect(s.droppedLines).toBe(dropped.size);
+    expect(relErr(s.frequencyHz!, hz)).toBeLessThan(0.001);
+  });
+
+  it('counts lost lines at 1 Hz as soon as the next lines confirm it', () => {
+    const s = estimate({ hz: 1, seconds: 60, pollMs: 16, noiseMs: 2, dropped: new Set([20, 35, 36]) });
+    expect(s.droppedLines).toBe(3);
+    expect(relErr(s.frequencyHz!, 1)).toBeLessThan(0.001);
+  });
+
+  it('treats a long silence as a pause: no lost lines, and the fit carries on across it', () => {
+    for (const hz of [100, 10, 1]) {
+      const s = estimate({ hz, seconds: 40, pollMs: 16, noiseMs: 2, pause: { atS: 15, forS: hz === 1 ? 30 : 3 } });
+      expect(s.pauses, `${hz} Hz`).toBe(1);
+      expect(s.droppedLines, `${hz} Hz`).toBe(0);
+      expect(relErr(s.frequencyHz!, hz), `${hz} Hz`).toBeLessThan(0.001);
+    }
+  });
+
+  it('says so when jitter is too large against the period to see lost lines', () => {
+    const s = estimate({ hz: 16000, seconds: 3, pollMs: 1, noiseMs: 2 });
+    expect(s.dropsDetectable).toBe(false);
+    expect(estimate({ hz: 100, seconds: 3, pollMs: 16, noiseMs: 2 }).dropsDetectable).toBe(true);
+  });
+
+  it('reset() starts over', () => {
+    const est = new RateEstimator();
+    deliver(est, { hz: 100, seconds: 2, pollMs: 16, noiseMs: 2 });
+    est.reset();
+    expect(est.snapshot()).toMatchObject({ frequencyHz: null, lines: 0, droppedLines: 0 });
+    deliver(est, { hz: 25, seconds: 5, pollMs: 16, noiseMs: 2 });
+    expect(relErr(est.snapshot().frequencyHz!, 25)).toBeLessThan(0.001);
+  });
+
+  it('ignores nonsense input rather than failing', () => {
+    const est = new RateEstimator();
+    est.add(Number.NaN);
+    est.add(10, 0);
+    est.add(20, -3);
+    expect(est.snapshot().lines).toBe(0);
+    expect(() => new RateEstimator({ windowMs: 0 })).toThrow(expect.objectContaining({ code: 'InvalidArguments' }));
+  });
+});
