@@ -18,6 +18,8 @@ await Promise.all([
   build({ ...common, entryPoints: ['src-main/electron/main.ts'], format: 'esm', outfile: 'dist/electron/main.js' }),
   // Sandboxed preloads cannot be ES modules and may only require('electron').
   build({ ...common, entryPoints: ['src-main/electron/preload.ts'], format: 'cjs', outfile: 'dist/electron/preload.cjs' }),
+  // Microphone capture runs in its own process (a native abort there cannot take the app down).
+  build({ ...common, entryPoints: ['src-main/core/audio/capture-worker.ts'], format: 'esm', outfile: 'dist/audio/capture-worker.js' }),
   // Split so each command loads only its own code and native modules (an `upload` script should
   // not pay for serialport or the HTTP server).
   build({

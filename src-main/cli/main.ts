@@ -6,7 +6,8 @@ Commands:
   serve     run the core and serve the user interface to a browser
   upload    upload files or folders to the platform's ingestion service
   samples   list, export or import the samples in the data directory
-  record    record a sample: "record serial" from a board
+  record    record a sample: "record serial" from a board, "record audio" from a microphone
+  devices   list capture devices: "devices audio"
 
 Run "capture-desk <command> --help" for a command's options.
 `;
@@ -18,11 +19,16 @@ const commands: Record<string, () => Promise<Command>> = {
   upload: async () => (await import('./upload.js')).uploadCommand,
   samples: async () => (await import('./samples.js')).samplesCommand,
   record: async () => (argv) => recordCommand(argv),
+  devices: async () => async ([what, ...rest]) => {
+    if (what === 'audio') return (await import('./audio.js')).devicesCommand(rest);
+    throw new UsageError('devices what? Use "devices audio" (see capture-desk devices audio --help).');
+  },
 };
 
 async function recordCommand([what, ...rest]: string[]): Promise<number> {
   if (what === 'serial') return (await import('./record-serial.js')).recordSerialCommand(rest);
-  throw new UsageError(`record what? Use "record serial" (see capture-desk record serial --help).`);
+  if (what === 'audio') return (await import('./audio.js')).recordAudioCommand(rest);
+  throw new UsageError(`record what? Use "record serial" or "record audio" (see capture-desk record serial --help).`);
 }
 
 async function main(argv: string[]): Promise<number> {

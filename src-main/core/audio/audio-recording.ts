@@ -1,0 +1,168 @@
+import { rm } from 'node:fs/promises';
+import type { Category, Sample } from '../contract.js';
+import { CoreError } from '../errors.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import { WavFileWriter } from '../samples/formats/wav-writer.js';
+import type { AudioSupervisor, PcmBatch } from './audio-supervisor.js';
+
+export interface AudioRecordingOptions {
+  label: string | null;
+  category: Category;
+  metadata?: Record<string, string>;
+  /** Stop by itself after this much audio from the moment of start (pre-roll not counted); null = until stop(). */
+  lengthMs?: number | null;
+  /** Audio from before start() to keep (up to the supervisor's maxPreRollMs). */
+  preRollMs?: number;
+  /** Queue the sample for upload once saved. */
+  queue?: boolean;
+  extra?: Record<string, unknown>;
+}
+
+export interface RecordingOutcome {
+  sample: Sample;
+  /** Why the recording ended early (the sample is then marked incomplete). */
+  error: CoreError | null;
+}
+
+/**
+ * One recording from the running capture into a WAV sample: batches stream to disk through
+ * WavFileWriter (memory stays flat, and the file is a valid WAV after every write), then the file
+ * is committed to the sample store. If the capture fails mid-way (device unplugged, capture
+ * process died) the part recorded so far becomes an incomplete sample.
+ */
+export class AudioRecording {
+  readonly sampleRate: number;
+  readonly preRollFrames: number;
+  /** Resolves when the sample is saved (at the set length, on stop(), or on a capture error). */
+  readonly done: Promise<RecordingOutcome>;
+  readonly #o: AudioRecordingOptions;
+  readonly #store: SampleStore;
+  readonly #device: string;
+  readonly #limit: number; // frames to write in total (Infinity = until stop)
+  readonly #reserved: { id: string; tempPath: string };
+  #writer: WavFileWriter | null = null;
+  #queued: Int16Array[] = []; // batches that came before the writer was open
+  #frames = 0;
+  #error: CoreError | null = null;
+  #ending = false;
+  #finish!: () => void;
+  readonly #offs: Array<() => void> = [];
+
+  private constructor(sup: AudioSupervisor, store: SampleStore, o: AudioRecordingOptions, sampleRate: number) {
+    this.#o = o;
+    this.#store = store;
+    this.sampleRate = sampleRate;
+    this.#device = sup.status.device?.name ?? 'unknown';
+    // Pre-roll and subscription in the same tick: no batch is lost or written twice between them.
+    const pre = o.preRollMs ? sup.preRoll(o.preRollMs) : new Int16Array(0);
+    this.preRollFrames = pre.length;
+    this.#limit = o.lengthMs == null ? Infinity : pre.length + Math.round((o.lengthMs * sampleRate) / 1000);
+    if (pre.length) this.#take(pre);
+    this.#offs.push(sup.pcm.on((b: PcmBatch) => this.#take(b.pcm)));
+    this.#offs.push(sup.errors.on((err) => this.#end(err)));
+    // The capture was stopped or restarted with other settings: this recording is over.
+    this.#offs.push(sup.states.on((st) => (st.state !== 'capturing' ? this.#end(null) : undefined)));
+    this.#reserved = store.reserveFile('.wav');
+    this.done = new Promise<void>((r) => (this.#finish = r)).then(() => this.#save());
+  }
+
+  /** Starts recording from the supervisor's running capture. */
+  static async start(sup: AudioSupervisor, store: SampleStore, o: AudioRecordingOptions): Promise<AudioRecording> {
+    const st = sup.status;
+    if (st.state !== 'capturing' || st.sampleRate === null) {
+      throw new CoreError('Unavailable', 'The microphone is not capturing; start the capture (pick a device) before recording.');
+    }
+    if (o.lengthMs != null && !(o.lengthMs > 0)) throw new CoreError('InvalidArguments', `Recording length must be above 0 ms; got ${o.lengthMs}.`);
+    const rec = new AudioRecording(sup, store, o, st.sampleRate);
+    try {
+      rec.#writer = await WavFileWriter.create(rec.#reserved.tempPath, { sampleRate: st.sampleRate, channels: 1 });
+    } catch (err) {
+      rec.#unsubscribe();
+      throw err;
+    }
+    for (const chunk of rec.#queued.splice(0)) rec.#write(chunk);
+    if (rec.#frames >= rec.#limit || rec.#error) rec.#end(rec.#error);
+    return rec;
+  }
+
+  get frames(): number {
+    return this.#frames;
+  }
+
+  /** Ends the recording now; resolves with the saved sample. */
+  stop(): Promise<RecordingOutcome> {
+    this.#end(null);
+    return this.done;
+  }
+
+  #take(pcm: Int16Array): void {
+    if (this.#ending) return;
+    const room = this.#limit - this.#frames;
+    const chunk = pcm.length > room ? pcm.subarray(0, room) : pcm;
+    if (!this.#writer) {
+      this.#queued.push(chunk.slice());
+      this.#frames += chunk.length;
+    } else {
+      this.#frames += chunk.length;
+      this.#write(chunk);
+    }
+    if (this.#frames >= this.#limit && this.#writer) this.#end(null);
+  }
+
+  #write(chunk: Int16Array): void {
+    // The writer keeps order and copies the samples; a failed write is reported by finish().
+    this.#writer!.append(chunk).catch(() => undefined);
+  }
+
+  #end(err: CoreError | null): void {
+    if (this.#ending) return;
+    if (err) this.#error = err;
+    if (!this.#writer) return; // start() ends it once the writer is open
+    this.#ending = true;
+    this.#unsubscribe();
+    this.#finish();
+  }
+
+  #unsubscribe(): void {
+    for (const off of this.#offs.splice(0)) off();
+  }
+
+  async #save(): Promise<RecordingOutcome> {
+    const writer = this.#writer!;
+    let writeError: unknown = null;
+    const info = await writer.finish().catch(async (e: unknown) => {
+      writeError = e;
+      return null;
+    });
+    if (writeError || !info) {
+      await rm(this.#reserved.tempPath, { force: true });
+      throw writeError;
+    }
+    if (info.frames === 0) {
+      await rm(this.#reserved.tempPath, { force: true });
+      throw this.#error ?? new CoreError('Unavailable', 'Nothing was recorded: no audio arrived from the microphone.');
+    }
+    const rate = this.sampleRate;
+    const label = this.#o.label;
+    const sample = await this.#store.commitFile(this.#reserved, {
+      name: `${label ?? 'unlabeled'}.${this.#reserved.id.slice(0, 8)}.wav`,
+      kind: 'audio',
+      label,
+      category: this.#o.category,
+      metadata: this.#o.metadata ?? {},
+      lengthMs: info.durationMs,
+      incomplete: this.#error !== null,
+      queue: this.#o.queue ?? false,
+      note: this.#error ? `incomplete: ${this.#error.message}` : null,
+      extra: {
+        rows: info.frames,
+        interval_ms: 1000 / rate,
+        sample_rate: rate,
+        device: this.#device,
+        ...(this.preRollFrames ? { pre_roll_ms: (this.preRollFrames * 1000) / rate } : {}),
+        ...this.#o.extra,
+      },
+    });
+    return { sample, error: this.#error };
+  }
+}

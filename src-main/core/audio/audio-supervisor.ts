@@ -1,0 +1,428 @@
+import type { WireError } from '../contract.js';
+import { CoreError, toWireError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { LevelMonitor, type LevelMonitorOptions, type LevelReport } from './levels.js';
+import { Listeners } from './listeners.js';
+import { PreRollBuffer } from './pre-roll.js';
+import { defaultWorkerPath, forkWorker, WorkerLink, type SpawnWorker } from './worker-link.js';
+import { DEFAULT_DEVICE_ID, type AudioDevice, type FromWorker, type StartRequest, type StartResult, type StopResult } from './worker-protocol.js';
+
+export const MIN_SAMPLE_RATE = 8000;
+export const MAX_SAMPLE_RATE = 48_000;
+export const DEFAULT_SAMPLE_RATE = 16_000;
+/** Asked of the device; 48 kHz is what nearly every microphone and sound server offers. */
+export const DEFAULT_DEVICE_RATE = 48_000;
+
+export interface CaptureOptions {
+  /** From listDevices(); default "default" (the system's default input). */
+  deviceId?: string;
+  /** Rate of the recorded audio, 8000…48000 Hz (default 16000). */
+  sampleRate?: number;
+  deviceRate?: number;
+}
+
+export type CaptureState = 'idle' | 'starting' | 'capturing' | 'restarting' | 'failed';
+
+export interface CaptureStatus {
+  state: CaptureState;
+  device: AudioDevice | null;
+  sampleRate: number | null;
+  deviceRate: number | null;
+  /** Real audio is flowing (the device finished warming up). */
+  live: boolean;
+  /** Frames delivered since this capture started. */
+  frames: number;
+  error: WireError | null;
+  /** The capture process (for diagnostics and resource figures). */
+  workerPid: number | null;
+}
+
+export interface PcmBatch {
+  pcm: Int16Array;
+  /** Index of the first frame since the capture started. */
+  firstFrame: number;
+  sampleRate: number;
+}
+
+export interface DeviceChange {
+  devices: AudioDevice[];
+  added: AudioDevice[];
+  removed: AudioDevice[];
+}
+
+export interface AudioSupervisorOptions {
+  log: Logger;
+  /** Default: dist/audio/capture-worker.js next to the running bundle (see worker-link.ts). */
+  workerPath?: string;
+  /** Environment of the capture process (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Replaces forking workerPath (tests). */
+  spawn?: SpawnWorker;
+  /**
+   * After the capture process dies or the device drops out, try to start the same capture again
+   * after these delays (the app); false = report and stay failed (the CLI).
+   */
+  restartDelaysMs?: number[] | false;
+  /** Longest pre-roll a recording can ask for. */
+  maxPreRollMs?: number;
+  /** How often watchDevices() looks at the device list. */
+  devicePollMs?: number;
+  level?: Omit<LevelMonitorOptions, 'sampleRate'>;
+  /** Engine settings passed to the worker (see worker-protocol.ts). */
+  latencySeconds?: number;
+  presencePollMs?: number;
+  stallMs?: number;
+  requestTimeoutMs?: number;
+}
+
+interface Session {
+  link: WorkerLink;
+  opts: Required<CaptureOptions>;
+  started: StartResult;
+  frames: number;
+  level: LevelMonitor;
+  preRoll: PreRollBuffer;
+}
+
+/**
+ * Owns audio capture for the core: the capture process (started on demand, restarted when it
+ * dies), the device list and its changes, and the live capture — level reports for the UI, a
+ * pre-roll ring, and every PCM batch for recorders.
+ *
+ * One capture at a time. Nothing from node-web-audio-api is loaded in this process.
+ */
+export class AudioSupervisor {
+  readonly #o: AudioSupervisorOptions;
+  readonly #spawn: SpawnWorker;
+  #idle: WorkerLink | null = null; // a process for listing devices when nothing is captured
+  #idleTimer: NodeJS.Timeout | null = null;
+  #session: Session | null = null;
+  #status: CaptureStatus = { state: 'idle', device: null, sampleRate: null, deviceRate: null, live: false, frames: 0, error: null, workerPid: null };
+  #wanted: Required<CaptureOptions> | null = null; // what to restart after a failure
+  #restartTimer: NodeJS.Timeout | null = null;
+  #closed = false;
+  #transition: Promise<unknown> = Promise.resolve();
+  #devices: AudioDevice[] | null = null;
+  #pollTimer: NodeJS.Timeout | null = null;
+
+  readonly pcm = new Listeners<PcmBatch>();
+  readonly levels = new Listeners<LevelReport>();
+  readonly states = new Listeners<CaptureStatus>();
+  /** The capture ended because of this (device gone, process died). Recordings end here. */
+  readonly errors = new Listeners<CoreError>();
+  readonly deviceChanges = new Listeners<DeviceChange>();
+
+  constructor(o: AudioSupervisorOptions) {
+    this.#o = o;
+    this.#spawn = o.spawn ?? forkWorker(o.workerPath ?? defaultWorkerPath(), o.env);
+  }
+
+  get status(): CaptureStatus {
+    return { ...this.#status };
+  }
+
+  /** Input devices now; the first entry is "default" (the system default) when there is any input. */
+  async listDevices(): Promise<AudioDevice[]> {
+    const link = this.#session?.link.alive ? this.#session.link : this.#idleLink();
+    const devices = await link.request<AudioDevice[]>({ t: 'list' }, this.#timeout());
+    if (link === this.#idle) this.#scheduleIdleExit();
+    this.#noteDevices(devices);
+    return devices;
+  }
+
+  /** Calls `cb` with the list now and whenever a device appears or disappears. */
+  watchDevices(cb: (change: DeviceChange) => void, signal?: AbortSignal): () => void {
+    const off = this.deviceChanges.on(cb, signal);
+    const stopWatch = () => {
+      off();
+      if (this.deviceChanges.size === 0 && this.#pollTimer) {
+        clearInterval(this.#pollTimer);
+        this.#pollTimer = null;
+      }
+    };
+    signal?.addEventListener('abort', stopWatch, { once: true });
+    this.#pollTimer ??= setInterval(() => void this.listDevices().catch((err: unknown) => this.#o.log.warn('audio device poll failed', { error: String(err) })), this.#o.devicePollMs ?? 2000);
+    void this.listDevices().then(
+      (devices) => cb({ devices, added: [], removed: [] }),
+      (err: unknown) => this.#o.log.warn('audio device list failed', { error: String(err) }),
+    );
+    return stopWatch;
+  }
+
+  /**
+   * Starts capturing (the live view) or returns the running capture if it matches. Rejects with
+   * a CoreError (no device, device missing, process died while opening it).
+   */
+  start(opts: CaptureOptions = {}): Promise<CaptureStatus> {
+    let want: Required<CaptureOptions>;
+    try {
+      want = normalize(opts);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#serial(async () => {
+      const s = this.#session;
+      if (s && s.link.alive && s.opts.deviceId === want.deviceId && s.opts.sampleRate === want.sampleRate && s.opts.deviceRate === want.deviceRate) return this.status;
+      this.#cancelRestart();
+      if (s) await this.#stopSession(s);
+      this.#wanted = want;
+      return this.#startSession(want);
+    });
+  }
+
+  /**
+   * Stops capturing. Resolves with the frames delivered and the engine padding removed on the
+   * way (device-rate frames of made-up silence; see padding-filter.ts).
+   */
+  stop(): Promise<{ frames: number; paddingFrames: number }> {
+    return this.#serial(async () => {
+      this.#wanted = null;
+      this.#cancelRestart();
+      const s = this.#session;
+      const r = s ? await this.#stopSession(s) : { frames: 0, paddingFrames: 0 };
+      this.#setStatus({ state: 'idle', device: null, sampleRate: null, deviceRate: null, live: false, frames: 0, error: null, workerPid: null });
+      return r;
+    });
+  }
+
+  /** Resolves once real audio flows (or at once if it does); rejects if the capture fails first. */
+  whenLive(timeoutMs = 10_000): Promise<void> {
+    if (this.#status.live) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const offs: Array<() => void> = [];
+      const done = (err?: unknown) => {
+        clearTimeout(timer);
+        for (const off of offs) off();
+        if (err) reject(err);
+        else resolve();
+      };
+      const timer = setTimeout(() => done(new CoreError('Unavailable', `No audio arrived from the microphone within ${Math.round(timeoutMs / 1000)} s. Check that it is not muted or in use, then try again.`)), timeoutMs);
+      offs.push(this.states.on((st) => (st.live ? done() : st.state === 'idle' || st.state === 'failed' ? done(st.error ? new CoreError(st.error.code, st.error.message, st.error.details) : new CoreError('Unavailable', 'The capture stopped before audio arrived.')) : undefined)));
+    });
+  }
+
+  /** The last `ms` of audio (pre-roll), at the capture's rate. */
+  preRoll(ms: number): Int16Array {
+    const s = this.#session;
+    if (!s) return new Int16Array(0);
+    return s.preRoll.last((ms * s.opts.sampleRate) / 1000);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#pollTimer) clearInterval(this.#pollTimer);
+    this.#pollTimer = null;
+    await this.stop().catch(() => undefined);
+    this.#dropIdle();
+  }
+
+  // ---- internals ----
+
+  /** Start/stop never interleave (two windows pressing at once share the order they came in). */
+  #serial<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.#transition.then(op, op);
+    this.#transition = run.catch(() => undefined);
+    return run;
+  }
+
+  #timeout(): number {
+    return this.#o.requestTimeoutMs ?? 20_000;
+  }
+
+  #idleLink(): WorkerLink {
+    if (this.#closed) throw new CoreError('Unavailable', 'Audio capture has been shut down.');
+    if (this.#idle?.alive) return this.#idle;
+    this.#idle = this.#newLink();
+    return this.#idle;
+  }
+
+  /** An idle process is kept for the next question (device polling asks every few seconds), then let go. */
+  #scheduleIdleExit(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    const keep = Math.max(10_000, 3 * (this.#o.devicePollMs ?? 2000));
+    this.#idleTimer = setTimeout(() => this.#dropIdle(), keep);
+    this.#idleTimer.unref();
+  }
+
+  #dropIdle(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
+    this.#idle?.kill();
+    this.#idle = null;
+  }
+
+  #newLink(): WorkerLink {
+    const link: WorkerLink = new WorkerLink(this.#spawn, this.#o.log, (m) => this.#onMessage(link, m));
+    void link.exited.then((exit) => {
+      if (!exit.expected) this.#o.log.warn('audio capture process died', { signal: exit.signal, code: exit.code, stderr: exit.stderrTail.slice(-5) });
+      if (this.#idle === link) this.#idle = null;
+      const s = this.#session;
+      if (s && s.link === link && !exit.expected) this.#fail(s, deathErrorFor(exit, s.started.device));
+    });
+    return link;
+  }
+
+  async #startSession(want: Required<CaptureOptions>): Promise<CaptureStatus> {
+    if (this.#closed) throw new CoreError('Unavailable', 'Audio capture has been shut down.');
+    // Capture gets a process of its own, one it can lose (an idle one holding no device may remain for a while).
+    const link = this.#newLink();
+    this.#setStatus({ state: 'starting', device: null, sampleRate: want.sampleRate, deviceRate: want.deviceRate, live: false, frames: 0, error: null, workerPid: link.pid ?? null });
+    const req: StartRequest = {
+      deviceId: want.deviceId,
+      sampleRate: want.sampleRate,
+      deviceRate: want.deviceRate,
+      latencySeconds: this.#o.latencySeconds ?? 0.2,
+      presencePollMs: this.#o.presencePollMs ?? 1000,
+      stallMs: this.#o.stallMs ?? 1500,
+    };
+    let started: StartResult;
+    try {
+      started = await link.request<StartResult>({ t: 'start', req }, this.#timeout());
+    } catch (err) {
+      link.kill();
+      const e = err instanceof CoreError && (err.details as { reason?: string } | undefined)?.reason === 'worker-died'
+        ? openFailedError(err, want.deviceId)
+        : err;
+      this.#setStatus({ ...this.#status, state: 'failed', error: toWireError(e) });
+      throw e;
+    }
+    const capacity = Math.ceil(((this.#o.maxPreRollMs ?? 10_000) * want.sampleRate) / 1000);
+    this.#session = {
+      link, opts: want, started, frames: 0,
+      level: new LevelMonitor({ sampleRate: want.sampleRate, ...this.#o.level }),
+      preRoll: new PreRollBuffer(capacity),
+    };
+    this.#o.log.info('audio capture started', { device: started.device.name, deviceRate: started.deviceRate, sampleRate: started.sampleRate, pid: link.pid });
+    this.#setStatus({ state: 'capturing', device: started.device, sampleRate: want.sampleRate, deviceRate: started.deviceRate, live: false, frames: 0, error: null, workerPid: link.pid ?? null });
+    return this.status;
+  }
+
+  async #stopSession(s: Session): Promise<{ frames: number; paddingFrames: number }> {
+    // The session stays current until the answer: batches arriving before it still belong to it.
+    let paddingFrames = 0;
+    if (s.link.alive) {
+      try {
+        const r = await s.link.request<StopResult>({ t: 'stop' }, 5000);
+        paddingFrames = r.paddingFrames;
+        this.#o.log.info('audio capture stopped', { frames: r.frames, paddingFrames: r.paddingFrames });
+      } catch (err) {
+        this.#o.log.warn('audio capture did not stop cleanly', { error: String(err) });
+        s.link.kill();
+      } finally {
+        this.#session = null;
+      }
+    }
+    return { frames: s.frames, paddingFrames };
+  }
+
+  #onMessage(link: WorkerLink, m: FromWorker): void {
+    const s = this.#session;
+    switch (m.t) {
+      case 'pcm': {
+        if (!s || s.link !== link) return;
+        const batch: PcmBatch = { pcm: m.pcm, firstFrame: s.frames, sampleRate: s.opts.sampleRate };
+        s.frames += m.pcm.length;
+        this.#status.frames = s.frames;
+        s.preRoll.push(m.pcm);
+        this.pcm.emit(batch);
+        for (const r of s.level.push(m.pcm)) this.levels.emit(r);
+        return;
+      }
+      case 'live':
+        if (!s || s.link !== link) return;
+        this.#o.log.info('audio is live', { warmupMs: m.warmupMs });
+        this.#setStatus({ ...this.#status, live: true });
+        return;
+      case 'fault':
+        if (s && s.link === link) this.#fail(s, new CoreError(m.error.code, m.error.message, m.error.details));
+        return;
+      case 'log':
+        this.#o.log[m.level](m.msg, m.fields);
+        return;
+      case 'ready':
+      case 'result':
+        return;
+    }
+  }
+
+  #fail(s: Session, err: CoreError): void {
+    if (this.#session !== s) return;
+    this.#session = null;
+    s.link.kill();
+    this.#o.log.warn('audio capture failed', { code: err.code, error: err.message });
+    this.errors.emit(err); // first: recordings end with the error itself, not a state change
+    this.#setStatus({ ...this.#status, state: 'failed', live: false, error: toWireError(err), workerPid: null });
+    this.#scheduleRestart(0);
+  }
+
+  #scheduleRestart(attempt: number): void {
+    const delays = this.#o.restartDelaysMs ?? [1000, 2000, 5000, 10_000, 30_000];
+    const want = this.#wanted;
+    if (delays === false || !want || this.#closed || attempt >= delays.length) return;
+    this.#setStatus({ ...this.#status, state: 'restarting' });
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = null;
+      void this.#serial(async () => {
+        if (this.#wanted !== want || this.#session) return;
+        try {
+          await this.#startSession(want);
+          this.#o.log.info('audio capture restarted', { attempt: attempt + 1 });
+        } catch (err) {
+          this.#o.log.warn('audio capture restart failed', { attempt: attempt + 1, error: String(err) });
+          this.#scheduleRestart(attempt + 1);
+        }
+      });
+    }, delays[attempt]);
+  }
+
+  #cancelRestart(): void {
+    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#restartTimer = null;
+  }
+
+  #setStatus(st: CaptureStatus): void {
+    this.#status = st;
+    this.states.emit(this.status);
+  }
+
+  #noteDevices(devices: AudioDevice[]): void {
+    const before = this.#devices;
+    this.#devices = devices;
+    if (!before) return;
+    const added = devices.filter((d) => !before.some((b) => b.id === d.id));
+    const removed = before.filter((b) => !devices.some((d) => d.id === b.id));
+    if (added.length || removed.length) this.deviceChanges.emit({ devices, added, removed });
+  }
+}
+
+function normalize(o: CaptureOptions): Required<CaptureOptions> {
+  const sampleRate = o.sampleRate ?? DEFAULT_SAMPLE_RATE;
+  if (!Number.isInteger(sampleRate) || sampleRate < MIN_SAMPLE_RATE || sampleRate > MAX_SAMPLE_RATE) {
+    throw new CoreError('InvalidArguments', `Sample rate must be a whole number of Hz from ${MIN_SAMPLE_RATE} to ${MAX_SAMPLE_RATE}; got ${sampleRate}.`);
+  }
+  const deviceRate = o.deviceRate ?? DEFAULT_DEVICE_RATE;
+  if (!Number.isInteger(deviceRate) || deviceRate < 8000 || deviceRate > 192_000) {
+    throw new CoreError('InvalidArguments', `Device rate must be a whole number of Hz from 8000 to 192000; got ${deviceRate}.`);
+  }
+  return { deviceId: o.deviceId ?? DEFAULT_DEVICE_ID, sampleRate, deviceRate };
+}
+
+function deathErrorFor(exit: { signal: NodeJS.Signals | null; code: number | null }, device: AudioDevice): CoreError {
+  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code ?? 'unknown'}`;
+  return new CoreError(
+    'Unavailable',
+    `The audio capture process stopped (${how}) while recording from "${device.name}" — the microphone may have been unplugged or taken by another application. Check it and start again; what was recorded so far is kept as an incomplete sample.`,
+    { reason: 'worker-died', disconnected: true, signal: exit.signal, exitCode: exit.code },
+  );
+}
+
+function openFailedError(err: CoreError, deviceId: string): CoreError {
+  const d = err.details as { signal?: string | null; exitCode?: number | null };
+  const how = d.signal ? `signal ${d.signal}` : `exit code ${d.exitCode ?? 'unknown'}`;
+  const which = deviceId === DEFAULT_DEVICE_ID ? 'the default microphone' : `microphone ${deviceId}`;
+  return new CoreError(
+    'Unavailable',
+    `Could not open ${which}: the audio capture process stopped (${how}) while opening it. It may be in use by another application, unplugged, or not supported by the sound system. Close other recording apps, check the connection, or pick another device.`,
+    { ...d, reason: 'open-failed' },
+  );
+}

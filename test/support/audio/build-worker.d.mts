@@ -1,0 +1,2 @@
+export function bundleForNode(entry: string): Promise<string>;
+export function buildCaptureWorker(): Promise<string>;

@@ -1,0 +1,130 @@
+// A private PulseAudio server with a null sink whose monitor is the default source: a
+// microphone that node-web-audio-api opens like a real one (through ALSA's pulse plugin), and
+// that a test feeds with pacat. Same set-up as test/run.sh.
+import { spawn, execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { toneSamples } from './signal.mjs';
+
+const run = promisify(execFile);
+
+/** Starts pulseaudio; resolves once `pactl info` answers. */
+export async function startPulse({ sink = 'testmic', rate = 48000 } = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'capture-desk-pulse-'));
+  const runtime = join(dir, 'runtime');
+  await mkdir(runtime, { mode: 0o700 });
+  const socket = join(dir, 'native');
+  await writeFile(
+    join(dir, 'test.pa'),
+    `load-module module-native-protocol-unix auth-anonymous=1 socket=${socket}\n` +
+      `load-module module-null-sink sink_name=${sink} rate=${rate}\n` +
+      `set-default-sink ${sink}\nset-default-source ${sink}.monitor\n`,
+  );
+  const env = { ...process.env, XDG_RUNTIME_DIR: runtime, PULSE_SERVER: `unix:${socket}` };
+  const child = spawn('pulseaudio', ['-n', '-F', join(dir, 'test.pa'), '--daemonize=no', '--exit-idle-time=-1', `--log-target=file:${join(dir, 'pa.log')}`], {
+    env, stdio: 'ignore',
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  let ok = false;
+  for (let i = 0; i < 100 && !ok; i++) {
+    ok = await run('pactl', ['info'], { env }).then(() => true, () => false);
+    if (!ok) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!ok) {
+    child.kill('SIGKILL');
+    throw new Error(`PulseAudio did not start; see ${join(dir, 'pa.log')}`);
+  }
+  return {
+    env: { PULSE_SERVER: env.PULSE_SERVER, XDG_RUNTIME_DIR: runtime },
+    sink,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Plays a continuous sum of sines into `sink` with pacat (48 kHz, mono, 16-bit) until stop().
+ * pacat's latency decides how the null sink renders: pacat's default (2 s) makes its monitor
+ * deliver in bursts of hundreds of ms, unlike a microphone; 50 ms is smooth but under-runs when
+ * the machine is busy (the sink then plays silence); 150 ms is smooth enough and robust.
+ */
+export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150 }) {
+  // -v: pacat reports "Stream underrun." when it could not keep the sink fed (a glitch of the
+  // test rig, not of the capture); they are counted so a benchmark can tell the two apart.
+  const pacat = spawn('pacat', ['-v', '--playback', '--raw', '--format=s16le', `--rate=${rate}`, '--channels=1', `--latency-msec=${latencyMs}`, '-d', sink], {
+    env: { ...process.env, ...env }, stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  let underruns = 0;
+  pacat.stderr.setEncoding('utf8');
+  pacat.stderr.on('data', (d) => {
+    underruns += d.split('underrun').length - 1;
+    stderr = (stderr + d.replace(/Time: [^\r\n]*[\r\n]*/g, '')).slice(-2000);
+  });
+  pacat.stdin.on('error', () => undefined); // EPIPE when pacat is stopped
+  const chunk = rate / 10;
+  let frame = 0;
+  let stopped = false;
+  const source = new Readable({
+    read() {
+      if (stopped) return void this.push(null);
+      const f = toneSamples(tones, rate, chunk, frame);
+      frame += chunk;
+      const b = Buffer.alloc(chunk * 2);
+      for (let i = 0; i < chunk; i++) b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(f[i] * 32767))), 2 * i);
+      this.push(b);
+    },
+  });
+  source.pipe(pacat.stdin);
+  const exited = new Promise((r) => pacat.once('exit', r));
+  return {
+    get stderr() {
+      return stderr;
+    },
+    get underruns() {
+      return underruns;
+    },
+    async stop() {
+      stopped = true;
+      source.unpipe();
+      pacat.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
+    },
+  };
+}
+
+/** The PulseAudio started by test/run.sh, or an error telling how to get one. */
+export function testPulseFromEnv() {
+  const server = process.env.PULSE_SERVER;
+  const sink = process.env.CAPTURE_DESK_TEST_SINK;
+  if (!server || !sink) {
+    throw new Error('These audio tests need the PulseAudio test microphone that test/run.sh starts (PULSE_SERVER and CAPTURE_DESK_TEST_SINK are not set): run through npm test.');
+  }
+  return { env: { PULSE_SERVER: server }, sink };
+}
+
+/**
+ * A null sink of its own on a shared server, so test files running in parallel do not hear each
+ * other's tones. The capture process is pointed at its monitor with PULSE_SOURCE (libpulse's
+ * default source for that client), which is what the system default input then is.
+ */
+export async function privateSink(serverEnv, name = `cd_${process.pid}_${Math.random().toString(36).slice(2, 8)}`) {
+  const env = { ...process.env, ...serverEnv };
+  const { stdout } = await run('pactl', ['load-module', 'module-null-sink', `sink_name=${name}`, 'rate=48000'], { env });
+  const module = stdout.trim();
+  return {
+    sink: name,
+    env: { ...serverEnv, PULSE_SOURCE: `${name}.monitor` },
+    async unload() {
+      await run('pactl', ['unload-module', module], { env }).catch(() => undefined);
+    },
+  };
+}
