@@ -1,4 +1,4 @@
-// Line parser section: the numeric-line hot path alone (splitter + parser + Float32 row batches),
+// Line parser section: the numeric-line hot path alone (splitter + parser + row batches),
 // fed ~5 million lines of `-0.123,4.567,9.81\r\n` in 64 KiB chunks on one core. The TypeScript is
 // bundled at run time with esbuild, so this section needs no build.
 // Target (from the issue): >= 1,000,000 lines/s.

@@ -54,7 +54,7 @@ const COUNTS_AS_READING: Record<LineOutcome, boolean> = {
 
 /**
  * Mode 1 of the serial source: "print values over serial" sketches. Feed it chunks as they come
- * off the port; it frames lines, parses them into Float32 rows, estimates the sampling rate, and
+ * off the port; it frames lines, parses them into rows of exact values, estimates the sampling rate, and
  * hands listeners one batch per chunk. Nothing a board sends can make it throw.
  */
 export class NumericLineReader {
@@ -128,7 +128,10 @@ export class NumericLineReader {
     const p = this.#parser.stats;
     const rate = this.#rate.snapshot();
     const userHz = this.#overrides.frequencyHz ?? null;
-    const detected = p.goodLines > 0 ? rate.frequencyHz : null; // a rate of garbage lines means nothing
+    // Rejected data lines count toward the rate (they left the board on time), but a rate made
+    // mostly of them describes noise (a wrong baud rate), not the board: then say nothing.
+    const b = p.badLines;
+    const detected = p.goodLines > b.nan + b.width + b.garbage + b['too-long'] ? rate.frequencyHz : null;
     const axes = Array.from({ length: p.width ?? 0 }, (_, i) => ({
       name: this.#overrides.axes?.[i]?.name ?? p.names?.[i] ?? `value${i + 1}`,
       units: this.#overrides.axes?.[i]?.units ?? '',

@@ -32,7 +32,7 @@ export function lossScratch(capacity: number): LossScratch {
 
 /**
  * Points per window: the minimum of W arrivals spread over D ms lands within about D/W of the
- * envelope, and 20·D/P keeps that (and the odds of a false plateau) far below half a period.
+ * envelope, and 40·D/P keeps that (and the odds of a false plateau) far below half a period.
  */
 export function lossWindow(slope: number, spread: number): number | null {
   const w = Math.max(4, Math.ceil((40 * spread) / slope));
@@ -45,7 +45,10 @@ export interface Loss {
   lines: number;
 }
 
-/** The earliest loss among points [from, to) of one segment, or null. */
+/**
+ * The earliest candidate loss among points [from, to) of one segment, or null. A candidate, not
+ * a verdict: the estimator keeps it only if re-indexing makes the fit markedly better.
+ */
 export function findFirstLoss(
   n: Float64Array, t: Float64Array, from: number, to: number, slope: number, spread: number, w: number, s: LossScratch,
 ): Loss | null {

@@ -1,5 +1,6 @@
 import { CoreError } from '../../errors.js';
 import { BadLineLog, type BadLineReason, type BadLineSample } from './bad-lines.js';
+import { HeldRows } from './held-rows.js';
 import { LineScanner } from './line-scanner.js';
 
 /**
@@ -52,12 +53,8 @@ export class NumericLineParser {
   readonly #confirm: number;
   readonly #max: number;
   readonly #bad = new BadLineLog();
-  readonly #held: Float64Array;
+  readonly #held: HeldRows;
   readonly #row: Float64Array;
-  #heldRows = 0;
-  #heldWidth = 0;
-  #heldLayout: Layout | null = null;
-  #heldNames: string[] | null = null;
   #width: number | null = null;
   #layout: Layout | null = null;
   #names: string[] | null = null;
@@ -71,7 +68,7 @@ export class NumericLineParser {
     this.#confirm = positiveInt(options.confirmLines ?? 3, 'confirmLines');
     this.#max = positiveInt(options.maxAxes ?? 128, 'maxAxes');
     this.#scan = new LineScanner(this.#max);
-    this.#held = new Float64Array(this.#confirm * this.#max);
+    this.#held = new HeldRows(this.#confirm, this.#max);
     this.#row = new Float64Array(this.#max);
   }
 
@@ -106,7 +103,7 @@ export class NumericLineParser {
       this.#blank++;
       return 'blank';
     }
-    if (kind === 'names' && this.#width === null && this.#heldRows === 0) return this.#header(buf, start, end, sink, true);
+    if (kind === 'names' && this.#width === null && this.#held.count === 0) return this.#header(buf, start, end, sink, true);
     return this.reject('partial', buf, start, end, sink);
   }
 
@@ -119,9 +116,7 @@ export class NumericLineParser {
 
   /** Forget the width, names and anything held (the port was reopened); counters keep running. */
   reset(): void {
-    this.#heldRows = 0;
-    this.#heldLayout = null;
-    this.#heldNames = null;
+    this.#held.clear();
     this.#width = null;
     this.#layout = null;
     this.#names = null;
@@ -203,11 +198,11 @@ export class NumericLineParser {
       this.#headers++;
       return 'header';
     }
-    if (this.#heldRows > 0) {
-      if (this.#heldLayout !== 'values' || this.#heldWidth !== n) return this.reject('text', buf, start, end, sink);
+    if (this.#held.count > 0) {
+      if (this.#held.layout !== 'values' || this.#held.width !== n) return this.reject('text', buf, start, end, sink);
       this.#headers++;
       this.#settle('values', n, names);
-      this.#flushHeld(sink);
+      this.#good += this.#held.release(sink);
       return 'header';
     }
     if (this.#pending) this.#rejectPending(this.#pending, sink);
@@ -216,22 +211,11 @@ export class NumericLineParser {
   }
 
   #hold(layout: Layout, n: number, names: string[] | null, sink: RowSink): LineOutcome {
-    if (this.#heldRows > 0 && (this.#heldLayout !== layout || this.#heldWidth !== n || !sameNames(this.#heldNames, names))) {
-      for (let r = 0; r < this.#heldRows; r++) {
-        const at = r * this.#max;
-        this.#bad.addText('width', Array.from(this.#held.subarray(at, at + this.#heldWidth)).join(','));
-        sink.rejected('width');
-      }
-      this.#heldRows = 0;
-    }
-    this.#held.set(this.#scan.values.subarray(0, n), this.#heldRows * this.#max);
-    this.#heldRows++;
-    this.#heldLayout = layout;
-    this.#heldWidth = n;
-    this.#heldNames = names;
-    if (this.#heldRows < this.#confirm) return 'held';
+    if (!this.#held.fits(layout, n, names)) this.#held.reject(this.#bad, sink);
+    this.#held.add(this.#scan.values, n, layout, names);
+    if (this.#held.count < this.#confirm) return 'held';
     this.#settle(layout, n, names);
-    this.#flushHeld(sink);
+    this.#good += this.#held.release(sink);
     return 'row';
   }
 
@@ -240,17 +224,6 @@ export class NumericLineParser {
     this.#width = width;
     this.#names = names;
     this.#nameBytes = names ? names.map((name) => Buffer.from(name)) : [];
-  }
-
-  #flushHeld(sink: RowSink): void {
-    for (let r = 0; r < this.#heldRows; r++) {
-      const at = r * this.#max;
-      this.#row.set(this.#held.subarray(at, at + this.#heldWidth));
-      this.#good++;
-      sink.row(this.#row, this.#heldWidth);
-    }
-    this.#heldRows = 0;
-    this.#heldNames = null;
   }
 
   #rejectPending(pending: PendingHeader, sink: RowSink): void {
@@ -267,11 +240,6 @@ function sameBytes(buf: Buffer, start: number, end: number, name: Buffer): boole
   if (end - start !== name.length) return false;
   for (let i = 0; i < name.length; i++) if (buf[start + i] !== name[i]) return false;
   return true;
-}
-
-function sameNames(a: string[] | null, b: string[] | null): boolean {
-  if (a === null || b === null) return a === b;
-  return a.length === b.length && a.every((name, i) => name === b[i]);
 }
 
 function positiveInt(v: number, what: string): number {

@@ -13,7 +13,11 @@ export interface RateSnapshot {
   jitterMs: number | null;
   /** Lines the board sent that never arrived, estimated from where later lines fall in time. */
   droppedLines: number;
-  /** False when arrival jitter is too large against the period to tell a lost line from noise. */
+  /**
+   * False when arrival jitter is too large against the period to tell a lost line from noise
+   * (or before 16 chunks). Counts are exact for losses a few hundred chunks apart; losses much
+   * denser than that in a very jittery stream may be miscounted by one or two.
+   */
   dropsDetectable: boolean;
   pauses: number;
   lines: number;
@@ -33,8 +37,11 @@ export interface RateEstimatorOptions {
 }
 
 const MIN_POINTS_FOR_LOSSES = 16;
-/** Each found loss triggers a refit; a bound keeps one refit's work bounded in a storm. */
+/** Each candidate loss costs a refit; bounds keep one refit's work small whatever the stream does. */
 const MAX_LOSSES_PER_FIT = 32;
+const MAX_REJECTS_PER_FIT = 3;
+/** Refits are O(window · log window): at most this often, except while the first points come in. */
+const MIN_REFIT_INTERVAL_MS = 20;
 
 /**
  * Estimates a line source's sampling frequency from when lines arrive.
@@ -112,7 +119,9 @@ export class RateEstimator {
       }
     }
     this.#append(arrivalMs);
-    if (++this.#sinceFit >= Math.max(1, this.#size >> 4) || arrivalMs - this.#fitAt >= 500) this.#refit(arrivalMs);
+    const since = arrivalMs - this.#fitAt;
+    if (++this.#sinceFit >= Math.max(1, this.#size >> 4) && (since >= MIN_REFIT_INTERVAL_MS || this.#size < 32)) this.#refit(arrivalMs);
+    else if (since >= 500) this.#refit(arrivalMs);
   }
 
   snapshot(): RateSnapshot {
@@ -174,16 +183,22 @@ export class RateEstimator {
     const fit = count >= 2 ? fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch) : null;
     if (!fit) return;
     this.#fit = fit;
+    this.#findLosses(count);
+  }
+
+  /** Searches the current segment for lost lines; each one kept is re-indexed and refitted. */
+  #findLosses(count: number): void {
     let from = count;
     while (from > 0 && this.#ls[from - 1] === this.#segment) from--;
-    for (let tries = 0; tries < MAX_LOSSES_PER_FIT; tries++) {
+    for (let found = 0, rejected = 0; found < MAX_LOSSES_PER_FIT && rejected < MAX_REJECTS_PER_FIT; ) {
       const w = this.#lossWindow();
       if (w === null) return;
-      const loss = findFirstLoss(this.#ln, this.#lt, from, count, this.#fit.slope, this.#fit.spread, w, this.#lossScratch);
+      const fit = this.#fit!;
+      const loss = findFirstLoss(this.#ln, this.#lt, from, count, fit.slope, fit.spread, w, this.#lossScratch);
       // The newest w points may hold a loss not yet visible; judge only what lies before them.
       const end = count - w;
       if (!loss || loss.at >= end - (w >> 1)) return;
-      const before = segmentSse(this.#ln, this.#lt, from, end, this.#fit.slope);
+      const before = segmentSse(this.#ln, this.#lt, from, end, fit.slope);
       for (let i = loss.at; i < count; i++) this.#ln[i]! += loss.lines;
       const after = fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch);
       // Accounting for a real loss of h = k·P ms removes a step from the residuals: after
@@ -194,16 +209,17 @@ export class RateEstimator {
       const span = end - from;
       const f = (loss.at - from) / span;
       const g = f * (1 - f) * (1 - 3 * f * (1 - f));
-      const need = 0.25 * (loss.lines * this.#fit.slope) ** 2 * Math.max(span * g, w / 2);
+      const need = 0.25 * (loss.lines * fit.slope) ** 2 * Math.max(span * g, w / 2);
       const gain = after ? before - segmentSse(this.#ln, this.#lt, from, end, after.slope) : -Infinity;
-      if (process.env.DBG) console.log('TRY', this.#lt[loss.at]!.toFixed(1), 'k', loss.lines, 'at', loss.at, 'count', count, 'w', w, 'slope', this.#fit.slope.toFixed(5), 'spread', this.#fit.spread.toFixed(2), 'gain', gain.toFixed(0), 'need', need.toFixed(0));
       if (after && gain > need) {
         for (let i = loss.at; i < count; i++) this.#e[(this.#head + i) % this.#cap]! += loss.lines;
         this.#dropped += loss.lines;
         this.#fit = after;
+        found++;
       } else {
         for (let i = loss.at; i < count; i++) this.#ln[i]! -= loss.lines;
         from = loss.at;
+        rejected++;
       }
     }
   }

@@ -16,8 +16,6 @@ export interface RateFit {
   sse: number;
   /** Half-width of a ~95% interval of the slope, relative to it. */
   relError: number;
-  /** 1st percentile of `t - slope·n` in the newest segment: the line arrivals sit just above. NaN if unknown. */
-  floor: number;
   /** How widely arrivals scatter above the fitted line's envelope, in ms (see summarise). */
   spread: number;
 }
@@ -66,7 +64,7 @@ export function fitRate(n: Float64Array, t: Float64Array, seg: Int32Array, count
     if (slope === null) return null;
     residuals(n, t, seg, count, slope, s);
   }
-  return summarise(n, t, seg, count, slope, s);
+  return summarise(n, seg, count, slope, s);
 }
 
 /** Pooled within-segment slope; null when the points cannot define one. */
@@ -131,13 +129,12 @@ function residuals(n: Float64Array, t: Float64Array, seg: Int32Array, count: num
   return kept;
 }
 
-function summarise(n: Float64Array, t: Float64Array, seg: Int32Array, count: number, slope: number, s: FitScratch): RateFit {
+function summarise(n: Float64Array, seg: Int32Array, count: number, slope: number, s: FitScratch): RateFit {
   let points = 0;
   let segments = 0;
   let span = 0;
   let ss = 0;
   let steps = 0;
-  let newest = -1; // start of the newest segment, if it has kept points
   for (let a = 0; a < count; ) {
     let b = a;
     while (b < count && seg[b] === seg[a]) b++;
@@ -155,7 +152,6 @@ function summarise(n: Float64Array, t: Float64Array, seg: Int32Array, count: num
     if (first >= 0) {
       segments++;
       span += n[last]! - n[first]!;
-      if (b === count) newest = a;
     }
     a = b;
   }
@@ -166,7 +162,6 @@ function summarise(n: Float64Array, t: Float64Array, seg: Int32Array, count: num
   const w = s.work.subarray(0, steps);
   w.sort();
   const spread = steps > 0 ? 2 * w[Math.floor(steps * 0.75)]! : 0;
-  const floor = newest >= 0 ? lowPercentile(t, n, newest, count, slope, s) : NaN; // reuses s.work: keep after the spread
   const dof = Math.max(1, points - segments);
   return {
     slope,
@@ -175,18 +170,8 @@ function summarise(n: Float64Array, t: Float64Array, seg: Int32Array, count: num
     jitterMs: Math.sqrt(ss / dof),
     sse: ss,
     relError: (2 * Math.sqrt(ss / Math.max(1, dof - 1) / s.sxx)) / slope,
-    floor,
     spread,
   };
-}
-
-/** 1st percentile of t − slope·n over the kept points of [a, b). */
-function lowPercentile(t: Float64Array, n: Float64Array, a: number, b: number, slope: number, s: FitScratch): number {
-  let k = 0;
-  for (let i = a; i < b; i++) if (s.keep[i]) s.work[k++] = t[i]! - slope * n[i]!;
-  const w = s.work.subarray(0, k);
-  w.sort();
-  return w[Math.floor(k * 0.01)]!;
 }
 
 /** Squared error of points [from, end) of one segment about a line of the given slope through their mean. */
