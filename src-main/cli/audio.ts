@@ -72,11 +72,12 @@ export async function devicesCommand(argv: string[]): Promise<number> {
     throw new UsageError(`unknown device kind "${positionals.join(' ')}"; try "devices audio".`);
   }
   const log = stderrLogger({ command: 'devices audio' });
-  const dataDir = await ensureDataDir(v['data-dir'] ?? defaultDataDir());
+  const dataDir = v['data-dir'] ?? defaultDataDir(); // created only to remember a choice
   const sup = new AudioSupervisor({ log: quiet(log), restartDelaysMs: false });
   try {
     const devices = await sup.listDevices();
     if (v.select !== undefined) {
+      await ensureDataDir(dataDir);
       const d = devices.find((x) => x.id === v.select);
       if (!d) throw new UsageError(`no audio input device with id "${v.select}"; run "capture-desk devices audio" for the list.`);
       await saveAudioChoice(dataDir, { deviceId: d.id, name: d.name });
