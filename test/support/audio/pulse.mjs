@@ -2,7 +2,7 @@
 // microphone that node-web-audio-api opens like a real one (through ALSA's pulse plugin), and
 // that a test feeds with pacat. Same set-up as test/run.sh.
 import { spawn, execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -24,18 +24,24 @@ export async function startPulse({ sink = 'testmic', rate = 48000 } = {}) {
       `set-default-sink ${sink}\nset-default-source ${sink}.monitor\n`,
   );
   const env = { ...process.env, XDG_RUNTIME_DIR: runtime, PULSE_SERVER: `unix:${socket}` };
+  // Off the session bus: the suite's own PulseAudio (test/env.sh) already holds the bus name
+  // org.PulseAudio1 there, and a second server that cannot take it exits at once.
+  const serverEnv = { ...env, DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}` };
   const child = spawn('pulseaudio', ['-n', '-F', join(dir, 'test.pa'), '--daemonize=no', '--exit-idle-time=-1', `--log-target=file:${join(dir, 'pa.log')}`], {
-    env, stdio: 'ignore',
+    env: serverEnv, stdio: 'ignore',
   });
-  const exited = new Promise((r) => child.once('exit', r));
+  let exitCode = null;
+  const exited = new Promise((r) => child.once('exit', (code, signal) => r((exitCode = code ?? signal))));
+  // A loaded machine can take seconds to start it: wait up to 20 s, but stop at once if it died.
   let ok = false;
-  for (let i = 0; i < 100 && !ok; i++) {
+  for (let i = 0; i < 200 && !ok && exitCode === null; i++) {
     ok = await run('pactl', ['info'], { env }).then(() => true, () => false);
     if (!ok) await new Promise((r) => setTimeout(r, 100));
   }
   if (!ok) {
     child.kill('SIGKILL');
-    throw new Error(`PulseAudio did not start; see ${join(dir, 'pa.log')}`);
+    const log = await readFile(join(dir, 'pa.log'), 'utf8').catch(() => '(no log)');
+    throw new Error(`PulseAudio did not start (${exitCode === null ? 'no answer in 20 s' : `exited with ${exitCode}`}); its log:\n${log.slice(-2000)}`);
   }
   return {
     env: { PULSE_SERVER: env.PULSE_SERVER, XDG_RUNTIME_DIR: runtime },

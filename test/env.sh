@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs a command inside the real parts the tests need, and stops them afterwards:
+#   - a private D-Bus session with an unlocked GNOME Keyring (the Secret Service keytar talks to),
+#   - a private PulseAudio server whose default source is a null sink's monitor (a microphone that
+#     tests can feed a tone into with pacat).
+# Usage: bash test/env.sh npx vitest run test/integration/audio-capture.test.ts
+# test/run.sh (npm test) runs the whole suite through it.
+set -euo pipefail
+[ $# -gt 0 ] || { echo "usage: bash test/env.sh COMMAND [ARGS...]" >&2; exit 2; }
+export TEST_RUN_DIR
+TEST_RUN_DIR=$(mktemp -d)
+trap 'rm -rf "$TEST_RUN_DIR"' EXIT
+# Everything runs inside one private session bus so the keyring and its secrets die with it.
+dbus-run-session -- bash -c '
+  set -euo pipefail
+  export XDG_DATA_HOME="$TEST_RUN_DIR/xdg-data"   # keyring files: throwaway (HOME stays: ~/.npmrc matters)
+  mkdir -p "$XDG_DATA_HOME"
+  eval "$(printf capture-desk-test | gnome-keyring-daemon --unlock --components=secrets)"
+  export GNOME_KEYRING_CONTROL
+
+  export XDG_RUNTIME_DIR="$TEST_RUN_DIR/runtime"; mkdir -m 700 -p "$XDG_RUNTIME_DIR"
+  PA_DIR="$TEST_RUN_DIR/pulse"; mkdir -p "$PA_DIR"
+  cat > "$PA_DIR/test.pa" <<PA
+load-module module-native-protocol-unix auth-anonymous=1 socket=$PA_DIR/native
+load-module module-null-sink sink_name=testmic rate=48000
+set-default-sink testmic
+set-default-source testmic.monitor
+PA
+  pulseaudio -n -F "$PA_DIR/test.pa" --daemonize=no --exit-idle-time=-1 --log-target=file:"$PA_DIR/pa.log" &
+  PA_PID=$!
+  trap "kill $PA_PID 2>/dev/null || true" EXIT
+  export PULSE_SERVER="unix:$PA_DIR/native" CAPTURE_DESK_TEST_SINK=testmic
+  for _ in $(seq 100); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
+  pactl info >/dev/null || { echo "PulseAudio did not start; see $PA_DIR/pa.log" >&2; cat "$PA_DIR/pa.log" >&2; exit 1; }
+  "$@"
+' env-sh "$@"
