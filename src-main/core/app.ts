@@ -161,6 +161,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     ...uploadHandlers(uploads, keys, settings),
     'record.start': (o) => recordings.start(o),
     'record.stop': ({ sessionId }) => recordings.stop(sessionId),
+    'record.mark': ({ sessionId, label }) => recordings.mark(sessionId, label),
     'watch.list': () => watcher.list(),
     'watch.add': (input) => watcher.add(input),
     'watch.remove': async ({ id }) => {

@@ -181,6 +181,8 @@ export const RecordingStatus = z.object({
   /** Filled in once saved; a source that dropped out mid-way yields an incomplete sample. */
   sampleIds: z.array(z.string()),
   error: z.string().nullable(),
+  /** Events marked while recording (ms from the start); saved as each sample's structured labels. */
+  events: z.array(z.object({ label: z.string(), startMs: z.number().nonnegative(), endMs: z.number().nonnegative().nullable() })),
 });
 export type RecordingStatus = z.infer<typeof RecordingStatus>;
 
@@ -258,7 +260,7 @@ export const methods = {
       .object({
         sourceIds: z.array(z.string().min(1)).min(1).max(8),
         label: Label.nullable(),
-        category: Category.exclude(['split']),
+        category: Category,
         metadata: Metadata.optional(),
         /** null or absent: until stopped. */
         lengthMs: z.number().int().positive().max(24 * 3600_000).nullable().optional(),
@@ -268,6 +270,8 @@ export const methods = {
     output: RecordingStatus,
   },
   'record.stop': { input: z.object({ sessionId: z.string() }).strict(), output: RecordingStatus },
+  /** While recording: a label starts an event (ending the open one); null ends the open event. */
+  'record.mark': { input: z.object({ sessionId: z.string(), label: Label.nullable() }).strict(), output: RecordingStatus },
 
   'queue.status': { input: none, output: QueueStatus },
   'queue.enqueue': { input: z.object({ ids: Ids }).strict(), output: z.object({ queued: z.number().int() }) },

@@ -13,6 +13,7 @@ import { serialportOpener } from '../../src-main/core/serial/serialport-opener.j
 import { simulatedImuRow } from '../../src-main/core/stream/simulated-imu.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { fixedPorts } from '../support/fake-hardware.js';
+import { startIngestionServer } from '../support/ingestion-server/server.js';
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const cleanups: Array<() => unknown> = [];
@@ -91,6 +92,44 @@ describe('recording through the contract', () => {
       ['door', 'testing', 'local', st.sessionId],
     ]);
     expect(samples.every((s) => (s.extra.rows as number) > 50)).toBe(true);
+  });
+
+  it('saves events marked while recording as structured labels, and uploads them in an info.labels file', async () => {
+    const { call, saved } = await setup();
+    const srv = await startIngestionServer({ apiKeys: ['ei_marks'] });
+    cleanups.push(() => srv.close());
+    await call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1 });
+    await call('keys.set', { kind: 'api-key', key: 'ei_marks' });
+    await call('stream.start', { sourceId: 'simulated:imu', rateHz: 200 });
+    const st = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'idle', category: 'training', queue: true });
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await expect(call('record.mark', { sessionId: st.sessionId, label: null })).rejects.toMatchObject({ code: 'InvalidArguments' });
+    await pause(300);
+    const marked = await call<RecordingStatus>('record.mark', { sessionId: st.sessionId, label: 'tap' });
+    expect(marked.events).toEqual([{ label: 'tap', startMs: expect.any(Number), endMs: null }]);
+    await pause(300);
+    await call('record.mark', { sessionId: st.sessionId, label: 'shake' }); // ends "tap", starts "shake"
+    await pause(300);
+    await call('record.mark', { sessionId: st.sessionId, label: null });
+    await pause(300);
+    const stopped = await call<RecordingStatus>('record.stop', { sessionId: st.sessionId });
+    expect(stopped.events.map((e) => [e.label, e.endMs !== null])).toEqual([['tap', true], ['shake', true]]);
+    const done = await saved(st.sessionId);
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    const s = samples.find((x) => x.id === done.sampleIds[0])!;
+    const rows = s.extra.rows as number;
+    const labels = s.structuredLabels!;
+    // The whole sample is covered, in order, without overlaps; gaps carry the sample's label.
+    expect(labels.map((l) => l.label)).toEqual(['idle', 'tap', 'shake', 'idle']);
+    expect(labels[0]!.startIndex).toBe(0);
+    expect(labels.at(-1)!.endIndex).toBe(rows - 1);
+    for (let i = 1; i < labels.length; i++) expect(labels[i]!.startIndex).toBe(labels[i - 1]!.endIndex + 1);
+    // ~300 ms at 200 Hz each; timers on a busy machine are loose, the order and rough size are not.
+    for (const l of labels.slice(1, 3)) expect(l.endIndex - l.startIndex + 1).toBeGreaterThan(30);
+    // Uploaded with its events: the platform's copy carries the same structured labels.
+    for (let i = 0; i < 200 && srv.samples.length === 0; i++) await pause(50);
+    expect(srv.samples).toHaveLength(1);
+    expect(srv.samples[0]!.structuredLabels).toEqual(labels);
   });
 
   it('refuses a source that is not there, with a typed error', async () => {

@@ -26,6 +26,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'samples.move': { id: 'no-such-sample', newCategory: 'testing' },
   'record.start': { sourceIds: ['no-such-source'], label: 'idle', category: 'training', lengthMs: 1000 },
   'record.stop': { sessionId: 'no-such-session' },
+  'record.mark': { sessionId: 'no-such-session', label: 'tap' },
   'queue.status': {},
   'queue.enqueue': { ids: ['no-such-sample'] },
   'queue.dequeue': { ids: ['no-such-sample'] },

@@ -5,6 +5,7 @@ import type { EventBus } from '../event-bus.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { StreamHub } from '../stream/stream-hub.js';
+import { EventMarks } from './event-marks.js';
 import { StreamRecording } from './stream-recording.js';
 
 export interface RecordingServiceDeps {
@@ -25,6 +26,9 @@ interface Session {
   timer: NodeJS.Timeout | null;
   queue: boolean;
   finishing: Promise<RecordingStatus> | null;
+  marks: EventMarks;
+  /** performance.now() at start: event times are measured on a monotonic clock. */
+  t0: number;
 }
 
 /**
@@ -41,7 +45,7 @@ export class RecordingService {
     d.bus.on('stream.stats', (s) => this.#stats.set(s.sourceId, s));
   }
 
-  async start(o: { sourceIds: string[]; label: string | null; category: Exclude<Category, 'split'>; metadata?: Record<string, string> | undefined; lengthMs?: number | null | undefined; queue?: boolean | undefined }): Promise<RecordingStatus> {
+  async start(o: { sourceIds: string[]; label: string | null; category: Category; metadata?: Record<string, string> | undefined; lengthMs?: number | null | undefined; queue?: boolean | undefined }): Promise<RecordingStatus> {
     for (const s of this.#sessions.values()) {
       const busy = s.status.state === 'recording' ? o.sourceIds.find((id) => s.status.sourceIds.includes(id)) : undefined;
       if (busy) throw new CoreError('Busy', `${busy} is already being recorded; stop that recording first.`);
@@ -62,8 +66,8 @@ export class RecordingService {
       for (const p of parts) await p.rec.discard();
       throw err;
     }
-    const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], error: null };
-    const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null };
+    const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], error: null, events: [] };
+    const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), t0: performance.now() };
     this.#sessions.set(sessionId, session);
     if (o.lengthMs) session.timer = setTimeout(() => void this.stop(sessionId).catch(() => {}), o.lengthMs);
     // When every source of the session has dropped out there is nothing left to wait for.
@@ -81,6 +85,15 @@ export class RecordingService {
     return s.finishing;
   }
 
+  /** Marks an event in every source of the session at the rows they have reached now. */
+  mark(sessionId: string, label: string | null): RecordingStatus {
+    const s = this.#sessions.get(sessionId);
+    if (!s) throw new CoreError('NotFound', `No recording ${sessionId}; it may have finished already.`);
+    if (s.status.state !== 'recording') throw new CoreError('Busy', 'The recording is being saved; events can only be marked while it records.');
+    s.marks.mark(label, Math.round(performance.now() - s.t0), s.parts.map((p) => p.rec.rows));
+    return this.#update(s, { events: s.marks.events });
+  }
+
   async stopAll(): Promise<void> {
     await Promise.all([...this.#sessions.keys()].map((id) => this.stop(id).catch(() => {})));
   }
@@ -91,7 +104,7 @@ export class RecordingService {
     const hmacKey = await this.d.hmacKey().catch(() => undefined);
     const ids: string[] = [];
     const problems: string[] = [];
-    for (const { rec, badAtStart } of s.parts) {
+    for (const [index, { rec, badAtStart }] of s.parts.entries()) {
       const sourceId = rec.request.sourceId;
       const info = this.d.hub.info(sourceId) ?? rec.info;
       const stats = this.#stats.get(sourceId);
@@ -101,6 +114,7 @@ export class RecordingService {
           hmacKey,
           incomplete: rec.interruption !== null,
           queue: s.queue && rec.interruption === null,
+          structuredLabels: s.marks.structuredLabels(index, rec.rows, rec.request.label),
           extra: { source: sourceId, rejected_lines: Math.max(0, (stats?.badLines ?? 0) - badAtStart), frequency_hz: info.rateHz, jitter_ms: stats?.jitterMs ?? null },
         });
         ids.push(sample.id);
