@@ -1,0 +1,84 @@
+/**
+ * What a key press means on the live view. One table for the capture panel and the shortcut
+ * sheet, so the sheet cannot drift from what the keys do.
+ *
+ * Digits are "one key away" for both jobs, which never happen at the same time: before recording
+ * they pick one of the recent labels; while recording they start the named event with that
+ * number (pressing the open event's digit again, or 0, ends it).
+ */
+export type CaptureAction =
+  | { kind: 'toggle-record' }
+  | { kind: 'cancel-countdown' }
+  | { kind: 'pick-label'; index: number }
+  | { kind: 'start-event'; index: number }
+  | { kind: 'end-event' }
+  | null;
+
+export interface CaptureKeyState {
+  recording: boolean;
+  countingDown: boolean;
+  /** Index (0-based) of the open event's name, if an event is open. */
+  openEvent: number | null;
+}
+
+export interface KeyLike {
+  code: string;
+  key: string;
+  ctrlKey: boolean;
+  altKey: boolean;
+  metaKey: boolean;
+  repeat: boolean;
+  target: EventTarget | null;
+}
+
+export function isTyping(target: EventTarget | null): boolean {
+  if (typeof HTMLElement === 'undefined' || !(target instanceof HTMLElement)) return false;
+  return target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement || target.isContentEditable;
+}
+
+export function captureAction(e: KeyLike, s: CaptureKeyState): CaptureAction {
+  if (e.ctrlKey || e.altKey || e.metaKey || e.repeat || isTyping(e.target)) return null;
+  if (e.code === 'Space') return { kind: 'toggle-record' };
+  if (e.key === 'Escape' && s.countingDown) return { kind: 'cancel-countdown' };
+  // e.code, not e.key: the digit row is the same place on every layout (AZERTY types "&" for 1).
+  const digit = /^(?:Digit|Numpad)([0-9])$/.exec(e.code)?.[1];
+  if (digit === undefined) return null;
+  const n = Number(digit);
+  if (s.recording) {
+    if (n === 0 || n - 1 === s.openEvent) return s.openEvent === null ? null : { kind: 'end-event' };
+    return { kind: 'start-event', index: n - 1 };
+  }
+  return n === 0 || s.countingDown ? null : { kind: 'pick-label', index: n - 1 };
+}
+
+/** The shortcut sheet's content, grouped by where the keys work. */
+export const SHORTCUTS: ReadonlyArray<{ group: string; keys: ReadonlyArray<{ keys: string; what: string }> }> = [
+  {
+    group: 'Anywhere',
+    keys: [
+      { keys: 'Alt+1 / Alt+2 / Alt+3', what: 'Live / Samples / Settings tab' },
+      { keys: '?', what: 'This list of shortcuts' },
+      { keys: 'Esc', what: 'Close a dialog' },
+    ],
+  },
+  {
+    group: 'Live view',
+    keys: [
+      { keys: 'Space', what: 'Start / stop recording' },
+      { keys: '1 … 9 (not recording)', what: 'Use recent label 1 … 9' },
+      { keys: '1 … 9 (recording)', what: 'Start event 1 … 9 (ends the open one)' },
+      { keys: '0, or the open event’s digit', what: 'End the open event' },
+      { keys: 'Esc (counting down)', what: 'Cancel the countdown' },
+      { keys: 'R', what: 'Rescan devices' },
+      { keys: '↑ ↓ Home End, Enter', what: 'Move in the device list, open a device' },
+    ],
+  },
+  {
+    group: 'Samples',
+    keys: [
+      { keys: 'Ctrl+A', what: 'Select all samples' },
+      { keys: 'Shift+click', what: 'Select a range' },
+      { keys: 'Esc', what: 'Clear the selection' },
+    ],
+  },
+];

@@ -1,0 +1,37 @@
+import { describe, it, expect } from 'vitest';
+import { captureAction, type KeyLike } from '../../../src-renderer/lib/capture/capture-keys.js';
+
+const key = (code: string, more: Partial<KeyLike> = {}): KeyLike => ({ code, key: code.replace(/^Digit/, ''), ctrlKey: false, altKey: false, metaKey: false, repeat: false, target: null, ...more });
+const idle = { recording: false, countingDown: false, openEvent: null };
+const rec = { recording: true, countingDown: false, openEvent: null };
+
+describe('capture keys', () => {
+  it('Space toggles recording; held keys and modifiers do nothing', () => {
+    expect(captureAction(key('Space'), idle)).toEqual({ kind: 'toggle-record' });
+    expect(captureAction(key('Space', { repeat: true }), idle)).toBeNull();
+    expect(captureAction(key('Digit1', { altKey: true }), idle)).toBeNull(); // Alt+1 switches tabs
+    expect(captureAction(key('Digit1', { ctrlKey: true }), rec)).toBeNull();
+  });
+
+  it('digits pick a recent label before recording and mark events while recording', () => {
+    expect(captureAction(key('Digit3'), idle)).toEqual({ kind: 'pick-label', index: 2 });
+    expect(captureAction(key('Numpad2'), idle)).toEqual({ kind: 'pick-label', index: 1 });
+    expect(captureAction(key('Digit0'), idle)).toBeNull();
+    expect(captureAction(key('Digit3'), rec)).toEqual({ kind: 'start-event', index: 2 });
+    expect(captureAction(key('Digit0'), rec)).toBeNull(); // nothing open to end
+  });
+
+  it('0 or the open event’s own digit ends it; another digit starts the next one', () => {
+    const open = { recording: true, countingDown: false, openEvent: 1 };
+    expect(captureAction(key('Digit0'), open)).toEqual({ kind: 'end-event' });
+    expect(captureAction(key('Digit2'), open)).toEqual({ kind: 'end-event' });
+    expect(captureAction(key('Digit1'), open)).toEqual({ kind: 'start-event', index: 0 });
+  });
+
+  it('Escape cancels a countdown, and digits do not change the label during one', () => {
+    const counting = { recording: false, countingDown: true, openEvent: null };
+    expect(captureAction({ ...key('Escape'), key: 'Escape' }, counting)).toEqual({ kind: 'cancel-countdown' });
+    expect(captureAction({ ...key('Escape'), key: 'Escape' }, idle)).toBeNull();
+    expect(captureAction(key('Digit1'), counting)).toBeNull();
+  });
+});
