@@ -31,9 +31,11 @@ export interface KeyLike {
   target: EventTarget | null;
 }
 
+/** Keys typed into a field (or toggling a focused checkbox) belong to it, not to the shortcuts. */
 export function isTyping(target: EventTarget | null): boolean {
-  if (typeof HTMLElement === 'undefined' || !(target instanceof HTMLElement)) return false;
-  return target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement || target.isContentEditable;
+  // Duck-typed so this file also runs (and is tested) outside a browser.
+  const el = target as { tagName?: unknown; isContentEditable?: unknown } | null;
+  return !!el && (['INPUT', 'TEXTAREA', 'SELECT'].includes(String(el.tagName)) || el.isContentEditable === true);
 }
 
 export function captureAction(e: KeyLike, s: CaptureKeyState): CaptureAction {

@@ -11,6 +11,7 @@ describe('capture keys', () => {
     expect(captureAction(key('Space', { repeat: true }), idle)).toBeNull();
     expect(captureAction(key('Digit1', { altKey: true }), idle)).toBeNull(); // Alt+1 switches tabs
     expect(captureAction(key('Digit1', { ctrlKey: true }), rec)).toBeNull();
+    expect(captureAction(key('Space', { target: { tagName: 'INPUT' } as unknown as EventTarget }), idle)).toBeNull(); // typing a label
   });
 
   it('digits pick a recent label before recording and mark events while recording', () => {
