@@ -58,6 +58,24 @@ test('files added on the Samples view upload, with per-file errors, a full progr
   await expect(page.getByRole('status').filter({ hasText: '1 sample set to testing (1 moved on the platform).' })).toBeVisible();
   expect(platform.samples.find((s) => s.originalName === 'wave.01.cbor')?.category).toBe('testing');
   await expect(balance.locator('tr[data-label=wave] td[data-category=testing] [data-testid=platform-count]')).toHaveText('1', { timeout: 10_000 });
+
+  // Targets per label show what to record next: one for a recorded label, one for a new label.
+  await balance.getByLabel('Target for idle').fill('4');
+  await balance.getByLabel('Target for idle').press('Enter');
+  await expect(balance.locator('tr[data-label=idle] [data-testid=target-progress]')).toHaveText('2/4');
+  await balance.getByLabel('Target for a label').fill('knock');
+  await balance.getByLabel('samples').fill('10');
+  await balance.getByRole('button', { name: 'Set target' }).click();
+  await expect(balance.locator('tr[data-label=knock] [data-testid=target-progress]')).toHaveText('0/10');
+  await balance.getByLabel('Target for a label').fill('tap');
+  await balance.getByLabel('samples').fill('many');
+  await balance.getByRole('button', { name: 'Set target' }).click();
+  await expect(balance.getByRole('alert')).toContainText('must be a whole number above 0');
+  await screenshot(page, testInfo, 'class-balance-targets');
+  // Targets are settings of the core: a reload (or the other shell) sees them.
+  await page.reload();
+  await openView(page, 'Samples');
+  await expect(page.getByTestId('class-balance').locator('tr[data-label=knock] [data-testid=target-progress]')).toHaveText('0/10', { timeout: 10_000 });
   expect(pageErrors).toEqual([]);
 });
 

@@ -11,6 +11,7 @@ export const DEFAULT_SETTINGS: Settings = {
   managementUrl: 'https://studio.edgeimpulse.com/v1',
   projectId: null,
   deviceName: safeHostname(),
+  labelTargets: {},
 };
 
 /**
