@@ -14,6 +14,7 @@ import { SettingsStore } from './settings/settings-store.js';
 import { StreamHub } from './stream/stream-hub.js';
 import { sampleHandlers } from './handlers/samples.js';
 import { uploadHandlers } from './handlers/uploads.js';
+import { atHandlers } from './handlers/at-board.js';
 import { SampleStore } from './samples/sample-store.js';
 import type { Keychain } from './secrets/keychain.js';
 import { ProjectKeys } from './secrets/project-keys.js';
@@ -91,6 +92,19 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       uploads.announce(ids);
     },
   });
+  const atBoards = atHandlers({
+    opener: opts.hardware.serial ?? noSerial,
+    ports,
+    hub: streams,
+    store,
+    bus,
+    log,
+    hmacKey: async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined,
+    onSaved: (id, queued) => {
+      if (queued) uploads.queue.wake();
+      uploads.announce([id]);
+    },
+  });
   const watcher = await FolderWatcher.open({
     dataDir,
     store,
@@ -162,6 +176,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'record.start': (o) => recordings.start(o),
     'record.stop': ({ sessionId }) => recordings.stop(sessionId),
     'record.mark': ({ sessionId, label }) => recordings.mark(sessionId, label),
+    ...atBoards,
     'watch.list': () => watcher.list(),
     'watch.add': (input) => watcher.add(input),
     'watch.remove': async ({ id }) => {

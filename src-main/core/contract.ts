@@ -206,6 +206,27 @@ export const KeyStatus = z.object({
 });
 export type KeyStatus = z.infer<typeof KeyStatus>;
 
+// ---------- boards running the platform's firmware (AT) ----------
+
+export const AtBoardInfo = z.object({
+  deviceId: z.string(),
+  deviceType: z.string(),
+  atVersion: z.string(),
+  transferBaudRate: z.number().nullable(),
+  sensors: z.array(z.object({ name: z.string(), maxSampleLengthS: z.number().nullable(), frequencies: z.array(z.number()) })),
+});
+export type AtBoardInfo = z.infer<typeof AtBoardInfo>;
+
+/** What an AT board is doing while it records: the firmware's stages, then the read-back. */
+export const AtProgress = z.object({
+  path: z.string(),
+  stage: z.enum(['connecting', 'sampling', 'sampled', 'processing', 'processed', 'uploading', 'reading', 'saved', 'failed']),
+  receivedBytes: z.number().int().nonnegative().optional(),
+  totalBytes: z.number().int().nonnegative().nullable().optional(),
+  error: z.string().optional(),
+});
+export type AtProgress = z.infer<typeof AtProgress>;
+
 // ---------- methods ----------
 
 const none = z.object({}).strict();
@@ -275,6 +296,25 @@ export const methods = {
   /** While recording: a label starts an event (ending the open one); null ends the open event. */
   'record.mark': { input: z.object({ sessionId: z.string(), label: Label.nullable() }).strict(), output: RecordingStatus },
 
+  /** Connects to a board running the platform's firmware and reads its configuration. */
+  'at.readBoard': { input: z.object({ path: z.string().min(1) }).strict(), output: AtBoardInfo },
+  /** The board samples on its own; the sample is read back byte for byte (signed on the board). */
+  'at.record': {
+    input: z
+      .object({
+        path: z.string().min(1),
+        sensor: z.string().min(1).optional(),
+        frequencyHz: z.number().positive().max(100_000).optional(),
+        lengthMs: z.number().int().positive().max(24 * 3600_000),
+        label: Label.nullable(),
+        category: Category,
+        metadata: Metadata.optional(),
+        queue: z.boolean().optional(),
+      })
+      .strict(),
+    output: Sample,
+  },
+
   'queue.status': { input: none, output: QueueStatus },
   'queue.enqueue': { input: z.object({ ids: Ids }).strict(), output: z.object({ queued: z.number().int() }) },
   'queue.dequeue': { input: z.object({ ids: Ids }).strict(), output: z.object({ dequeued: z.number().int() }) },
@@ -331,6 +371,7 @@ export const events = {
   /** Which samples changed (state, label, added, deleted): the UI refetches what it shows. */
   'samples.changed': z.object({ ids: z.array(z.string()) }),
   'record.state': RecordingStatus,
+  'at.progress': AtProgress,
   /** A watched folder could not import a file (vanished, unreadable, too big). */
   'watch.error': z.object({ folderId: z.string(), path: z.string(), message: z.string() }),
 } as const;

@@ -38,3 +38,34 @@ test('a board on a pseudo-terminal is opened by path and plotted live with its r
     await pty.close();
   }
 });
+
+const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
+
+test('a board with the platform firmware: switched to AT mode, read, and recorded on the board from the UI', async ({ page, shell }, testInfo) => {
+  const pty = await openPtyPair();
+  const board = spawn(process.execPath, [AT_BOARD, '--port', pty.boardPath, '--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05'], { stdio: 'ignore' });
+  try {
+    await page.goto(shell.url);
+    await page.getByLabel('Open a port by path').fill(pty.hostPath);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    const settings = page.getByTestId('port-settings');
+    await settings.getByLabel('Mode').selectOption('at');
+    await settings.getByRole('button', { name: 'Apply' }).click();
+
+    const panel = page.getByTestId('at-panel');
+    await expect(panel.getByTestId('at-board')).toContainText('SIMULATED_AT_BOARD', { timeout: 15_000 });
+    await expect(panel.getByTestId('at-board')).toContainText('AT 1.6.0');
+    await panel.getByLabel('Length (s)').fill('1');
+    await panel.getByLabel('Label').fill('knock');
+    await panel.getByTestId('at-record').click();
+    await expect(panel.getByTestId('at-saved')).toContainText(/Saved knock\..*: \d+ rows/, { timeout: 20_000 });
+    await page.screenshot({ path: testInfo.outputPath('at-board.png'), fullPage: true });
+    await testInfo.attach('at-board', { path: testInfo.outputPath('at-board.png'), contentType: 'image/png' });
+
+    await page.getByRole('tab', { name: /Samples/ }).click();
+    await expect(page.getByRole('row', { name: /knock\./ })).toContainText('training');
+  } finally {
+    board.kill('SIGKILL');
+    await pty.close();
+  }
+});

@@ -27,6 +27,8 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'record.start': { sourceIds: ['no-such-source'], label: 'idle', category: 'training', lengthMs: 1000 },
   'record.stop': { sessionId: 'no-such-session' },
   'record.mark': { sessionId: 'no-such-session', label: 'tap' },
+  'at.readBoard': { path: '/dev/no-such-board' },
+  'at.record': { path: '/dev/no-such-board', lengthMs: 1000, label: 'idle', category: 'training' },
   'queue.status': {},
   'queue.enqueue': { ids: ['no-such-sample'] },
   'queue.dequeue': { ids: ['no-such-sample'] },

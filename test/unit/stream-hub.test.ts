@@ -89,3 +89,32 @@ describe('StreamHub with a source that pushes rows while it starts', () => {
     expect(Array.from(batches[0]!.values)).toEqual([0, -0, 1, -1, 2, -2]);
   });
 });
+
+describe('StreamHub: stopping a source that is still starting', () => {
+  it('aborts the start, closes what the source opened, and frees the id for a new start', async () => {
+    const { hub } = setup();
+    let closed = 0;
+    let seenSignal: AbortSignal | null = null;
+    hub.register('slow:', async (sourceId, { signal }, _sink) => {
+      seenSignal = signal;
+      // Like a serial source waiting for its first lines: it gives up when aborted.
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(resolve, 5000);
+        signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          closed++;
+          reject(new Error('cancelled'));
+        });
+      });
+      return { info: { sourceId, axes: [{ name: 'x', units: '' }], rateHz: 10, simulated: false }, stop: () => void closed++ };
+    });
+    const starting = hub.start('slow:a').catch((e: unknown) => e);
+    expect(hub.isStarting('slow:a')).toBe(true);
+    expect(await hub.stop('slow:a')).toBe(true);
+    expect(seenSignal!.aborted).toBe(true);
+    expect(await starting).toBeInstanceOf(Error);
+    expect(closed).toBe(1);
+    expect(hub.isStarting('slow:a')).toBe(false);
+    expect(hub.isStreaming('slow:a')).toBe(false);
+  });
+});

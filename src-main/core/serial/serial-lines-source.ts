@@ -26,7 +26,7 @@ const STATS_EVERY_MS = 500;
  * when the board comes back.
  */
 export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
-  return async (sourceId, _opts, sink) => {
+  return async (sourceId, opts, sink) => {
     const path = sourceId.slice('serial:'.length);
     const settings = d.registry.settingsFor(path);
     if (settings.mode === 'at') {
@@ -64,7 +64,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
 
     let snap: LineReaderSnapshot;
     try {
-      snap = await waitForWidth(reader, d.detectTimeoutMs ?? 5000, path, settings.baudRate);
+      snap = await waitForWidth(reader, d.detectTimeoutMs ?? 5000, path, settings.baudRate, opts.signal);
     } catch (err) {
       stopped = true;
       await link.close();
@@ -93,9 +93,10 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
   };
 }
 
-async function waitForWidth(reader: LineReaderPort, timeoutMs: number, path: string, baud: number): Promise<LineReaderSnapshot> {
+async function waitForWidth(reader: LineReaderPort, timeoutMs: number, path: string, baud: number, signal: AbortSignal): Promise<LineReaderSnapshot> {
   const end = Date.now() + timeoutMs;
   for (;;) {
+    if (signal.aborted) throw new CoreError('Busy', `Opening ${path} was cancelled.`);
     const s = reader.snapshot();
     if (s.width !== null) return s;
     if (Date.now() > end) {

@@ -28,7 +28,8 @@ export interface RunningSource {
   stop(): Promise<void> | void;
 }
 
-export type SourceFactory = (sourceId: string, opts: { rateHz?: number | undefined }, sink: StreamSink) => Promise<RunningSource>;
+/** `signal` aborts a start in progress (the user stopped it, e.g. to switch the port's mode). */
+export type SourceFactory = (sourceId: string, opts: { rateHz?: number | undefined; signal: AbortSignal }, sink: StreamSink) => Promise<RunningSource>;
 
 export type RowTap = (values: ArrayLike<number>, rows: number, info: StreamInfo) => void;
 export type InterruptTap = (error: unknown) => void;
@@ -49,7 +50,7 @@ interface Running {
  */
 export class StreamHub {
   readonly #running = new Map<string, Running>();
-  readonly #starting = new Map<string, Promise<StreamInfo>>();
+  readonly #starting = new Map<string, { promise: Promise<StreamInfo>; abort: AbortController }>();
   readonly #factories = new Map<string, SourceFactory>();
 
   constructor(
@@ -78,13 +79,19 @@ export class StreamHub {
     if (existing) await this.stop(sourceId); // a new rate restarts the simulation
     // Two windows asking at once share one start instead of opening the port twice.
     const pending = this.#starting.get(sourceId);
-    if (pending) return pending;
-    const p = this.#start(sourceId, rateHz).finally(() => this.#starting.delete(sourceId));
-    this.#starting.set(sourceId, p);
-    return p;
+    if (pending) return pending.promise;
+    const abort = new AbortController();
+    const promise = this.#start(sourceId, rateHz, abort.signal).finally(() => this.#starting.delete(sourceId));
+    this.#starting.set(sourceId, { promise, abort });
+    return promise;
   }
 
-  async #start(sourceId: string, rateHz?: number): Promise<StreamInfo> {
+  /** Opening, detecting: not streaming yet, but the device is taken. */
+  isStarting(sourceId: string): boolean {
+    return this.#starting.has(sourceId);
+  }
+
+  async #start(sourceId: string, rateHz: number | undefined, signal: AbortSignal): Promise<StreamInfo> {
     const factory = [...this.#factories].find(([prefix]) => sourceId.startsWith(prefix))?.[1];
     if (!factory) throw new CoreError('NotFound', `No source "${sourceId}". Pick one from the device list.`);
     let run: Running | undefined;
@@ -125,7 +132,12 @@ export class StreamHub {
         this.bus.emit('stream.state', { sourceId, state: 'error', error: toWireError(error) });
       },
     };
-    const source = await factory(sourceId, { rateHz }, sink);
+    const source = await factory(sourceId, { rateHz, signal }, sink);
+    if (signal.aborted) {
+      // Stopped while the source finished starting: it must not stay open behind the user's back.
+      await source.stop();
+      throw new CoreError('Busy', `Starting ${sourceId} was cancelled.`);
+    }
     run = { source, info: source.info, batcher: new RowBatcher(source.info.axes.length), seq: 0, taps: new Set(), interruptTaps: new Set(), cancelTick: () => {} };
     const r = run;
     r.cancelTick = this.clock.every(TICK_MS, () => this.#flush(sourceId, r));
@@ -148,6 +160,12 @@ export class StreamHub {
   }
 
   async stop(sourceId: string): Promise<boolean> {
+    const starting = this.#starting.get(sourceId);
+    if (starting) {
+      starting.abort.abort();
+      await starting.promise.catch(() => {}); // its caller hears how it ended; here it only has to be over
+      return true;
+    }
     const r = this.#running.get(sourceId);
     if (!r) return false;
     this.#running.delete(sourceId);

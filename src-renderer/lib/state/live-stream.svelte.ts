@@ -58,6 +58,15 @@ export class LiveStream {
     this.#unsubscribe = () => offs.forEach((off) => off());
   }
 
+  /** Nothing to show (e.g. a board that records on its own). */
+  clear(): void {
+    this.stopListening();
+    this.info = null;
+    this.stats = null;
+    this.problem = null;
+    this.series = null;
+  }
+
   stopListening(): void {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
