@@ -69,3 +69,31 @@ test('a board with the platform firmware: switched to AT mode, read, and recorde
     await pty.close();
   }
 });
+
+test('several sources stream at once: the simulator kept on screen while a board is open', async ({ page, shell }, testInfo) => {
+  const pty = await openPtyPair();
+  const board = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100', '--axes', '2'], { stdio: 'ignore' });
+  try {
+    await page.goto(shell.url);
+    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 10_000 }).toBeGreaterThan(10);
+    await page.getByTestId('pin').click(); // keep the simulator on screen
+    await expect(page.getByTestId('pin')).toHaveAttribute('aria-pressed', 'true');
+    await page.getByLabel('Open a port by path').fill(pty.hostPath);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(100);
+
+    const mini = page.getByTestId('alongside').locator('[data-source-id="simulated:imu"]');
+    const count = async () => Number(await mini.getByTestId('mini-rows').textContent());
+    const before = await count();
+    await expect.poll(count, { timeout: 5000 }).toBeGreaterThan(before + 50); // still live, beside the board
+    await expect(mini.getByTestId('live-plot').locator('canvas')).toHaveCount(1);
+    await page.screenshot({ path: testInfo.outputPath('two-sources.png'), fullPage: true });
+    await testInfo.attach('two-sources', { path: testInfo.outputPath('two-sources.png'), contentType: 'image/png' });
+
+    await mini.getByRole('button', { name: /Stop watching/ }).click();
+    await expect(page.getByTestId('alongside')).toHaveCount(0);
+  } finally {
+    board.kill('SIGKILL');
+    await pty.close();
+  }
+});
