@@ -62,6 +62,7 @@ export async function startServe(cli, dataDir, nodeArgs = []) {
   });
   return {
     pid: child.pid,
+    url,
     wsUrl: `${url.replace(/^http/, 'ws')}ws`,
     stderr: () => stderr,
     /** SIGTERM, as a user's Ctrl-C: serve shuts down cleanly (and writes a --cpu-prof profile). */

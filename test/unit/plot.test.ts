@@ -46,3 +46,30 @@ describe('decimateMinMax', () => {
     expect(Array.from(ys[1]!)).toEqual([2, 4]);
   });
 });
+
+describe('decimateMinMax on a wrapped ring', () => {
+  it('gives each column the min and max of exactly its rows, in the order they happened', () => {
+    const s = new RingSeries(2, 1000);
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+    const all: number[][] = [];
+    for (let k = 0; k < 37; k++) { // 37 × 70 rows: wraps the 1000-row ring several times
+      const batch = new Float32Array(70 * 2);
+      for (let i = 0; i < batch.length; i++) batch[i] = rnd();
+      s.append(batch);
+      for (let r = 0; r < 70; r++) all.push([batch[r * 2]!, batch[r * 2 + 1]!]);
+    }
+    const held = all.slice(-1000);
+    const { x, ys } = decimateMinMax(s, 100, 100);
+    expect(x.length).toBe(200);
+    for (let c = 0; c < 100; c++) {
+      for (let a = 0; a < 2; a++) {
+        const col = held.slice(c * 10, c * 10 + 10).map((r) => r[a]!);
+        const min = Math.min(...col);
+        const max = Math.max(...col);
+        const minFirst = col.indexOf(min) <= col.indexOf(max);
+        expect([ys[a]![2 * c], ys[a]![2 * c + 1]]).toEqual(minFirst ? [min, max] : [max, min]);
+      }
+    }
+  });
+});

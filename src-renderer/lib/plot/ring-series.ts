@@ -33,6 +33,16 @@ export class RingSeries {
     this.total += rows;
   }
 
+  /** Physical index of position 0 (the oldest row held) in every axis array. */
+  get start(): number {
+    return (this.#next - this.#length + this.capacity) % this.capacity;
+  }
+
+  /** The storage of one axis, for hot loops: position i is at `(start + i) % capacity`. */
+  raw(axis: number): Float32Array {
+    return this.#axes[axis]!;
+  }
+
   /** Value of `axis` at position `i`, 0 = oldest row held. */
   get(axis: number, i: number): number {
     const start = (this.#next - this.#length + this.capacity) % this.capacity;
