@@ -173,3 +173,20 @@ test('a refused API key pauses uploads with the reason; a good key resumes them,
   await expect(page.getByTestId('queue-progress')).toHaveAttribute('aria-valuenow', '100');
   expect(platform.samples.map((s) => s.originalName).sort()).toEqual(['idle.01.cbor', 'idle.02.cbor']);
 });
+
+test('a long import shows its progress and can be cancelled: files not yet added stay out, added ones stay in', async ({ page, shell }) => {
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await page.getByTestId('import').getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, Array.from({ length: 600 }, (_, i) => sensorFile(`bulk.${i}.cbor`, i)));
+  await expect(page.getByTestId('import-summary')).toContainText(/Adding \d+ of 600/);
+  await page.getByTestId('import-cancel').click();
+  const summary = page.getByTestId('import-summary');
+  await expect(summary).toContainText('(cancelled)', { timeout: 10_000 });
+  const added = Number(/Added (\d+) of 600/.exec((await summary.textContent()) ?? '')?.[1]);
+  expect(added).toBeGreaterThan(0);
+  expect(added).toBeLessThan(600);
+  await expect(page.getByTestId('import-files').locator('li[data-status=cancelled]')).toHaveCount(600 - added);
+  // Exactly the added files became samples: nothing half-added, nothing lost.
+  await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(Math.min(added, 500), { timeout: 10_000 });
+});

@@ -14,7 +14,7 @@ export interface ImportItem {
   id: number;
   name: string;
   bytes: number;
-  status: 'waiting' | 'sending' | 'added' | 'refused';
+  status: 'waiting' | 'sending' | 'added' | 'refused' | 'cancelled';
   message: string | null;
 }
 
@@ -28,8 +28,10 @@ export class Imports {
   /** A problem with the form itself (e.g. fixed label left empty); nothing was sent. */
   formError = $state<string | null>(null);
   busy = $derived(this.items.some((i) => i.status === 'waiting' || i.status === 'sending'));
-  finished = $derived(this.items.filter((i) => i.status === 'added' || i.status === 'refused').length);
+  finished = $derived(this.items.filter((i) => i.status === 'added' || i.status === 'refused' || i.status === 'cancelled').length);
   #next = 1;
+  /** Items at or below this id were cancelled: a file already sent still finishes (it is saved). */
+  #cancelledUpTo = 0;
 
   constructor(private readonly api: Api) {}
 
@@ -47,6 +49,7 @@ export class Imports {
     const options = { category: this.category, queue: this.queue, ...(label === undefined ? {} : { label }) };
     for (const [i, file] of files.entries()) {
       const item = fresh[i]!;
+      if (item.id <= this.#cancelledUpTo) continue;
       if (file.size > MAX_DROP_BYTES) {
         this.#set(item.id, 'refused', `Larger than ${formatBytes(MAX_DROP_BYTES)}, the limit for files added here; use \`capture-desk upload\` for big files.`);
         continue;
@@ -60,6 +63,12 @@ export class Imports {
         this.#set(item.id, 'refused', errorText(err));
       }
     }
+  }
+
+  /** Stops adding the files still waiting; the one being sent finishes, nothing half-added remains. */
+  cancel(): void {
+    this.#cancelledUpTo = this.#next - 1;
+    this.items = this.items.map((i) => (i.status === 'waiting' ? { ...i, status: 'cancelled', message: 'cancelled — not added' } : i));
   }
 
   clearFinished(): void {
