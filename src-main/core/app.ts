@@ -15,6 +15,7 @@ import { StreamHub } from './stream/stream-hub.js';
 import { sampleHandlers } from './handlers/samples.js';
 import { uploadHandlers } from './handlers/uploads.js';
 import { atHandlers } from './handlers/at-board.js';
+import { reviewHandlers } from './handlers/review.js';
 import { SampleStore } from './samples/sample-store.js';
 import type { Keychain } from './secrets/keychain.js';
 import { ProjectKeys } from './secrets/project-keys.js';
@@ -105,6 +106,12 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       uploads.announce([id]);
     },
   });
+  const review = reviewHandlers({
+    store,
+    bus,
+    hmacKey: async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined,
+    announce: (ids) => uploads.announce(ids),
+  });
   const watcher = await FolderWatcher.open({
     dataDir,
     store,
@@ -177,6 +184,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'record.stop': ({ sessionId }) => recordings.stop(sessionId),
     'record.mark': ({ sessionId, label }) => recordings.mark(sessionId, label),
     ...atBoards,
+    ...review.handlers,
     'watch.list': () => watcher.list(),
     'watch.add': (input) => watcher.add(input),
     'watch.remove': async ({ id }) => {
@@ -196,6 +204,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onEvent: (l) => bus.onAny(l),
     async close() {
       ports.stop();
+      review.jobs.cancelAll();
       await recordings.stopAll();
       await streams.stopAll();
       await watcher.close();

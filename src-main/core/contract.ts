@@ -23,6 +23,8 @@ export const ErrorCode = z.enum([
   'Disconnected',
   'PermissionDenied',
   'Unavailable',
+  /** Long work the user cancelled (a split, an export): nothing of it was kept. */
+  'Cancelled',
   'Internal',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -227,10 +229,99 @@ export const AtProgress = z.object({
 });
 export type AtProgress = z.infer<typeof AtProgress>;
 
-// ---------- methods ----------
-
 const none = z.object({}).strict();
 const Ids = z.array(z.string().min(1)).min(1).max(10_000);
+
+// ---------- review: sample view, crop, split, playback, long jobs ----------
+
+/** A long job (split, export) the UI shows with a progress bar and can cancel by its id. */
+export const JobProgress = z.object({
+  /** Chosen by the caller, so it can listen and cancel before the starting call answers. */
+  jobId: z.string(),
+  op: z.enum(['split', 'export']),
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  state: z.enum(['running', 'done', 'cancelled', 'failed']),
+});
+export type JobProgress = z.infer<typeof JobProgress>;
+const JobId = z.string().min(1).max(100);
+
+/** Min/max per pixel column of a window of the sample (or the rows themselves when few). */
+export const SampleEnvelope = z.object({
+  /** Start of each column, ms from the start of the sample. */
+  t: z.instanceof(Float64Array),
+  /** One array per axis; min === max (the same values) when `raw`. */
+  min: z.array(z.instanceof(Float32Array)),
+  max: z.array(z.instanceof(Float32Array)),
+  firstRow: z.number().int().nonnegative(),
+  rows: z.number().int().nonnegative(),
+  raw: z.boolean(),
+});
+export type SampleEnvelope = z.infer<typeof SampleEnvelope>;
+
+export const SampleOverview = z.object({
+  id: z.string(),
+  kind: z.enum(['sensor', 'audio']),
+  axes: z.array(z.object({ name: z.string(), units: z.string() })),
+  intervalMs: z.number().positive(),
+  rows: z.number().int().nonnegative(),
+  lengthMs: z.number().nonnegative(),
+  /** Audio only. */
+  sampleRate: z.number().positive().nullable(),
+  structuredLabels: z.array(StructuredLabel),
+  /** The whole sample at the requested width. */
+  envelope: SampleEnvelope,
+});
+export type SampleOverview = z.infer<typeof SampleOverview>;
+
+export const Spectrogram = z.object({
+  frames: z.number().int().nonnegative(),
+  bins: z.number().int().positive(),
+  /** frames × bins bytes, frame-major, bin 0 = 0 Hz; 0 = −100 dBFS or less, 255 = 0 dBFS. */
+  data: z.instanceof(Uint8Array),
+  startMs: z.number().nonnegative(),
+  endMs: z.number().nonnegative(),
+  maxHz: z.number().positive(),
+});
+export type Spectrogram = z.infer<typeof Spectrogram>;
+
+const PlotWidth = z.number().int().positive().max(20_000);
+const Ms = z.number().nonnegative().max(7 * 24 * 3600_000);
+export const SplitMode = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('fixed'), windowMs: z.number().positive().max(24 * 3600_000), strideMs: z.number().positive().max(24 * 3600_000).optional() }).strict(),
+  z.object({ mode: z.literal('events'), paddingMs: Ms.default(0) }).strict(),
+]);
+export type SplitMode = z.input<typeof SplitMode>;
+
+const reviewMethods = {
+  /** Axes, length, marked events and the whole sample at `width` columns: the first paint of the sample view. */
+  'samples.overview': { input: z.object({ id: z.string().min(1), width: PlotWidth }).strict(), output: SampleOverview },
+  /** A zoomed window, as rows or min/max columns. */
+  'samples.range': { input: z.object({ id: z.string().min(1), startMs: Ms, endMs: Ms, width: PlotWidth }).strict(), output: SampleEnvelope },
+  'samples.spectrogram': {
+    input: z.object({ id: z.string().min(1), startMs: Ms.optional(), endMs: Ms.optional(), frames: z.number().int().positive().max(4000), fftSize: z.number().int().min(64).max(4096).optional() }).strict(),
+    output: Spectrogram,
+  },
+  /** WAV bytes for playback (at most a few minutes from `startMs`; `endMs` says where it stops). */
+  'samples.audio': {
+    input: z.object({ id: z.string().min(1), startMs: Ms.optional(), endMs: Ms.optional() }).strict(),
+    output: z.object({ wav: z.instanceof(Uint8Array), startMs: z.number(), endMs: z.number(), truncated: z.boolean() }),
+  },
+  /** A new sample from part of one; the original stays. */
+  'samples.crop': { input: z.object({ id: z.string().min(1), startMs: Ms, endMs: Ms }).strict(), output: Sample },
+  /** New samples from windows of one, all or none; progress as `samples.progress` (op "split"). */
+  'samples.split': { input: z.object({ id: z.string().min(1), jobId: JobId, split: SplitMode }).strict(), output: z.object({ samples: z.array(Sample) }) },
+  /** Copies samples out in the platform's layout (info.labels), optionally as CSV; op "export". */
+  'samples.export': {
+    input: z.object({ jobId: JobId, ids: Ids, outDir: z.string().min(1).max(4096).optional(), csv: z.boolean().optional() }).strict(),
+    output: z.object({ files: z.number().int().nonnegative(), dir: z.string() }),
+  },
+  /** Stops a split or an export; its call then fails with Cancelled and leaves nothing behind. */
+  'samples.cancel': { input: z.object({ jobId: JobId }).strict(), output: z.object({ cancelled: z.boolean() }) },
+} as const;
+
+// ---------- methods ----------
+
 // eslint-disable-next-line no-control-regex
 const Label = z.string().trim().min(1, 'label must not be empty').max(128).refine((l) => !/[\u0000-\u001f\u007f]/.test(l), 'label must not contain control characters');
 
@@ -338,6 +429,7 @@ export const methods = {
     input: none,
     output: z.object({ platform: DatasetSummary.nullable(), platformError: z.string().nullable(), local: DatasetSummary }),
   },
+  ...reviewMethods,
 } as const;
 
 // ---------- events ----------
@@ -374,6 +466,8 @@ export const events = {
   'at.progress': AtProgress,
   /** A watched folder could not import a file (vanished, unreadable, too big). */
   'watch.error': z.object({ folderId: z.string(), path: z.string(), message: z.string() }),
+  /** Progress of a split or export job, a few times a second, then once with its final state. */
+  'samples.progress': JobProgress,
 } as const;
 
 // ---------- derived types (the renderer imports only these) ----------

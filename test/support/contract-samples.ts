@@ -44,6 +44,14 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'watch.setEnabled': { id: 'no-such-folder', enabled: false },
   'watch.pending': { id: 'no-such-folder' },
   'watch.importPending': { id: 'no-such-folder' },
+  'samples.overview': { id: 'no-such-sample', width: 800 },
+  'samples.range': { id: 'no-such-sample', startMs: 0, endMs: 1000, width: 800 },
+  'samples.spectrogram': { id: 'no-such-sample', frames: 200 },
+  'samples.audio': { id: 'no-such-sample' },
+  'samples.crop': { id: 'no-such-sample', startMs: 0, endMs: 500 },
+  'samples.split': { id: 'no-such-sample', jobId: 'job-1', split: { mode: 'fixed', windowMs: 1000 } },
+  'samples.export': { jobId: 'job-2', ids: ['no-such-sample'] },
+  'samples.cancel': { jobId: 'job-1' },
 };
 
 /**

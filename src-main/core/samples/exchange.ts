@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Category, Sample } from '../contract.js';
 import { CoreError } from '../errors.js';
@@ -13,31 +13,49 @@ import type { SampleStore } from './sample-store.js';
  * info.labels file that carries labels, metadata, boxes and structured labels. Sensor samples can
  * be exported as CSV instead, and CSV files imported into the acquisition format.
  */
-export async function exportSamples(store: SampleStore, samples: Sample[], outDir: string, opts: { csv?: boolean } = {}): Promise<{ files: number }> {
+export interface ExportOptions {
+  csv?: boolean;
+  /** Called after each file with (files written, files in all). */
+  onProgress?: (done: number, total: number) => void;
+  /** Aborting stops between files and removes what this export wrote. */
+  signal?: AbortSignal;
+}
+
+export async function exportSamples(store: SampleStore, samples: Sample[], outDir: string, opts: ExportOptions = {}): Promise<{ files: number }> {
   const entries: InfoLabelsEntry[] = [];
   const used = new Set<string>();
-  for (const s of samples) {
-    let bytes: Buffer = await store.readBytes(s);
-    let name = s.name;
-    if (opts.csv && s.kind === 'sensor' && /\.(json|cbor)$/i.test(name)) {
-      const msg = decodeAcquisition(bytes, detectAcquisitionFormat(bytes));
-      bytes = Buffer.from(encodeCsv({ interval_ms: msg.payload.interval_ms, sensors: msg.payload.sensors, values: msg.payload.values }, { withUnits: true }));
-      name = name.replace(/\.(json|cbor)$/i, '.csv');
+  const written: string[] = [];
+  try {
+    for (const s of samples) {
+      if (opts.signal?.aborted) throw new CoreError('Cancelled', 'The export was cancelled; the files it had written were removed.');
+      let bytes: Buffer = await store.readBytes(s);
+      let name = s.name;
+      if (opts.csv && s.kind === 'sensor' && /\.(json|cbor)$/i.test(name)) {
+        const msg = decodeAcquisition(bytes, detectAcquisitionFormat(bytes));
+        bytes = Buffer.from(encodeCsv({ interval_ms: msg.payload.interval_ms, sensors: msg.payload.sensors, values: msg.payload.values }, { withUnits: true }));
+        name = name.replace(/\.(json|cbor)$/i, '.csv');
+      }
+      const folder = s.category === 'split' ? 'training' : s.category;
+      let rel = `${folder}/${name}`;
+      for (let i = 2; used.has(rel); i++) rel = `${folder}/${basename(name, extname(name))}-${i}${extname(name)}`;
+      used.add(rel);
+      await mkdir(join(outDir, folder), { recursive: true });
+      await writeFile(join(outDir, rel), bytes);
+      written.push(join(outDir, rel));
+      entries.push({
+        path: rel,
+        name: basename(rel, extname(rel)),
+        category: s.category,
+        label: s.structuredLabels?.length ? { type: 'multi-label', labels: s.structuredLabels } : s.label === null ? { type: 'unlabeled' } : { type: 'label', label: s.label },
+        metadata: s.metadata,
+        ...(s.boundingBoxes.length ? { boundingBoxes: s.boundingBoxes } : {}),
+      });
+      opts.onProgress?.(entries.length, samples.length);
     }
-    const folder = s.category === 'split' ? 'training' : s.category;
-    let rel = `${folder}/${name}`;
-    for (let i = 2; used.has(rel); i++) rel = `${folder}/${basename(name, extname(name))}-${i}${extname(name)}`;
-    used.add(rel);
-    await mkdir(join(outDir, folder), { recursive: true });
-    await writeFile(join(outDir, rel), bytes);
-    entries.push({
-      path: rel,
-      name: basename(rel, extname(rel)),
-      category: s.category,
-      label: s.structuredLabels?.length ? { type: 'multi-label', labels: s.structuredLabels } : s.label === null ? { type: 'unlabeled' } : { type: 'label', label: s.label },
-      metadata: s.metadata,
-      ...(s.boundingBoxes.length ? { boundingBoxes: s.boundingBoxes } : {}),
-    });
+    if (opts.signal?.aborted) throw new CoreError('Cancelled', 'The export was cancelled; the files it had written were removed.');
+  } catch (err) {
+    for (const f of written) await rm(f, { force: true });
+    throw err;
   }
   await writeFile(join(outDir, 'info.labels'), buildInfoLabels(entries));
   return { files: entries.length };

@@ -97,6 +97,29 @@ export class SampleStore {
     return this.#insert(reserved.id, input, { file: rel, owned: true, source: null, bytes, sha256: hash.digest('hex') });
   }
 
+  /**
+   * Several files written to reserved temp paths become samples together (a split): all are moved
+   * into place, then all rows are inserted in one transaction. If anything fails, none is kept.
+   */
+  async commitFiles(items: Array<{ reserved: { id: string; tempPath: string }; input: NewSample; bytes: number; sha256: string }>): Promise<Sample[]> {
+    const placed: string[] = [];
+    try {
+      for (const it of items) {
+        const rel = join(SAMPLES_DIR, `${it.reserved.id}${extname(it.input.name).toLowerCase() || '.bin'}`);
+        await rename(it.reserved.tempPath, join(this.dataDir, rel));
+        placed.push(rel);
+      }
+      await fsyncDir(join(this.dataDir, SAMPLES_DIR));
+      return this.db.transaction(() =>
+        items.map((it, i) => this.#insert(it.reserved.id, it.input, { file: placed[i]!, owned: true, source: null, bytes: it.bytes, sha256: it.sha256 })),
+      )();
+    } catch (err) {
+      for (const rel of placed) await rm(join(this.dataDir, rel), { force: true });
+      for (const it of items) await rm(it.reserved.tempPath, { force: true });
+      throw err;
+    }
+  }
+
   /** Indexes a file where it lies (bulk upload): no copy, its hash pins the content we promised to send. */
   addReference(input: NewSample, ref: { path: string; bytes: number; sha256: string }): Sample {
     if (!isAbsolute(ref.path)) throw new Error('addReference needs an absolute path');

@@ -1,0 +1,61 @@
+import { extname } from 'node:path';
+import type { Sample } from '../contract.js';
+import { CoreError } from '../errors.js';
+import { scanAcquisition, type ScannedAcquisition } from '../samples/formats/acquisition-scan.js';
+import { decodeCsv } from '../samples/formats/csv.js';
+import { readWavPcm } from '../samples/formats/wav-pcm.js';
+
+/**
+ * A sample decoded for review: one column per axis (sensor) or channel (audio), in file order.
+ * Sensor values stay float64 (a crop writes back exactly what was recorded); audio stays int16,
+ * which halves the memory an hour of sound takes and is what a WAV holds anyway.
+ */
+export interface Decoded {
+  kind: 'sensor' | 'audio';
+  axes: Array<{ name: string; units: string }>;
+  intervalMs: number;
+  rows: number;
+  columns: Array<Float64Array | Int16Array>;
+  /** Shown value = stored value × scale (audio: full scale is ±1). */
+  scale: number;
+  /** Audio only. */
+  sampleRate: number | null;
+  /** What the sensor file said about itself, for writing crops and splits the same way. */
+  acquisition: Omit<ScannedAcquisition, 'columns' | 'rows'> | null;
+  /** Memory held, for the cache's budget. */
+  bytes: number;
+}
+
+export function decodeSampleBytes(sample: Pick<Sample, 'name' | 'kind'>, bytes: Uint8Array): Decoded {
+  const ext = extname(sample.name).toLowerCase();
+  if (sample.kind === 'audio' || ext === '.wav') {
+    const pcm = readWavPcm(bytes);
+    if (pcm.frames === 0) throw new CoreError('InvalidArguments', `"${sample.name}" holds no audio.`);
+    return {
+      kind: 'audio',
+      axes: pcm.channels.map((_, i) => ({ name: pcm.channels.length === 1 ? 'audio' : `channel ${i + 1}`, units: '' })),
+      intervalMs: 1000 / pcm.sampleRate,
+      rows: pcm.frames,
+      columns: pcm.channels,
+      scale: 1 / 32768,
+      sampleRate: pcm.sampleRate,
+      acquisition: null,
+      bytes: pcm.frames * pcm.channels.length * 2,
+    };
+  }
+  if (ext === '.csv') {
+    const s = decodeCsv(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    const columns = s.sensors.map((_, a) => Float64Array.from(s.values, (row) => row[a]!));
+    return sensor({ format: 'cbor', alg: 'none', iat: undefined, deviceName: undefined, deviceType: 'CSV_IMPORT', intervalMs: s.interval_ms, sensors: s.sensors, rows: s.values.length, columns });
+  }
+  if (ext === '.json' || ext === '.cbor') return sensor(scanAcquisition(bytes));
+  throw new CoreError('Unavailable', `"${sample.name}" cannot be reviewed here: only sensor files (.json, .cbor, .csv) and audio (.wav) can be plotted.`);
+}
+
+function sensor(s: ScannedAcquisition): Decoded {
+  const { columns, rows, ...acquisition } = s;
+  return {
+    kind: 'sensor', axes: s.sensors, intervalMs: s.intervalMs, rows, columns, scale: 1, sampleRate: null, acquisition,
+    bytes: rows * columns.length * 8,
+  };
+}
