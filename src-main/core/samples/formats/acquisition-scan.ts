@@ -128,14 +128,27 @@ class CborScanner {
     let width = -1;
     let data = new Float64Array(0);
     let rows = 0;
+    const b = this.#b;
+    const view = this.#view;
+    const end = b.length;
     for (let r = 0; outer.indefinite ? !this.#brk() : r < outer.arg; r++) {
-      const row = this.#head();
-      if (row.major !== 4 || row.indefinite) throw new CoreError('InvalidArguments', `Invalid acquisition file: payload.values[${r}] is not an array`);
+      // The hot loop of opening a long sample: position in a local, no allocation per row or value.
+      let p = this.#p;
+      if (p >= end) throw new Error('unexpected end of data');
+      const h = b[p]!;
+      let n: number;
+      if (h >= 0x80 && h <= 0x97) (n = h - 0x80), p++;
+      else {
+        const row = this.#head();
+        if (row.major !== 4 || row.indefinite) throw new CoreError('InvalidArguments', `Invalid acquisition file: payload.values[${r}] is not an array`);
+        n = row.arg;
+        p = this.#p;
+      }
       if (width < 0) {
-        width = row.arg;
+        width = n;
         data = new Float64Array(Math.max(1, cap) * width);
-      } else if (row.arg !== width) {
-        throw new CoreError('InvalidArguments', `Invalid acquisition file: payload.values[${r}] has ${row.arg} values but row 0 has ${width}`);
+      } else if (n !== width) {
+        throw new CoreError('InvalidArguments', `Invalid acquisition file: payload.values[${r}] has ${n} values but row 0 has ${width}`);
       }
       if (rows === cap) {
         cap *= 2;
@@ -145,26 +158,25 @@ class CborScanner {
       }
       let o = rows * width;
       for (let a = 0; a < width; a++) {
-        const v = this.#number();
+        const t = b[p];
+        let v: number;
+        if (t === 0xfb && p + 9 <= end) (v = view.getFloat64(p + 1)), (p += 9);
+        else if (t !== undefined && t <= 0x17) (v = t), p++;
+        else if (t !== undefined && t >= 0x20 && t <= 0x37) (v = 0x1f - t), p++;
+        else if (t === 0xfa && p + 5 <= end) (v = view.getFloat32(p + 1)), (p += 5);
+        else {
+          this.#p = p;
+          const x = this.item();
+          v = typeof x === 'number' ? x : NaN;
+          p = this.#p;
+        }
         if (!Number.isFinite(v)) throw new CoreError('InvalidArguments', `Invalid acquisition file: payload.values[${r}] column ${a} is not a finite number`);
         data[o++] = v;
       }
+      this.#p = p;
       rows++;
     }
     this.values = { data, rows, width: Math.max(0, width) };
-  }
-
-  #number(): number {
-    const b = this.#b[this.#p]!;
-    if (b <= 0x17) return this.#p++, b; // small integers: the common case for integer sensors
-    if (b === 0xfb) {
-      const v = this.#view.getFloat64(this.#p + 1);
-      this.#p += 9;
-      return v;
-    }
-    const v = this.item();
-    if (typeof v !== 'number') return NaN;
-    return v;
   }
 
   #head(): { major: number; arg: number; indefinite: boolean } {
