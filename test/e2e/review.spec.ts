@@ -1,0 +1,112 @@
+import type { Page } from '@playwright/test';
+import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
+import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
+import { addFiles, openView, screenshot } from './app-page.js';
+import { expect, test } from './fixtures.js';
+
+/** 10 s of three axes at 100 Hz, with a spike the plot must show at any zoom. */
+function sensorFile(name: string) {
+  const values = Array.from({ length: 1000 }, (_, i) => [Math.sin(i / 20) * 5, Math.cos(i / 35) * 2, i === 500 ? 20 : 0.01 * i]);
+  return { name, mimeType: 'application/cbor', buffer: encodeCbor(sensorDoc(values, 10)) };
+}
+
+/** 2 s of a 1 kHz tone at 16 kHz. */
+function toneFile(name: string) {
+  const rate = 16000;
+  const pcm = Int16Array.from({ length: rate * 2 }, (_, i) => Math.round(12000 * Math.sin((2 * Math.PI * 1000 * i) / rate)));
+  return { name, mimeType: 'audio/wav', buffer: encodeWav(pcm, { sampleRate: rate }) };
+}
+
+const row = (page: Page, name: string | RegExp) => page.getByTestId('sample-table').locator('tbody tr', { hasText: name });
+
+test('a sensor sample is reviewed, zoomed, cropped and split; an audio sample shows its spectrogram and plays', async ({ page, shell }, testInfo) => {
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await page.getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, [sensorFile('wave.01.cbor'), toneFile('beep.01.wav')]);
+  await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(2);
+
+  // Open with a double-click: every axis is drawn.
+  await row(page, 'wave.01.cbor').dblclick();
+  const view = page.getByTestId('sample-view');
+  await expect(view).toBeVisible();
+  await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
+  await expect(view).toContainText('1,000 rows every 10 ms');
+  await expect(view.getByTestId('view-range')).toContainText('0.00–10.00 s');
+  await screenshot(page, testInfo, 'sensor-view');
+
+  // Zoom with the keyboard, pan, back to the whole sample.
+  await page.keyboard.press('+');
+  await expect(view.getByTestId('view-range')).toContainText('2.50–7.50 s');
+  await page.keyboard.press('ArrowRight');
+  await expect(view.getByTestId('view-range')).toContainText('3.00–8.00 s');
+  await page.keyboard.press('0');
+  await expect(view.getByTestId('view-range')).toContainText('0.00–10.00 s');
+
+  // Select with the mouse across the middle of the plot, then C crops.
+  const over = view.locator('.u-over');
+  const box = (await over.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await expect(view.getByTestId('view-range')).toContainText('selected 3.0');
+  await screenshot(page, testInfo, 'sensor-selection');
+  await page.keyboard.press('c');
+  await expect(page.getByRole('status').filter({ hasText: /Cropped to a new sample "wave\.01\.crop\.cbor"/ })).toBeVisible();
+  await expect(row(page, 'wave.01.crop.cbor')).toHaveCount(1);
+
+  // S opens the split: 100 windows of 100 ms, with a progress bar on the way.
+  await page.keyboard.press('s');
+  const split = view.getByTestId('split-panel');
+  await split.getByLabel('Window length (ms)').fill('100');
+  const sawProgress = page.waitForFunction(() => document.querySelector('[data-testid=job-split] [role=progressbar]') !== null, null, { timeout: 15_000 }).then(() => true, () => false);
+  await split.getByRole('button', { name: 'Split' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Split into 100 new samples; the original stays.' })).toBeVisible({ timeout: 20_000 });
+  expect(await sawProgress).toBe(true);
+  await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(103);
+  await expect(row(page, 'wave.01.w001.cbor')).toHaveCount(1);
+  await expect(row(page, 'wave.01.cbor')).toHaveCount(1); // the original stays
+  await screenshot(page, testInfo, 'after-split');
+
+  // Esc closes the view; the table has focus again for the next sample.
+  await page.keyboard.press('Escape');
+  await expect(view).toBeHidden();
+
+  // Audio: Enter on the row opens it; waveform, spectrogram, Space plays with a moving playhead.
+  await row(page, 'beep.01.wav').getByRole('checkbox').focus();
+  await page.keyboard.press('Enter');
+  await expect(view).toHaveAttribute('data-kind', 'audio');
+  await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
+  await expect(view.getByTestId('spectrogram')).toHaveAttribute('data-drawn', 'true');
+  await expect(view).toContainText('Spectrogram, 0–8.0 kHz');
+  await view.getByTestId('review-plot').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('Space');
+  await expect(view.getByTestId('play')).toHaveAttribute('aria-pressed', 'true');
+  await screenshot(page, testInfo, 'audio-view');
+  await expect(view.getByTestId('play')).toHaveAttribute('aria-pressed', 'false', { timeout: 10_000 }); // 2 s tone ends
+
+  // Discard the original from the view.
+  await view.getByRole('button', { name: 'Discard original…' }).click();
+  await view.getByRole('button', { name: 'Discard original', exact: true }).click();
+  await expect(view).toBeHidden();
+  await expect(row(page, 'beep.01.wav')).toHaveCount(0);
+  expect(pageErrors).toEqual([]);
+});
+
+test('selected samples export with progress into the data folder', async ({ page, shell }, testInfo) => {
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await page.getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, [sensorFile('wave.01.cbor'), sensorFile('idle.01.cbor')]);
+  await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(2);
+  await page.getByRole('checkbox', { name: 'Select all samples shown' }).check();
+  const bulk = page.getByTestId('bulk-actions');
+  await bulk.getByRole('button', { name: 'Export…' }).click();
+  await bulk.getByLabel('sensor data as CSV').check();
+  await bulk.getByRole('button', { name: 'Export 2 samples' }).click();
+  await expect(page.getByRole('status').filter({ hasText: `Exported 2 files with info.labels to ${shell.dataDir}/exports/` })).toBeVisible();
+  await screenshot(page, testInfo, 'export');
+});
