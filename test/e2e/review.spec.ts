@@ -55,7 +55,7 @@ test('a sensor sample is reviewed, zoomed, cropped and split; an audio sample sh
   await expect(view.getByTestId('view-range')).toContainText('selected 3.0');
   await screenshot(page, testInfo, 'sensor-selection');
   await page.keyboard.press('c');
-  await expect(page.getByRole('status').filter({ hasText: /Cropped to a new sample "wave\.01\.crop\.cbor"/ })).toBeVisible();
+  await expect(view.getByTestId('review-status')).toContainText('Cropped to a new sample "wave.01.crop.cbor"');
   await expect(row(page, 'wave.01.crop.cbor')).toHaveCount(1);
 
   // S opens the split: 100 windows of 100 ms, with a progress bar on the way.
@@ -64,7 +64,7 @@ test('a sensor sample is reviewed, zoomed, cropped and split; an audio sample sh
   await split.getByLabel('Window length (ms)').fill('100');
   const sawProgress = page.waitForFunction(() => document.querySelector('[data-testid=job-split] [role=progressbar]') !== null, null, { timeout: 15_000 }).then(() => true, () => false);
   await split.getByRole('button', { name: 'Split' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Split into 100 new samples; the original stays.' })).toBeVisible({ timeout: 20_000 });
+  await expect(view.getByTestId('review-status')).toHaveText('Split into 100 new samples; the original stays.', { timeout: 20_000 });
   expect(await sawProgress).toBe(true);
   await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(103);
   await expect(row(page, 'wave.01.w001.cbor')).toHaveCount(1);
@@ -109,4 +109,45 @@ test('selected samples export with progress into the data folder', async ({ page
   await bulk.getByRole('button', { name: 'Export 2 samples' }).click();
   await expect(page.getByRole('status').filter({ hasText: `Exported 2 files with info.labels to ${shell.dataDir}/exports/` })).toBeVisible();
   await screenshot(page, testInfo, 'export');
+});
+
+test('a capture with marked events shows them in the sample view and splits around them', async ({ page, shell }, testInfo) => {
+  await page.goto(shell.url);
+  // The simulated sensor streams at start; record it with two events marked by number keys.
+  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 10_000 }).toBeGreaterThan(10);
+  const panel = page.getByTestId('record-bar');
+  await panel.getByLabel('Label', { exact: true }).fill('gesture');
+  await panel.getByLabel('Length (s)').fill('');
+  await panel.getByTestId('event-names').fill('tap, shake');
+  await panel.getByTestId('event-names').press('Tab');
+  await page.locator('body').click({ position: { x: 5, y: 400 } });
+  await page.keyboard.press('Space');
+  await expect(page.getByTestId('recording-indicator')).toContainText('REC');
+  await page.waitForTimeout(400);
+  await page.keyboard.press('1');
+  await page.waitForTimeout(500);
+  await page.keyboard.press('2');
+  await page.waitForTimeout(500);
+  await page.keyboard.press('0');
+  await page.waitForTimeout(400);
+  await page.keyboard.press('Space');
+  await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 10_000 });
+
+  await openView(page, 'Samples');
+  await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(1);
+  await page.getByTestId('sample-table').locator('tbody tr').first().dblclick();
+  const view = page.getByTestId('sample-view');
+  await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
+  await expect(view).toContainText('4 marked events'); // gesture, tap, shake, gesture
+  await screenshot(page, testInfo, 'events-view');
+
+  await page.keyboard.press('s');
+  const split = view.getByTestId('split-panel');
+  await split.getByLabel('Around marked events').check();
+  await split.getByLabel('Padding (ms)').fill('50');
+  await split.getByRole('button', { name: 'Split' }).click();
+  await expect(view.getByTestId('review-status')).toHaveText('Split into 4 new samples; the original stays.');
+  await expect(page.getByTestId('sample-table').locator('tbody tr td.name', { hasText: /^tap\.gesture\..*\.e2\.cbor$/ })).toHaveCount(1);
+  const labels = await page.getByTestId('sample-table').locator('tbody tr td.label').allTextContents();
+  expect(labels.sort()).toEqual(['gesture', 'gesture', 'gesture', 'shake', 'tap']);
 });
