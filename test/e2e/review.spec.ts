@@ -44,6 +44,12 @@ test('a sensor sample is reviewed, zoomed, cropped and split; an audio sample sh
   await expect(view.getByTestId('view-range')).toContainText('3.00–8.00 s');
   await page.keyboard.press('0');
   await expect(view.getByTestId('view-range')).toContainText('0.00–10.00 s');
+  // The wheel zooms around the pointer: at 20 % of the width, 2 s stays 20 % from the left.
+  const plotBox = (await view.locator('.u-over').boundingBox())!;
+  await page.mouse.move(plotBox.x + plotBox.width * 0.2, plotBox.y + plotBox.height / 2);
+  await page.mouse.wheel(0, -100);
+  await expect(view.getByTestId('view-range')).toContainText('0.40–8.40 s');
+  await page.keyboard.press('0');
 
   // Select with the mouse across the middle of the plot, then C crops.
   const over = view.locator('.u-over');

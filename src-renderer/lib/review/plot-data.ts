@@ -47,7 +47,8 @@ export function clampView(v: ViewWindow, lengthMs: number, minMs: number): ViewW
 export function zoomView(v: ViewWindow, factor: number, atMs: number, lengthMs: number, minMs: number): ViewWindow {
   const span = v.endMs - v.startMs;
   const f = (atMs - v.startMs) / (span || 1);
-  const next = span * factor;
+  // Limited before placing, so the point under the cursor stays put even at the deepest zoom.
+  const next = Math.min(lengthMs, Math.max(minMs, span * factor));
   return clampView({ startMs: atMs - f * next, endMs: atMs - f * next + next }, lengthMs, minMs);
 }
 
