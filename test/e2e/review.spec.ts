@@ -77,6 +77,15 @@ test('a sensor sample is reviewed, zoomed, cropped and split; an audio sample sh
   await expect(row(page, 'wave.01.cbor')).toHaveCount(1); // the original stays
   await screenshot(page, testInfo, 'after-split');
 
+  // A split of 1000 windows, cancelled from its progress bar: nothing of it is kept.
+  await page.keyboard.press('s');
+  await split.getByLabel('Window length (ms)').fill('10');
+  await split.getByRole('button', { name: 'Split' }).click();
+  await split.getByTestId('job-split').getByRole('button', { name: 'Cancel' }).click();
+  await expect(view.getByTestId('review-status')).toHaveText('Split cancelled; nothing was kept.');
+  await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(103);
+  await split.getByRole('button', { name: 'Close' }).click();
+
   // Esc closes the view; the table has focus again for the next sample.
   await page.keyboard.press('Escape');
   await expect(view).toBeHidden();
