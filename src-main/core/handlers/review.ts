@@ -31,6 +31,17 @@ const MAX_PLAYBACK_BYTES = 24 * 1024 * 1024;
 export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, ReviewMethods>; jobs: Jobs } {
   const cache = new DecodedCache(d.store, d.cacheBytes);
   const jobs = new Jobs((p) => d.bus.emit('samples.progress', p));
+  // A discarded original should not hold its decoded hour of data until the cache evicts it.
+  d.bus.on('samples.changed', ({ ids }) => {
+    for (const id of ids) {
+      if (!cache.has(id)) continue;
+      try {
+        d.store.get(id);
+      } catch {
+        cache.forget(id);
+      }
+    }
+  });
   const decoded = async (id: string) => {
     const sample = d.store.get(id);
     return { sample, dec: await cache.get(sample) };

@@ -38,6 +38,11 @@ export class DecodedCache {
     return pending;
   }
 
+  has(id: string): boolean {
+    for (const key of this.#entries.keys()) if (key.startsWith(`${id}:`)) return true;
+    return false;
+  }
+
   /** A deleted sample frees its memory at once. */
   forget(id: string): void {
     for (const [key, d] of this.#entries) {

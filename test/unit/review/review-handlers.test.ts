@@ -169,5 +169,8 @@ describe('decoded-sample cache', () => {
     await cache.get(c);
     expect(await cache.get(a)).toBe(a1);
     expect(cache.bytes).toBeLessThanOrEqual(50_000);
+    cache.forget(a.id);
+    expect(cache.has(a.id)).toBe(false);
+    expect(cache.bytes).toBe(24_048);
   });
 });
