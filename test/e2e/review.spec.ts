@@ -97,11 +97,17 @@ test('a sensor sample is reviewed, zoomed, cropped and split; an audio sample sh
   await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
   await expect(view.getByTestId('spectrogram')).toHaveAttribute('data-drawn', 'true');
   await expect(view).toContainText('Spectrogram, 0–8.0 kHz');
-  await view.getByTestId('review-plot').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('Space');
   await expect(view.getByTestId('play')).toHaveAttribute('aria-pressed', 'true');
   await screenshot(page, testInfo, 'audio-view');
   await expect(view.getByTestId('play')).toHaveAttribute('aria-pressed', 'false', { timeout: 10_000 }); // 2 s tone ends
+
+  // Esc lands back on the row it was opened from; Enter opens it again.
+  await page.keyboard.press('Escape');
+  await expect(view).toBeHidden();
+  await expect(row(page, 'beep.01.wav').getByRole('checkbox')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(view).toHaveAttribute('data-kind', 'audio');
 
   // Discard the original from the view.
   await view.getByRole('button', { name: 'Discard original…' }).click();
