@@ -151,6 +151,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'settings.set': async (patch) => {
       const next = await settings.set(patch);
       bus.emit('settings.changed', next);
+      uploads.queue.setConcurrency(next.uploadConcurrency);
       // New URL or project: a queue paused for the old one may work now.
       if (uploads.queue.status().paused) uploads.queue.resume();
       return next;

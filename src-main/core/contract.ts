@@ -47,6 +47,8 @@ export const Settings = z.object({
   deviceName: z.string().trim().min(1, 'device name must not be empty').max(128),
   /** How many samples the user aims for per label (class balance shows progress toward it). */
   labelTargets: z.record(z.string().min(1).max(128), z.number().int().positive().max(1_000_000)).refine((t) => Object.keys(t).length <= 1000, 'at most 1000 label targets'),
+  /** Upload requests in flight at once (each carries up to 1000 files). */
+  uploadConcurrency: z.number().int().min(1, 'uploads in parallel must be at least 1').max(16, 'uploads in parallel must be at most 16'),
 });
 export type Settings = z.infer<typeof Settings>;
 
