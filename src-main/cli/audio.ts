@@ -80,7 +80,8 @@ export async function devicesCommand(argv: string[]): Promise<number> {
       await ensureDataDir(dataDir);
       const d = devices.find((x) => x.id === v.select);
       if (!d) throw new UsageError(`no audio input device with id "${v.select}"; run "capture-desk devices audio" for the list.`);
-      await saveAudioChoice(dataDir, { deviceId: d.id, name: d.name });
+      // The app keeps its rate and pre-roll in the same file: change only the device.
+      await saveAudioChoice(dataDir, { ...(await loadAudioChoice(dataDir, log)), deviceId: d.id, name: d.name });
       process.stderr.write(`Recordings will use "${d.name}" (${d.id}).\n`);
     }
     const chosen = resolveDevice(devices, await loadAudioChoice(dataDir, log));
