@@ -80,7 +80,9 @@ let input: FakeInput;
 let bus: EventBus;
 let changed: number;
 let stopped: string[];
-const open = () => Microphones.open({ input, dataDir, bus, log: silentLogger, stopSource: async (id) => stopped.push(id), onDevicesChanged: () => changed++ });
+let recording: string[];
+const open = () =>
+  Microphones.open({ input, dataDir, bus, log: silentLogger, stopSource: async (id) => stopped.push(id), isRecording: (id) => recording.includes(id), onDevicesChanged: () => changed++ });
 const signal = new AbortController().signal;
 
 beforeEach(async () => {
@@ -89,6 +91,7 @@ beforeEach(async () => {
   bus = new EventBus();
   changed = 0;
   stopped = [];
+  recording = [];
 });
 
 describe('Microphones', () => {
@@ -178,6 +181,19 @@ describe('Microphones', () => {
     expect(stopped).toEqual(['audio:default']);
     expect(mics.activeSourceId).toBe('audio:7781');
     await expect(mics.factory('audio:nope', { signal }, recordingSink().sink)).rejects.toMatchObject({ code: 'NotFound' });
+  });
+
+  it('a microphone being recorded is neither switched nor restarted under the recording', async () => {
+    const mics = await open();
+    await mics.refresh();
+    await mics.factory('audio:default', { signal }, recordingSink().sink);
+    recording = ['audio:default'];
+    await expect(mics.factory('audio:7781', { signal }, recordingSink().sink)).rejects.toMatchObject({ code: 'Busy' });
+    await expect(mics.setSettings({ sampleRate: 8000 })).rejects.toMatchObject({ code: 'Busy' });
+    expect(mics.settings().sampleRate).toBe(16_000);
+    expect(await mics.setSettings({ preRollMs: 500 })).toMatchObject({ preRollMs: 500 }); // takes effect at the next recording
+    expect(input.starts).toHaveLength(1);
+    expect(stopped).toEqual([]);
   });
 
   it('refuses settings out of range', async () => {
