@@ -81,10 +81,11 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       createReader: (o) => createLineReader({ ...o, units: null }),
     }),
   );
-  // Device changes re-send the source list; listSources is defined below, once every source is there.
+  // Device changes re-send the source list; listSources and the recordings come below.
   let sourcesChanged = () => {};
+  let recordingOf = (_sourceId: string) => false;
   const mics = opts.hardware.audio
-    ? await Microphones.open({ input: opts.hardware.audio, dataDir, bus, log, stopSource: (id) => streams.stop(id), onDevicesChanged: () => sourcesChanged() })
+    ? await Microphones.open({ input: opts.hardware.audio, dataDir, bus, log, stopSource: (id) => streams.stop(id), isRecording: (id) => recordingOf(id), onDevicesChanged: () => sourcesChanged() })
     : null;
   if (mics) {
     streams.register('audio:', mics.factory);
@@ -107,6 +108,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     },
     audio: mics && opts.hardware.audio ? { input: opts.hardware.audio, preRollMs: () => mics.settings().preRollMs } : undefined,
   });
+  recordingOf = (id) => recordings.isRecording(id);
   const atBoards = atHandlers({
     opener: opts.hardware.serial ?? noSerial,
     ports,

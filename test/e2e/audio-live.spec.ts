@@ -45,4 +45,10 @@ test('the virtual microphone is listed, its meter moves, and 2 s recorded with a
   const row = page.getByRole('row', { name: /hum\.[0-9a-f]{8}\.wav/ });
   await expect(row).toContainText('2.0 s');
   await expect(row).toContainText('training');
+
+  // The tone stops: after two quiet seconds the live view says the microphone is silent.
+  await openView(page, 'Live');
+  await tone?.stop();
+  await expect(page.getByTestId('audio-silent')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('audio-rms')).toContainText('−∞');
 });

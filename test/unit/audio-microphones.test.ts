@@ -2,60 +2,14 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AudioInput } from '../../src-main/core/audio/audio-input.js';
-import type { CaptureOptions, CaptureStatus, DeviceChange, PcmBatch } from '../../src-main/core/audio/audio-supervisor.js';
 import type { LevelReport } from '../../src-main/core/audio/levels.js';
-import { Listeners } from '../../src-main/core/audio/listeners.js';
 import { Microphones } from '../../src-main/core/audio/microphones.js';
-import type { AudioDevice } from '../../src-main/core/audio/worker-protocol.js';
 import type { AudioLevels, StreamInfo } from '../../src-main/core/contract.js';
 import { CoreError } from '../../src-main/core/errors.js';
 import { EventBus } from '../../src-main/core/event-bus.js';
 import { silentLogger } from '../../src-main/core/log.js';
 import type { StreamSink } from '../../src-main/core/stream/stream-hub.js';
-
-const DEFAULT: AudioDevice = { id: 'default', name: 'System default input', default: true };
-const USB: AudioDevice = { id: '7781', name: 'USB Microphone', default: false };
-
-/** A stand-in for the AudioSupervisor: the device list and capture are set by the test. */
-class FakeInput implements AudioInput {
-  devices: AudioDevice[] = [DEFAULT, USB];
-  starts: CaptureOptions[] = [];
-  stops = 0;
-  status: CaptureStatus = { state: 'idle', device: null, sampleRate: null, deviceRate: null, live: false, frames: 0, error: null, workerPid: null };
-  readonly pcm = new Listeners<PcmBatch>();
-  readonly levels = new Listeners<LevelReport>();
-  readonly states = new Listeners<CaptureStatus>();
-  readonly errors = new Listeners<CoreError>();
-  readonly deviceChanges = new Listeners<DeviceChange>();
-  async listDevices() {
-    return this.devices;
-  }
-  watchDevices(cb: (c: DeviceChange) => void) {
-    const off = this.deviceChanges.on(cb);
-    cb({ devices: this.devices, added: [], removed: [] });
-    return off;
-  }
-  async start(o: CaptureOptions = {}) {
-    this.starts.push(o);
-    this.status = { ...this.status, state: 'capturing', device: this.devices.find((d) => d.id === o.deviceId) ?? null, sampleRate: o.sampleRate ?? 16_000 };
-    return this.status;
-  }
-  async stop() {
-    this.stops++;
-    this.status = { ...this.status, state: 'idle', sampleRate: null };
-    return { frames: 0, paddingFrames: 0 };
-  }
-  preRoll() {
-    return new Int16Array(0);
-  }
-  async whenLive() {}
-  async close() {}
-  plug(devices: AudioDevice[]) {
-    this.devices = devices;
-    this.deviceChanges.emit({ devices, added: [], removed: [] });
-  }
-}
+import { DEFAULT, FakeInput, USB } from '../support/audio/fake-input.js';
 
 function recordingSink() {
   const seen = { infos: [] as StreamInfo[], interrupted: [] as unknown[], resumed: 0 };
@@ -80,7 +34,9 @@ let input: FakeInput;
 let bus: EventBus;
 let changed: number;
 let stopped: string[];
-const open = () => Microphones.open({ input, dataDir, bus, log: silentLogger, stopSource: async (id) => stopped.push(id), onDevicesChanged: () => changed++ });
+let recording: string[];
+const open = () =>
+  Microphones.open({ input, dataDir, bus, log: silentLogger, stopSource: async (id) => stopped.push(id), isRecording: (id) => recording.includes(id), onDevicesChanged: () => changed++ });
 const signal = new AbortController().signal;
 
 beforeEach(async () => {
@@ -89,6 +45,7 @@ beforeEach(async () => {
   bus = new EventBus();
   changed = 0;
   stopped = [];
+  recording = [];
 });
 
 describe('Microphones', () => {
@@ -178,6 +135,19 @@ describe('Microphones', () => {
     expect(stopped).toEqual(['audio:default']);
     expect(mics.activeSourceId).toBe('audio:7781');
     await expect(mics.factory('audio:nope', { signal }, recordingSink().sink)).rejects.toMatchObject({ code: 'NotFound' });
+  });
+
+  it('a microphone being recorded is neither switched nor restarted under the recording', async () => {
+    const mics = await open();
+    await mics.refresh();
+    await mics.factory('audio:default', { signal }, recordingSink().sink);
+    recording = ['audio:default'];
+    await expect(mics.factory('audio:7781', { signal }, recordingSink().sink)).rejects.toMatchObject({ code: 'Busy' });
+    await expect(mics.setSettings({ sampleRate: 8000 })).rejects.toMatchObject({ code: 'Busy' });
+    expect(mics.settings().sampleRate).toBe(16_000);
+    expect(await mics.setSettings({ preRollMs: 500 })).toMatchObject({ preRollMs: 500 }); // takes effect at the next recording
+    expect(input.starts).toHaveLength(1);
+    expect(stopped).toEqual([]);
   });
 
   it('refuses settings out of range', async () => {

@@ -20,6 +20,8 @@ export interface MicrophonesDeps {
   log: Logger;
   /** Stops a stream of the hub (another microphone: there is one capture at a time). */
   stopSource: (sourceId: string) => Promise<unknown>;
+  /** A recording is taking this source now: it must not be switched or restarted under it. */
+  isRecording?: (sourceId: string) => boolean;
   /** The device list changed (plugged in or out): the app re-sends its sources. */
   onDevicesChanged: () => void;
   devicePollMs?: number;
@@ -90,9 +92,12 @@ export class Microphones {
     const before = this.settings();
     const next = AudioSettings.parse({ ...before, ...patch });
     const name = this.#devices.find((x) => x.id === next.deviceId)?.name ?? (next.deviceId === this.#choice?.deviceId ? this.#choice.name : '');
+    const a = this.#active;
+    if (a && next.sampleRate !== before.sampleRate && this.d.isRecording?.(a.sourceId)) {
+      throw new CoreError('Busy', 'The microphone is being recorded; stop the recording before changing the sample rate.');
+    }
     await this.#save({ deviceId: next.deviceId ?? 'default', name, sampleRate: next.sampleRate, preRollMs: next.preRollMs });
     // The live capture runs at the old rate: restart it so the meter and recordings use the new one.
-    const a = this.#active;
     if (a && next.sampleRate !== before.sampleRate) {
       const st = await this.d.input.start({ deviceId: a.sourceId.slice(AUDIO_PREFIX.length), sampleRate: next.sampleRate });
       a.sink.info(this.#info(a.sourceId, st.sampleRate ?? next.sampleRate));
@@ -106,7 +111,9 @@ export class Microphones {
     if (!this.#devices.some((x) => x.id === deviceId)) await this.refresh();
     const device = this.#devices.find((x) => x.id === deviceId);
     if (!device) throw new CoreError('NotFound', `No microphone "${deviceId}" is connected. Plug it in, or pick another one from the device list.`);
-    if (this.#active && this.#active.sourceId !== sourceId) await this.d.stopSource(this.#active.sourceId);
+    const other = this.#active && this.#active.sourceId !== sourceId ? this.#active.sourceId : null;
+    if (other && this.d.isRecording?.(other)) throw new CoreError('Busy', 'Another microphone is being recorded (one capture at a time); stop that recording first.');
+    if (other) await this.d.stopSource(other);
     const { sampleRate } = this.settings();
     await this.d.input.start({ deviceId, sampleRate });
     if (this.#choice?.deviceId !== deviceId) await this.#save({ ...this.#choice, deviceId, name: device.name }).catch((err: unknown) => this.d.log.warn('could not remember the microphone', { error: String(err) }));

@@ -112,6 +112,11 @@ export class RecordingService {
     return this.#update(s, { events: s.marks.events });
   }
 
+  /** A session is recording `sourceId` now (it must not be restarted or switched under it). */
+  isRecording(sourceId: string): boolean {
+    return [...this.#sessions.values()].some((s) => s.status.sourceIds.includes(sourceId));
+  }
+
   async stopAll(): Promise<void> {
     await Promise.all([...this.#sessions.keys()].map((id) => this.stop(id).catch(() => {})));
   }
