@@ -81,6 +81,19 @@ export const SHORTCUTS: ReadonlyArray<{ group: string; keys: ReadonlyArray<{ key
       { keys: 'Ctrl+A', what: 'Select all samples' },
       { keys: 'Shift+click', what: 'Select a range' },
       { keys: 'Esc', what: 'Clear the selection' },
+      { keys: 'Enter, or double-click a row', what: 'Open the sample view' },
+    ],
+  },
+  {
+    group: 'Sample view',
+    keys: [
+      { keys: '+ / − / 0, mouse wheel', what: 'Zoom in / out / whole sample' },
+      { keys: '← →', what: 'Pan' },
+      { keys: 'Shift+← →, or drag', what: 'Select a range' },
+      { keys: 'C', what: 'Crop to the selection (a new sample)' },
+      { keys: 'S', what: 'Split into windows (new samples)' },
+      { keys: 'Space', what: 'Play / pause audio' },
+      { keys: 'Esc', what: 'Clear the selection, then close' },
     ],
   },
 ];
