@@ -16,6 +16,7 @@ import { sampleHandlers } from './handlers/samples.js';
 import { uploadHandlers } from './handlers/uploads.js';
 import { atHandlers } from './handlers/at-board.js';
 import { SampleStore } from './samples/sample-store.js';
+import { qualityGate } from './samples/quality/policy.js';
 import type { Keychain } from './secrets/keychain.js';
 import { ProjectKeys } from './secrets/project-keys.js';
 import { UploadService } from './upload/upload-service.js';
@@ -76,7 +77,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       createReader: (o) => createLineReader({ ...o, units: null }),
     }),
   );
-  const store = await SampleStore.open(dataDir, log);
+  // Every new sample (recording, AT read-back, drop, watched folder) is checked where it is indexed.
+  const store = await SampleStore.open(dataDir, log, { quality: qualityGate(() => settings.get()) });
   const keys = new ProjectKeys(opts.hardware.keychain);
   const uploads = new UploadService({ store, settings, keys, bus, log });
   if (opts.uploads !== false) uploads.start();

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 import { EventMarks } from './event-marks.js';
+import { lossCounters } from '../samples/quality/loss-counters.js';
 import { StreamRecording } from './stream-recording.js';
 
 export interface RecordingServiceDeps {
@@ -22,7 +23,7 @@ export interface RecordingServiceDeps {
 
 interface Session {
   status: RecordingStatus;
-  parts: Array<{ rec: StreamRecording; badAtStart: number }>;
+  parts: Array<{ rec: StreamRecording; badAtStart: number; startStats?: StreamStats | undefined }>;
   timer: NodeJS.Timeout | null;
   queue: boolean;
   finishing: Promise<RecordingStatus> | null;
@@ -60,7 +61,7 @@ export class RecordingService {
           sourceId, label: o.label, category: o.category, metadata: { ...o.metadata, session: sessionId },
           deviceName: this.d.deviceName(), deviceType: info.simulated ? 'SIMULATED' : sourceId.split(':')[0]!.toUpperCase(),
         });
-        parts.push({ rec, badAtStart: this.#stats.get(sourceId)?.badLines ?? 0 });
+        parts.push({ rec, badAtStart: this.#stats.get(sourceId)?.badLines ?? 0, startStats: this.#stats.get(sourceId) });
       }
     } catch (err) {
       for (const p of parts) await p.rec.discard();
@@ -104,7 +105,7 @@ export class RecordingService {
     const hmacKey = await this.d.hmacKey().catch(() => undefined);
     const ids: string[] = [];
     const problems: string[] = [];
-    for (const [index, { rec, badAtStart }] of s.parts.entries()) {
+    for (const [index, { rec, badAtStart, startStats }] of s.parts.entries()) {
       const sourceId = rec.request.sourceId;
       const info = this.d.hub.info(sourceId) ?? rec.info;
       const stats = this.#stats.get(sourceId);
@@ -115,7 +116,7 @@ export class RecordingService {
           incomplete: rec.interruption !== null,
           queue: s.queue && rec.interruption === null,
           structuredLabels: s.marks.structuredLabels(index, rec.rows, rec.request.label),
-          extra: { source: sourceId, rejected_lines: Math.max(0, (stats?.badLines ?? 0) - badAtStart), frequency_hz: info.rateHz, jitter_ms: stats?.jitterMs ?? null },
+          extra: { source: sourceId, rejected_lines: Math.max(0, (stats?.badLines ?? 0) - badAtStart), frequency_hz: info.rateHz, jitter_ms: stats?.jitterMs ?? null, ...lossCounters(stats, startStats) },
         });
         ids.push(sample.id);
       } catch (err) {
