@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCore } from '../../src-main/core/app.js';
+import type { CallResult, EventName, QueueStatus, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import { createLogger } from '../../src-main/core/log.js';
+import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
+import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
+import { openPtyPair } from '../support/boards/pty.js';
+import { fixedPorts } from '../support/fake-hardware.js';
+import { startIngestionServer } from '../support/ingestion-server/server.js';
+
+const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
+const KEY = 'ei_quality';
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function board(args: string[]) {
+  const pty = await openPtyPair();
+  cleanups.push(() => pty.close());
+  const child = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100', ...args], { stdio: 'ignore' });
+  cleanups.push(() => child.kill('SIGKILL'));
+  return pty;
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('data quality through the core, with real boards on PTYs', () => {
+  it('a capture with gaps is flagged and held back, uploads only when forced; a clean one from the same session goes straight up', async () => {
+    const srv = await startIngestionServer({ apiKeys: [KEY] });
+    cleanups.push(() => srv.close());
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-quality-')), 'data');
+    const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
+    cleanups.push(() => core.close());
+    const events: Array<[EventName, unknown]> = [];
+    core.onEvent((n, p) => events.push([n, p]));
+    const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
+      const r: CallResult = await core.dispatch(m, i);
+      if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+      return r.value as T;
+    };
+    await call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1 });
+    await call('keys.set', { kind: 'api-key', key: KEY });
+
+    // One board stalls its loop for 300 ms every second (the readings due then are never sent).
+    const gapped = await board(['--pause-every', '1000:300']);
+    const clean = await board([]);
+    for (const p of [gapped, clean]) {
+      await call('serial.addPath', { path: p.hostPath });
+      await call('stream.start', { sourceId: `serial:${p.hostPath}` });
+    }
+    await pause(2500); // the reader settles on the rate before the capture starts
+    const st = await call<RecordingStatus>('record.start', { sourceIds: [`serial:${gapped.hostPath}`, `serial:${clean.hostPath}`], label: 'wave', category: 'training', lengthMs: 4000, queue: true });
+    for (let i = 0; i < 400 && !events.some(([n, p]) => n === 'record.state' && (p as RecordingStatus).sessionId === st.sessionId && (p as RecordingStatus).state === 'saved'); i++) await pause(25);
+    const list = async (input: object = {}) => (await call<{ samples: Sample[]; total: number }>('samples.list', input));
+    const samples = (await list()).samples;
+    const bad = samples.find((s) => s.extra.source === `serial:${gapped.hostPath}`)!;
+    const good = samples.find((s) => s.extra.source === `serial:${clean.hostPath}`)!;
+
+    expect(bad).toMatchObject({ state: 'local', flagged: 'error', heldBack: true });
+    const gap = bad.quality!.findings.find((f) => f.code === 'lost-readings')!;
+    expect(gap).toMatchObject({ severity: 'error' });
+    expect(gap.message).toMatch(/^Gaps: about \d+ readings \([\d.]+%\) never arrived while recording/);
+    expect(bad.extra.dropped_lines as number).toBeGreaterThan(40); // ~3 stalls × 30 readings
+    expect(good.quality!.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(good.heldBack).toBe(false);
+
+    // The clean one is sent; the held one is not, however long the queue runs.
+    for (let i = 0; i < 400 && srv.samples.length < 1; i++) await pause(25);
+    await pause(500);
+    expect(srv.samples.map((s) => s.originalName)).toEqual([good.name]);
+    expect((await call<QueueStatus>('queue.status')).counts.local).toBe(1);
+
+    expect(await list({ flagged: true })).toEqual({ samples: [expect.objectContaining({ id: bad.id })], total: 1 });
+    // Queueing it the ordinary way keeps it held; "Upload anyway" sends it.
+    expect(await call('queue.enqueue', { ids: [bad.id] })).toEqual({ queued: 0, held: 1 });
+    await pause(300);
+    expect(srv.samples).toHaveLength(1);
+    expect(await call('queue.enqueue', { ids: [bad.id], force: true })).toEqual({ queued: 1, held: 0 });
+    for (let i = 0; i < 400 && srv.samples.length < 2; i++) await pause(25);
+    expect(srv.samples.map((s) => s.originalName).sort()).toEqual([good.name, bad.name].sort());
+    const after = (await list()).samples.find((s) => s.id === bad.id)!;
+    expect(after).toMatchObject({ state: 'uploaded', heldBack: false, flagged: 'error' });
+
+    // Checking again with a new minimum length adds a finding and leaves the queue state alone.
+    await call('settings.set', { qualityMinLengthMs: 60_000 });
+    const { checked } = await call<{ checked: Sample[] }>('samples.checkQuality', { ids: [good.id] });
+    expect(checked[0]!.quality!.findings.map((f) => f.code)).toContain('too-short');
+    expect(checked[0]).toMatchObject({ state: 'uploaded', flagged: 'error' });
+  }, 40_000);
+});
