@@ -2,6 +2,17 @@ import type { QualityFinding } from '../../contract.js';
 import { decodeWavHeader } from '../formats/wav.js';
 import { finding, formatMs, percent } from './findings.js';
 import type { ByteSource } from './byte-source.js';
+import { endianness } from 'node:os';
+
+const LITTLE_ENDIAN_HOST = endianness() === 'LE';
+
+/** The chunk's samples as a typed array: a view when aligned on a little-endian host, else a copy. */
+function int16s(chunk: Buffer, bytes: number): Int16Array {
+  if (LITTLE_ENDIAN_HOST && chunk.byteOffset % 2 === 0) return new Int16Array(chunk.buffer, chunk.byteOffset, bytes / 2);
+  const out = new Int16Array(bytes / 2);
+  for (let i = 0; i < out.length; i++) out[i] = chunk.readInt16LE(i * 2);
+  return out;
+}
 
 /** Below this peak (−60 dBFS) the whole recording is silence: a muted or wrong input. */
 const SILENT_PEAK = 33;
@@ -45,8 +56,9 @@ export async function scanWav(src: ByteSource): Promise<AudioScan> {
     if (carry) (chunk = Buffer.concat([carry, chunk])), (carry = null);
     const whole = chunk.length & ~1;
     if (whole < chunk.length) carry = chunk.subarray(whole);
-    for (let p = 0; p < whole; p += 2) {
-      const v = chunk.readInt16LE(p);
+    const pcm = int16s(chunk, whole);
+    for (let k = 0; k < pcm.length; k++) {
+      const v = pcm[k]!;
       if (v === 0) {
         zeroRun++;
         fullRun = 0;

@@ -52,9 +52,15 @@ function scanValues(r: Reader, width: number, onRow: (row: Float64Array) => void
   const row = new Float64Array(width);
   const count = r.arrayHeader();
   let i = 0;
+  // Rows as every encoder writes them (a definite array of < 24 values) take the fast path.
+  const rowHead = width < 24 ? 0x80 | width : -1;
+  const b = r.b;
   for (; count === null ? !r.atBreak() : i < count; i++) {
-    const w = r.arrayHeader();
-    if (w !== width) throw new RowError(`row ${i} has ${w ?? 'an open-ended number of'} values but there are ${width} sensors`);
+    if (b[r.p] === rowHead) r.p++;
+    else {
+      const w = r.arrayHeader();
+      if (w !== width) throw new RowError(`row ${i} has ${w ?? 'an open-ended number of'} values but there are ${width} sensors`);
+    }
     for (let a = 0; a < width; a++) {
       const v = r.number();
       if (!Number.isFinite(v)) throw new RowError(`row ${i}, column ${a} is not a finite number`);
@@ -127,6 +133,18 @@ class Reader {
   }
 
   number(): number {
+    // The common encodings inline, without the generic head() (which allocates): this runs once per value.
+    const b = this.b;
+    const p = this.p;
+    const ib = b[p];
+    if (ib === 0xfb && p + 9 <= b.length) return (this.p = p + 9), b.readDoubleBE(p + 1);
+    if (ib !== undefined && ib < 0x18) return (this.p = p + 1), ib;
+    if (ib !== undefined && ib >= 0x20 && ib < 0x38) return (this.p = p + 1), 0x1f - ib;
+    if (ib === 0xfa && p + 5 <= b.length) return (this.p = p + 5), b.readFloatBE(p + 1);
+    return this.#numberSlow();
+  }
+
+  #numberSlow(): number {
     const start = this.p;
     const h = this.#untagged();
     if (h.major === 0 && h.arg !== null) return h.arg;
