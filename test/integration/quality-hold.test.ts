@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { serialportOpener } from '../../src-main/core/serial/serialport-opener.j
 import { openPtyPair } from '../support/boards/pty.js';
 import { fixedPorts } from '../support/fake-hardware.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
+import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const KEY = 'ei_quality';
@@ -19,6 +20,24 @@ const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+
+async function coreWithPlatform() {
+  const srv = await startIngestionServer({ apiKeys: [KEY] });
+  cleanups.push(() => srv.close());
+  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-quality-')), 'data');
+  const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
+  cleanups.push(() => core.close());
+  const events: Array<[EventName, unknown]> = [];
+  core.onEvent((n, p) => events.push([n, p]));
+  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
+    const r: CallResult = await core.dispatch(m, i);
+    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+    return r.value as T;
+  };
+  await call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1 });
+  await call('keys.set', { kind: 'api-key', key: KEY });
+  return { srv, call, events };
+}
 
 async function board(args: string[]) {
   const pty = await openPtyPair();
@@ -32,20 +51,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('data quality through the core, with real boards on PTYs', () => {
   it('a capture with gaps is flagged and held back, uploads only when forced; a clean one from the same session goes straight up', async () => {
-    const srv = await startIngestionServer({ apiKeys: [KEY] });
-    cleanups.push(() => srv.close());
-    const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-quality-')), 'data');
-    const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
-    cleanups.push(() => core.close());
-    const events: Array<[EventName, unknown]> = [];
-    core.onEvent((n, p) => events.push([n, p]));
-    const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-      const r: CallResult = await core.dispatch(m, i);
-      if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-      return r.value as T;
-    };
-    await call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1 });
-    await call('keys.set', { kind: 'api-key', key: KEY });
+    const { srv, call, events } = await coreWithPlatform();
 
     // One board stalls its loop for 300 ms every second (the readings due then are never sent).
     const gapped = await board(['--pause-every', '1000:300']);
@@ -93,4 +99,24 @@ describe('data quality through the core, with real boards on PTYs', () => {
     expect(checked[0]!.quality!.findings.map((f) => f.code)).toContain('too-short');
     expect(checked[0]).toMatchObject({ state: 'uploaded', flagged: 'error' });
   }, 40_000);
+
+  it('files dropped on the window and files arriving in a watched folder are checked and held the same way', async () => {
+    const { srv, call } = await coreWithPlatform();
+    const rows = (n: number, f: (i: number) => number[]) => Array.from({ length: n }, (_, i) => f(i));
+    const good = () => encodeCbor(sensorDoc(rows(200, (i) => [Math.sin(i / 5), Math.cos(i / 7)])));
+    const dead = () => encodeCbor(sensorDoc(rows(200, () => [0, 0]))); // 2 s of a sensor that sends nothing
+    const dropped = await call<Sample>('samples.addFile', { name: 'dead.1.cbor', bytes: new Uint8Array(dead()), category: 'training', queue: true });
+    expect(dropped).toMatchObject({ state: 'local', flagged: 'error', heldBack: true });
+    expect(dropped.quality!.findings[0]!.message).toMatch(/^Flat line: every axis holds one value/);
+
+    const folder = await mkdtemp(join(tmpdir(), 'cd-quality-watch-'));
+    await call('watch.add', { path: folder, category: 'training', label: { mode: 'filename' }, metadata: {} });
+    await writeFile(join(folder, 'idle.1.cbor'), good());
+    await writeFile(join(folder, 'idle.2.cbor'), dead());
+    for (let i = 0; i < 600 && srv.samples.length < 1; i++) await pause(25);
+    await pause(1500); // the dead one would have followed by now
+    expect(srv.samples.map((s) => s.originalName)).toEqual(['idle.1.cbor']);
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', { flagged: true });
+    expect(samples.map((s) => [s.name, s.state, s.heldBack]).sort()).toEqual([['dead.1.cbor', 'local', true], ['idle.2.cbor', 'local', true]]);
+  }, 30_000);
 });
