@@ -143,7 +143,7 @@ export const Metadata = z.record(z.string(), z.string());
 
 /** What a quality check can find; the code is for filters and tests, the message for people. */
 export const QualityCode = z.enum([
-  'unreadable', 'too-short', 'lost-readings', 'rejected-lines', 'timestamp-gaps', 'rate-mismatch',
+  'unreadable', 'too-short', 'lost-readings', 'rejected-lines', 'irregular-timing', 'timestamp-gaps', 'rate-mismatch',
   'flat-axis', 'flat-stretch', 'clipping', 'silence', 'dropouts',
 ]);
 export type QualityCode = z.infer<typeof QualityCode>;

@@ -69,10 +69,10 @@ describe('data quality through the core, with real boards on PTYs', () => {
     const good = samples.find((s) => s.extra.source === `serial:${clean.hostPath}`)!;
 
     expect(bad).toMatchObject({ state: 'local', flagged: 'error', heldBack: true });
-    const gap = bad.quality!.findings.find((f) => f.code === 'lost-readings')!;
-    expect(gap).toMatchObject({ severity: 'error' });
-    expect(gap.message).toMatch(/^Gaps: about \d+ readings \([\d.]+%\) never arrived while recording/);
-    expect(bad.extra.dropped_lines as number).toBeGreaterThan(40); // ~3 stalls × 30 readings
+    // Which counter shows the stalls depends on how the reader read them: as lost lines (it kept
+    // the board's 100 Hz) or as arrivals far off a steady clock (it settled on a lower rate).
+    const stall = bad.quality!.findings.find((f) => f.severity === 'error' && ['lost-readings', 'irregular-timing'].includes(f.code))!;
+    expect(stall.message).toMatch(/^(Gaps: about \d+ readings \([\d.]+%\) never arrived while recording|Irregular timing: readings arrived \d+ ms away from a steady)/);
     expect(good.quality!.findings.filter((f) => f.severity === 'error')).toEqual([]);
     expect(good.heldBack).toBe(false);
 

@@ -6,6 +6,7 @@ const TITLES: Record<QualityCode, string> = {
   'too-short': 'Too short',
   'lost-readings': 'Gaps',
   'rejected-lines': 'Bad lines',
+  'irregular-timing': 'Irregular timing',
   'timestamp-gaps': 'Gaps',
   'rate-mismatch': 'Rate mismatch',
   'flat-axis': 'Flat line',

@@ -66,6 +66,16 @@ describe('sensor sample checks', () => {
     expect(both.findings[0]!.message).toMatch(/about 50 readings \(4\.8%\) never arrived/);
   });
 
+  it('flags arrival jitter of several sample periods: stalls the reader could not count, or a flaky link', async () => {
+    const bytes = file(rows(1000));
+    expect(await codes(check(bytes, { jitter_ms: 4, interval_ms: 10 }))).toEqual([]);
+    expect(await codes(check(bytes, { jitter_ms: 15, interval_ms: 1 }))).toEqual([]); // many periods at 1 kHz, but only USB-burst sized
+    expect(await codes(check(bytes, { jitter_ms: 30, interval_ms: 10 }))).toEqual(['irregular-timing:warning']);
+    const stalls = await check(bytes, { jitter_ms: 103.5, interval_ms: 11.77 });
+    expect(stalls.findings).toEqual([expect.objectContaining({ code: 'irregular-timing', severity: 'error' })]);
+    expect(stalls.findings[0]!.message).toContain('readings arrived 104 ms away from a steady 85.0 Hz on average (8.8 sample periods)');
+  });
+
   it('compares the declared rate with the measured one: ±1% fine, beyond warns, beyond ±5% is an error', async () => {
     const bytes = file(rows(1000)); // 100 Hz declared
     expect(await codes(check(bytes, { measured_hz: 100.9 }))).toEqual([]);
