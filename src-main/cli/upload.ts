@@ -20,7 +20,9 @@ Uploads files or folders (recursively) to the platform's ingestion service. Acce
 .csv .parquet (sensor), .wav (audio), .jpg .jpeg .png (image), .mp4 .avi (video). Files are indexed
 in the data directory first, so an interrupted upload resumes where it stopped when run again.
 Progress goes to stderr; the last line is "N uploaded, M already present, K rejected, F failed".
-Exit code 0 only when every file is on the platform.
+Exit code 0 only when every file is on the platform. Files named here are always sent: the app's
+data-quality hold (Settings → Data quality) applies to what the app queues by itself, never to a
+file you ask this command to upload.
 
 Options:
   --ingestion-url URL     ingestion service (default: from settings, https://ingestion.edgeimpulse.com)

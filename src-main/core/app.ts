@@ -17,6 +17,7 @@ import { uploadHandlers } from './handlers/uploads.js';
 import { atHandlers } from './handlers/at-board.js';
 import { reviewHandlers } from './handlers/review.js';
 import { SampleStore } from './samples/sample-store.js';
+import { qualityGate } from './samples/quality/policy.js';
 import type { Keychain } from './secrets/keychain.js';
 import { ProjectKeys } from './secrets/project-keys.js';
 import { UploadService } from './upload/upload-service.js';
@@ -92,7 +93,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     streams.register('audio:', mics.factory);
     await mics.refresh();
   }
-  const store = await SampleStore.open(dataDir, log);
+  // Every new sample (recording, AT read-back, drop, watched folder) is checked where it is indexed.
+  const store = await SampleStore.open(dataDir, log, { quality: qualityGate(() => settings.get()) });
   const keys = new ProjectKeys(opts.hardware.keychain);
   const uploads = new UploadService({ store, settings, keys, bus, log });
   if (opts.uploads !== false) uploads.start();

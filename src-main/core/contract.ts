@@ -51,6 +51,10 @@ export const Settings = z.object({
   labelTargets: z.record(z.string().min(1).max(128), z.number().int().positive().max(1_000_000)).refine((t) => Object.keys(t).length <= 1000, 'at most 1000 label targets'),
   /** Upload requests in flight at once (each carries up to 1000 files). */
   uploadConcurrency: z.number().int().min(1, 'uploads in parallel must be at least 1').max(16, 'uploads in parallel must be at most 16'),
+  /** Which flagged captures stay out of the upload queue until "Upload anyway": errors only, any finding, or none. */
+  qualityHold: z.enum(['errors', 'all', 'off']),
+  /** Captures shorter than this get a "too short" error (0 = no minimum). */
+  qualityMinLengthMs: z.number().int().nonnegative().max(3_600_000),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -141,6 +145,26 @@ export const StructuredLabel = z.object({ startIndex: z.number().int().nonnegati
 export type StructuredLabel = z.infer<typeof StructuredLabel>;
 export const Metadata = z.record(z.string(), z.string());
 
+// ---------- data quality (issue 6) ----------
+
+/** What a quality check can find; the code is for filters and tests, the message for people. */
+export const QualityCode = z.enum([
+  'unreadable', 'too-short', 'lost-readings', 'rejected-lines', 'irregular-timing', 'timestamp-gaps', 'rate-mismatch',
+  'flat-axis', 'flat-stretch', 'clipping', 'silence', 'dropouts',
+]);
+export type QualityCode = z.infer<typeof QualityCode>;
+export const QualitySeverity = z.enum(['warning', 'error']);
+export type QualitySeverity = z.infer<typeof QualitySeverity>;
+export const QualityFinding = z.object({
+  code: QualityCode,
+  severity: QualitySeverity,
+  /** Names the problem and what to do about it. */
+  message: z.string(),
+});
+export type QualityFinding = z.infer<typeof QualityFinding>;
+export const QualityReport = z.object({ checkedAt: z.string(), findings: z.array(QualityFinding) });
+export type QualityReport = z.infer<typeof QualityReport>;
+
 export const Sample = z.object({
   id: z.string(),
   /** The file name the platform receives. */
@@ -167,6 +191,12 @@ export const Sample = z.object({
   uploadedAt: z.string().nullable(),
   /** Capture facts, e.g. rows, interval_ms, rejected_lines, jitter_ms (serial recordings). */
   extra: z.record(z.string(), z.unknown()),
+  /** null = never checked (added by the CLI, or before quality checks existed). */
+  quality: QualityReport.nullable(),
+  /** The worst finding's severity, null when the checks found nothing. */
+  flagged: QualitySeverity.nullable(),
+  /** Kept out of the upload queue by the quality setting; "Upload anyway" (queue.enqueue with force) sends it. */
+  heldBack: z.boolean(),
 });
 export type Sample = z.infer<typeof Sample>;
 
@@ -388,7 +418,7 @@ export const methods = {
   'stream.stop': { input: z.object({ sourceId: z.string().min(1) }).strict(), output: z.object({ stopped: z.boolean() }) },
 
   'samples.list': {
-    input: z.object({ states: z.array(SampleState).optional(), limit: z.number().int().positive().max(5000).optional(), offset: z.number().int().nonnegative().optional() }).strict(),
+    input: z.object({ states: z.array(SampleState).optional(), flagged: z.boolean().optional(), limit: z.number().int().positive().max(5000).optional(), offset: z.number().int().nonnegative().optional() }).strict(),
     output: z.object({ samples: z.array(Sample), total: z.number().int().nonnegative() }),
   },
   /** Bulk relabel / recategorise / set metadata of samples not yet on the platform. */
@@ -404,6 +434,8 @@ export const methods = {
       .strict(),
     output: Sample,
   },
+  /** Runs the data-quality checks again (e.g. after changing the minimum length); never changes queue state. */
+  'samples.checkQuality': { input: z.object({ ids: Ids }).strict(), output: z.object({ checked: z.array(Sample) }) },
   /** Moves an uploaded sample to another category on the platform (management API). */
   'samples.move': { input: z.object({ id: z.string(), newCategory: Category.exclude(['split']) }).strict(), output: Sample },
 
@@ -448,7 +480,8 @@ export const methods = {
   },
 
   'queue.status': { input: none, output: QueueStatus },
-  'queue.enqueue': { input: z.object({ ids: Ids }).strict(), output: z.object({ queued: z.number().int() }) },
+  /** Flagged samples the quality setting holds back stay local and are counted in `held`; force = "Upload anyway". */
+  'queue.enqueue': { input: z.object({ ids: Ids, force: z.boolean().optional() }).strict(), output: z.object({ queued: z.number().int(), held: z.number().int() }) },
   'queue.dequeue': { input: z.object({ ids: Ids }).strict(), output: z.object({ dequeued: z.number().int() }) },
   'queue.pause': { input: none, output: QueueStatus },
   'queue.resume': { input: none, output: QueueStatus },

@@ -38,6 +38,15 @@ describe('capture-desk upload', () => {
     expect(srv.requests.filter((q) => q.path.endsWith('/files')).length).toBeLessThan(7);
   });
 
+  it('sends files the app would hold back for data quality: the user asked for exactly these', async () => {
+    const { srv, root, files, args } = await world(2);
+    await mkdir(join(root, 'data'), { recursive: true });
+    await writeFile(join(root, 'data', 'settings.json'), JSON.stringify({ qualityHold: 'all', qualityMinLengthMs: 60_000 }));
+    const r = await runCli(args(files)); // two-row, 20 ms files and 200 ms of silence
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('3 uploaded, 0 already present, 0 rejected, 0 failed');
+    expect(srv.samples).toHaveLength(3);
+  });
+
   it('running it again reports everything as already present and sends nothing', async () => {
     const { srv, files, args } = await world();
     await runCli(args(files));

@@ -57,7 +57,8 @@ describe('recording through the contract', () => {
     expect(done).toMatchObject({ state: 'saved', error: null });
     const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
     const s = samples.find((x) => x.id === done.sampleIds[0])!;
-    expect(s).toMatchObject({ label: 'wave', category: 'training', state: 'queued', incomplete: false, metadata: { subject: 'ana', session: st.sessionId } });
+    // Queued, and not held back: a clean capture.
+    expect(s).toMatchObject({ label: 'wave', category: 'training', state: 'queued', incomplete: false, heldBack: false, flagged: null, metadata: { subject: 'ana', session: st.sessionId } });
     const bytes = await readFile(join(dataDir, s.file));
     expect(verifyAcquisitionSignature(bytes, 'lab-hmac')).toBe(true);
     const msg = decodeAcquisition(bytes, 'cbor');

@@ -5,6 +5,7 @@ import type { StreamHub } from '../stream/stream-hub.js';
 import type { AudioInput } from '../audio/audio-input.js';
 import { AudioRecording } from '../audio/audio-recording.js';
 import { StreamRecording } from './stream-recording.js';
+import { lossCounters } from '../samples/quality/loss-counters.js';
 
 /** What every source of a session is asked to record. */
 export interface PartRequest {
@@ -49,6 +50,7 @@ export async function sensorPart(
   if (!info) throw new CoreError('NotFound', `"${req.sourceId}" is not streaming; start it before recording.`);
   const rec = await StreamRecording.start(hub, store, { ...req, deviceType: info.simulated ? 'SIMULATED' : req.sourceId.split(':')[0]!.toUpperCase() });
   const badAtStart = stats()?.badLines ?? 0;
+  const atStart = stats();
   return {
     sourceId: req.sourceId,
     get rows() {
@@ -67,7 +69,7 @@ export async function sensorPart(
         incomplete: rec.interruption !== null,
         queue: o.queue && rec.interruption === null,
         structuredLabels: o.structuredLabels(rec.rows),
-        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: now.rateHz, jitter_ms: st?.jitterMs ?? null },
+        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: now.rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart) },
       });
     },
     discard: () => rec.discard(),

@@ -1,4 +1,4 @@
-import { extname } from 'node:path';
+import { extname, isAbsolute, join } from 'node:path';
 import type { Handlers } from '../dispatch.js';
 import { CoreError } from '../errors.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
@@ -8,12 +8,13 @@ import { MAX_FILE_BYTES } from '../upload/ingestion-client.js';
 import { moveSample } from '../upload/management-client.js';
 import type { UploadService } from '../upload/upload-service.js';
 
-type SampleMethods = 'samples.list' | 'samples.update' | 'samples.delete' | 'samples.addFile' | 'samples.move' | 'dataset.summary';
+type SampleMethods = 'samples.list' | 'samples.update' | 'samples.delete' | 'samples.addFile' | 'samples.move' | 'samples.checkQuality' | 'dataset.summary';
 
 export function sampleHandlers(store: SampleStore, uploads: UploadService): Pick<Handlers, SampleMethods> {
   return {
-    'samples.list': ({ states, limit, offset }) => {
-      const samples = store.list({ ...(states ? { states } : {}), limit: limit ?? 500, offset: offset ?? 0 });
+    'samples.list': ({ states, flagged, limit, offset }) => {
+      const samples = store.list({ ...(states ? { states } : {}), ...(flagged !== undefined ? { flagged } : {}), limit: limit ?? 500, offset: offset ?? 0 });
+      if (flagged !== undefined) return { samples, total: store.count({ ...(states ? { states } : {}), flagged }) };
       const counts = store.counts();
       const total = states ? states.reduce((n, s) => n + counts[s], 0) : Object.values(counts).reduce((a, b) => a + b, 0);
       return { samples, total };
@@ -54,6 +55,18 @@ export function sampleHandlers(store: SampleStore, uploads: UploadService): Pick
       store.db.prepare('UPDATE samples SET category = ? WHERE id = ?').run(newCategory, id);
       uploads.announce([id]);
       return store.get(id);
+    },
+    'samples.checkQuality': async ({ ids }) => {
+      const checked = [];
+      for (const id of ids) {
+        const s = store.get(id);
+        const verdict = await store.inspect({ path: isAbsolute(s.file) ? s.file : join(store.dataDir, s.file) }, { name: s.name, kind: s.kind, label: s.label, category: s.category, lengthMs: s.lengthMs, extra: s.extra });
+        if (!verdict) throw new CoreError('Unavailable', 'This shell does not run data-quality checks.');
+        store.setQuality(id, verdict);
+        checked.push(store.get(id));
+      }
+      uploads.announce(ids);
+      return { checked };
     },
     'dataset.summary': async () => {
       const local = localSummary(store);

@@ -11,7 +11,7 @@ export function uploadHandlers(uploads: UploadService, keys: ProjectKeys, settin
   const project = () => settings.get().projectId;
   return {
     'queue.status': () => q.status(),
-    'queue.enqueue': ({ ids }) => ({ queued: q.enqueue(ids) }),
+    'queue.enqueue': ({ ids, force }) => q.enqueueChecked(ids, force ?? false),
     'queue.dequeue': ({ ids }) => {
       const dequeued = q.queueStore.dequeue(ids);
       uploads.announce(ids);

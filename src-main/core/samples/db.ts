@@ -38,6 +38,12 @@ const MIGRATIONS: string[] = [
    CREATE INDEX samples_by_source ON samples(source_path, source_sha256);`,
   // The queue takes the oldest queued samples first; without this every batch sorts the queue.
   `CREATE INDEX samples_queue_order ON samples(state, created);`,
+  // Data-quality checks: the report (JSON), its worst severity (0 none, 1 warning, 2 error) for
+  // filtering, and whether the hold setting kept the sample out of the queue.
+  `ALTER TABLE samples ADD COLUMN quality TEXT;
+   ALTER TABLE samples ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE samples ADD COLUMN held_back INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX samples_by_flagged ON samples(flagged);`,
 ];
 
 /**

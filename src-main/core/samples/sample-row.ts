@@ -29,7 +29,14 @@ export interface SampleRow {
   platform_sample_id: number | null;
   uploaded_at: string | null;
   extra: string;
+  quality: string | null;
+  /** 0 none, 1 warning, 2 error. */
+  flagged: number;
+  held_back: number;
 }
+
+export const FLAGGED_LEVEL = { warning: 1, error: 2 } as const;
+const FLAGGED_NAME = [null, 'warning', 'error'] as const;
 
 export function rowToSample(r: SampleRow): Sample {
   return {
@@ -54,5 +61,8 @@ export function rowToSample(r: SampleRow): Sample {
     platformSampleId: r.platform_sample_id,
     uploadedAt: r.uploaded_at,
     extra: JSON.parse(r.extra) as Record<string, unknown>,
+    quality: r.quality ? (JSON.parse(r.quality) as Sample['quality']) : null,
+    flagged: FLAGGED_NAME[r.flagged] ?? null,
+    heldBack: r.held_back === 1,
   };
 }

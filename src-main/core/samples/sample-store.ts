@@ -8,7 +8,9 @@ import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { Statement } from 'better-sqlite3';
 import { openDb, type Db } from './db.js';
-import { rowToSample, type SampleRow } from './sample-row.js';
+import { FLAGGED_LEVEL, rowToSample, type SampleRow } from './sample-row.js';
+import type { QualityFile } from './quality/check-sample.js';
+import type { QualityGate, QualityVerdict } from './quality/policy.js';
 
 export interface NewSample {
   name: string;
@@ -28,6 +30,19 @@ export interface NewSample {
   extra?: Record<string, unknown>;
 }
 
+export interface SampleStoreOptions {
+  /** Checks every new sample before it is indexed and holds flagged ones back from the queue (the app wires it; the CLI does not). */
+  quality?: QualityGate;
+}
+
+export interface SampleFilter {
+  states?: SampleState[];
+  /** true: only samples with a quality finding; false: only those without. */
+  flagged?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
 export type SamplePatch = Partial<Pick<Sample, 'label' | 'category' | 'metadata'>>;
 
 const SAMPLES_DIR = 'samples';
@@ -43,19 +58,21 @@ export class SampleStore {
   readonly db: Db;
   readonly dataDir: string;
   readonly #log: Logger;
+  readonly #quality: QualityGate | null;
   readonly #statements = new Map<string, Statement>();
   readonly #bytes = new Map<string, Buffer>();
   #cachedBytes = 0;
 
-  private constructor(dataDir: string, db: Db, log: Logger) {
+  private constructor(dataDir: string, db: Db, log: Logger, opts: SampleStoreOptions) {
     this.dataDir = dataDir;
     this.db = db;
     this.#log = log;
+    this.#quality = opts.quality ?? null;
   }
 
-  static async open(dataDir: string, log: Logger): Promise<SampleStore> {
+  static async open(dataDir: string, log: Logger, opts: SampleStoreOptions = {}): Promise<SampleStore> {
     await mkdir(join(dataDir, SAMPLES_DIR), { recursive: true });
-    const store = new SampleStore(dataDir, openDb(dataDir), log);
+    const store = new SampleStore(dataDir, openDb(dataDir), log, opts);
     await store.#recoverOrphans();
     return store;
   }
@@ -72,7 +89,8 @@ export class SampleStore {
     const id = randomUUID();
     const rel = join(SAMPLES_DIR, `${id}${extname(input.name).toLowerCase() || '.bin'}`);
     await writeFileAtomic(join(this.dataDir, rel), bytes);
-    return this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) });
+    const verdict = await this.inspect({ bytes }, input);
+    return this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict);
   }
 
   /**
@@ -92,9 +110,31 @@ export class SampleStore {
       hash.update(chunk as Buffer);
       bytes += (chunk as Buffer).length;
     }
+    // Checked before it is indexed: a sample the setting holds back is never in the queue, not even for a moment.
+    const verdict = await this.inspect({ path: reserved.tempPath }, input);
     await rename(reserved.tempPath, join(this.dataDir, rel));
     await fsyncDir(join(this.dataDir, SAMPLES_DIR));
-    return this.#insert(reserved.id, input, { file: rel, owned: true, source: null, bytes, sha256: hash.digest('hex') });
+    return this.#insert(reserved.id, input, { file: rel, owned: true, source: null, bytes, sha256: hash.digest('hex') }, verdict);
+  }
+
+  /**
+   * The data-quality verdict for a new sample, or null when this store checks nothing (the CLI's
+   * one-shot commands). Callers that index with addReference ask for it first.
+   */
+  async inspect(file: QualityFile, input: NewSample): Promise<QualityVerdict | null> {
+    if (!this.#quality) return null;
+    try {
+      return await this.#quality.inspect(file, input);
+    } catch (err) {
+      // A bug in a check must never lose a capture: index it unchecked and say so in the log.
+      this.#log.error('quality check crashed', { name: input.name, error: String(err) });
+      return null;
+    }
+  }
+
+  /** The hold setting of the quality gate, 'off' when this store has none. */
+  holdPolicy(): 'errors' | 'all' | 'off' {
+    return this.#quality?.policy() ?? 'off';
   }
 
   /**
@@ -121,9 +161,9 @@ export class SampleStore {
   }
 
   /** Indexes a file where it lies (bulk upload): no copy, its hash pins the content we promised to send. */
-  addReference(input: NewSample, ref: { path: string; bytes: number; sha256: string }): Sample {
+  addReference(input: NewSample, ref: { path: string; bytes: number; sha256: string }, verdict: QualityVerdict | null = null): Sample {
     if (!isAbsolute(ref.path)) throw new Error('addReference needs an absolute path');
-    return this.#insert(randomUUID(), input, { file: ref.path, owned: false, source: { path: ref.path, sha256: ref.sha256 }, bytes: ref.bytes, sha256: ref.sha256 });
+    return this.#insert(randomUUID(), input, { file: ref.path, owned: false, source: { path: ref.path, sha256: ref.sha256 }, bytes: ref.bytes, sha256: ref.sha256 }, verdict);
   }
 
   /** Many references in one transaction: one commit per chunk, not one per file. */
@@ -153,12 +193,45 @@ export class SampleStore {
     return rowToSample(row);
   }
 
-  list(filter: { states?: SampleState[]; limit?: number; offset?: number } = {}): Sample[] {
-    const where = filter.states?.length ? `WHERE state IN (${filter.states.map(() => '?').join(',')})` : '';
+  list(filter: SampleFilter = {}): Sample[] {
+    const { where, args } = whereOf(filter);
     const rows = this.db
       .prepare(`SELECT * FROM samples ${where} ORDER BY created, rowid LIMIT ? OFFSET ?`)
-      .all(...(filter.states ?? []), filter.limit ?? -1, filter.offset ?? 0) as SampleRow[];
+      .all(...args, filter.limit ?? -1, filter.offset ?? 0) as SampleRow[];
     return rows.map(rowToSample);
+  }
+
+  /** How many samples match (for paging a filtered list). */
+  count(filter: Pick<SampleFilter, 'states' | 'flagged'> = {}): number {
+    const { where, args } = whereOf(filter);
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM samples ${where}`).get(...args) as { n: number }).n;
+  }
+
+  /** Stores a new quality report (re-check); the queue state is left as it is. */
+  setQuality(id: string, verdict: Pick<QualityVerdict, 'report' | 'flagged'>): void {
+    this.#stmt('UPDATE samples SET quality = ?, flagged = ? WHERE id = ?').run(JSON.stringify(verdict.report), verdict.flagged ? FLAGGED_LEVEL[verdict.flagged] : 0, id);
+  }
+
+  /**
+   * Of these ids, the ones the hold setting keeps out of the queue: not yet sent and flagged at
+   * the held severity. They are marked held_back; the others, and all of them when forced ("Upload
+   * anyway"), lose the mark.
+   */
+  holdBack(ids: string[], force: boolean): string[] {
+    const policy = this.holdPolicy();
+    const min = policy === 'all' ? FLAGGED_LEVEL.warning : FLAGGED_LEVEL.error;
+    const read = this.#stmt("SELECT flagged FROM samples WHERE id = ? AND state IN ('local', 'failed', 'rejected')");
+    const mark = this.#stmt('UPDATE samples SET held_back = ? WHERE id = ?');
+    return this.db.transaction(() => {
+      const held: string[] = [];
+      for (const id of ids) {
+        const r = read.get(id) as { flagged: number } | undefined;
+        const hold = !force && policy !== 'off' && r !== undefined && r.flagged >= min;
+        if (hold) held.push(id);
+        mark.run(hold ? 1 : 0, id);
+      }
+      return held;
+    })();
   }
 
   /** Just the verdicts, for summaries over many samples without building whole Sample objects. */
@@ -212,22 +285,24 @@ export class SampleStore {
     if (!isAbsolute(s.file)) await rm(join(this.dataDir, s.file), { force: true });
   }
 
-  #insert(id: string, input: NewSample, where: { file: string; owned: boolean; source: { path: string; sha256: string } | null; bytes: number; sha256: string }): Sample {
+  #insert(id: string, input: NewSample, where: { file: string; owned: boolean; source: { path: string; sha256: string } | null; bytes: number; sha256: string }, verdict: QualityVerdict | null = null): Sample {
+    const held = verdict?.held === true;
     const row: SampleRow = {
       id, name: input.name, file: where.file, owned: where.owned ? 1 : 0, source_path: where.source?.path ?? null, source_sha256: where.source?.sha256 ?? null,
       kind: input.kind, label: input.label, category: input.category, metadata: JSON.stringify(input.metadata ?? {}),
       bounding_boxes: JSON.stringify(input.boundingBoxes ?? []), structured_labels: input.structuredLabels ? JSON.stringify(input.structuredLabels) : null,
       created: new Date().toISOString(), bytes: where.bytes, sha256: where.sha256, length_ms: input.lengthMs ?? null, incomplete: input.incomplete ? 1 : 0,
-      add_date_id: input.addDateId ? 1 : 0, allow_duplicates: input.allowDuplicates ? 1 : 0, state: input.queue ? 'queued' : 'local', attempts: 0,
+      add_date_id: input.addDateId ? 1 : 0, allow_duplicates: input.allowDuplicates ? 1 : 0, state: input.queue && !held ? 'queued' : 'local', attempts: 0,
       next_attempt_at: 0, error: null, note: input.note ?? null, platform_sample_id: null, uploaded_at: null, extra: JSON.stringify(input.extra ?? {}),
+      quality: verdict ? JSON.stringify(verdict.report) : null, flagged: verdict?.flagged ? FLAGGED_LEVEL[verdict.flagged] : 0, held_back: held ? 1 : 0,
     };
     this.#stmt(
       `INSERT INTO samples (id, name, file, owned, source_path, source_sha256, kind, label, category, metadata, bounding_boxes, structured_labels,
          created, bytes, sha256, length_ms, incomplete, add_date_id, allow_duplicates, state, attempts, next_attempt_at, error, note,
-         platform_sample_id, uploaded_at, extra)
+         platform_sample_id, uploaded_at, extra, quality, flagged, held_back)
        VALUES (@id, @name, @file, @owned, @source_path, @source_sha256, @kind, @label, @category, @metadata, @bounding_boxes, @structured_labels,
          @created, @bytes, @sha256, @length_ms, @incomplete, @add_date_id, @allow_duplicates, @state, @attempts, @next_attempt_at, @error, @note,
-         @platform_sample_id, @uploaded_at, @extra)`,
+         @platform_sample_id, @uploaded_at, @extra, @quality, @flagged, @held_back)`,
     ).run(row);
     return rowToSample(row);
   }
@@ -256,6 +331,17 @@ export class SampleStore {
       this.#log.warn('re-indexed a sample file that had no index row', { file: f });
     }
   }
+}
+
+function whereOf(filter: Pick<SampleFilter, 'states' | 'flagged'>): { where: string; args: unknown[] } {
+  const parts: string[] = [];
+  const args: unknown[] = [];
+  if (filter.states?.length) {
+    parts.push(`state IN (${filter.states.map(() => '?').join(',')})`);
+    args.push(...filter.states);
+  }
+  if (filter.flagged !== undefined) parts.push(filter.flagged ? 'flagged > 0' : 'flagged = 0');
+  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', args };
 }
 
 export function sha256(bytes: Uint8Array): string {

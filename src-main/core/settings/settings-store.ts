@@ -13,6 +13,9 @@ export const DEFAULT_SETTINGS: Settings = {
   deviceName: safeHostname(),
   labelTargets: {},
   uploadConcurrency: 4,
+  // Errors (gaps, a wrong rate, a dead sensor, silence) are held back; warnings only show a badge.
+  qualityHold: 'errors',
+  qualityMinLengthMs: 500,
 };
 
 /**

@@ -174,7 +174,8 @@ export async function importFile(store: SampleStore, path: string, o: ImportOpti
       return { path, status: 'added', sample };
     }
   }
-  return { path, status: 'added', sample: store.addReference(base, { path, bytes: st.size, sha256: hash }) };
+  // Checked where it lies (watched folders, single imports); the bulk path above leaves that to the app.
+  return { path, status: 'added', sample: store.addReference(base, { path, bytes: st.size, sha256: hash }, await store.inspect({ path }, base)) };
 }
 
 async function signIfUnsigned(path: string, hmacKey: string): Promise<Buffer | null> {

@@ -82,10 +82,19 @@ export class UploadQueue {
   }
 
   enqueue(ids: string[]): number {
-    const n = this.#qs.enqueue(ids);
+    return this.enqueueChecked(ids).queued;
+  }
+
+  /**
+   * Samples the store's quality setting holds back stay local (counted in `held`) unless forced
+   * ("Upload anyway"). A store without a quality gate (the CLI's) holds nothing.
+   */
+  enqueueChecked(ids: string[], force = false): { queued: number; held: number } {
+    const held = new Set(this.#o.store.holdBack(ids, force));
+    const n = this.#qs.enqueue(held.size ? ids.filter((id) => !held.has(id)) : ids);
     this.#changed(ids);
     this.#pump();
-    return n;
+    return { queued: n, held: held.size };
   }
 
   /** New queued samples were added outside enqueue (bulk import): look for work now. */

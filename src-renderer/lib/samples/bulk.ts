@@ -4,6 +4,7 @@
 import type { Category, Sample, SampleState } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText, plural } from '../format.js';
+import { heldSentence } from './quality.js';
 
 export interface BulkResult {
   text: string;
@@ -56,8 +57,8 @@ export async function setCategory(api: Api, selected: Sample[], category: Catego
 export async function enqueue(api: Api, selected: Sample[], states: readonly SampleState[]): Promise<BulkResult> {
   const target = having(selected, states);
   if (target.length === 0) return { text: 'None of the selected samples can be queued.', failed: false };
-  const { queued } = await api.call('queue.enqueue', { ids: ids(target) });
-  return { text: `${plural(queued, 'sample')} queued for upload.`, failed: false };
+  const { queued, held } = await api.call('queue.enqueue', { ids: ids(target) });
+  return { text: `${plural(queued, 'sample')} queued for upload.${heldSentence(held)}`, failed: false };
 }
 
 export async function dequeue(api: Api, selected: Sample[]): Promise<BulkResult> {

@@ -13,7 +13,9 @@ export const FILTERS = [
   { id: 'queue', label: 'In queue', states: ['queued', 'uploading'] },
   { id: 'uploaded', label: 'Uploaded', states: ['uploaded'] },
   { id: 'problems', label: 'Failed / rejected', states: ['failed', 'rejected'] },
-] as const satisfies ReadonlyArray<{ id: string; label: string; states: readonly SampleState[] | null }>;
+  // Any state: what the data-quality checks found something in (held back or not).
+  { id: 'flagged', label: 'Flagged', states: null, flagged: true },
+] as const satisfies ReadonlyArray<{ id: string; label: string; states: readonly SampleState[] | null; flagged?: boolean }>;
 export type FilterId = (typeof FILTERS)[number]['id'];
 
 /** One page of the sample index, refetched whenever the core says samples changed. */
@@ -78,8 +80,10 @@ export class SamplesState {
   async #load(): Promise<void> {
     this.loading = true;
     try {
-      const states = FILTERS.find((f) => f.id === this.filter)?.states;
-      const r = await this.api.call('samples.list', { ...(states ? { states: [...states] } : {}), limit: PAGE_SIZE, offset: this.offset });
+      const f = FILTERS.find((x) => x.id === this.filter);
+      const states = f?.states;
+      const flagged = f && 'flagged' in f ? { flagged: f.flagged } : {};
+      const r = await this.api.call('samples.list', { ...(states ? { states: [...states] } : {}), ...flagged, limit: PAGE_SIZE, offset: this.offset });
       if (r.samples.length === 0 && this.offset > 0 && r.total > 0) {
         // The last rows of the last page went away: show the page that is now last.
         this.offset = Math.floor((r.total - 1) / PAGE_SIZE) * PAGE_SIZE;

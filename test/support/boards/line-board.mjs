@@ -5,9 +5,14 @@
 //
 //   node line-board.mjs --port /tmp/x/board [--rate 100] [--axes 3] [--eol crlf|lf]
 //        [--sep comma|tab|space|pairs] [--header] [--rows N] [--bad-every N] [--noise 0.0]
-//        [--pause-at ROW --pause-ms MS] [--exit-at ROW] [--burst-ms 16]
+//        [--pause-at ROW --pause-ms MS] [--pause-every MS:PAUSE_MS] [--exit-at ROW] [--burst-ms 16]
 //
-// On exit it prints one JSON line to stdout: {"rows", "bad" lines written, "skipped": row indices a bad line replaced}.
+// --pause-at holds the stream once and then carries on where it stopped (a slow host read: no
+// reading is lost). --pause-every stalls the board's loop every MS of running time for PAUSE_MS,
+// and the readings due in the stall are never printed (a blocking sensor read): a real gap.
+//
+// On exit it prints one JSON line to stdout: {"rows", "bad" lines written, "skipped": row indices a
+// bad line replaced, "gaps": [first row, rows skipped] per --pause-every stall}.
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { boardValue } from './line-board-values.mjs';
@@ -25,6 +30,7 @@ const { values: o } = parseArgs({
     noise: { type: 'string', default: '0' },
     'pause-at': { type: 'string', default: '-1' },
     'pause-ms': { type: 'string', default: '0' },
+    'pause-every': { type: 'string', default: '' },
     'exit-at': { type: 'string', default: '-1' },
     'burst-ms': { type: 'string', default: '10' },
   },
@@ -39,6 +45,10 @@ const noise = Number(o.noise);
 const pauseAt = Number(o['pause-at']);
 const pauseMs = Number(o['pause-ms']);
 const exitAt = Number(o['exit-at']);
+const [gapEveryMs, gapMs] = o['pause-every'] ? o['pause-every'].split(':').map(Number) : [0, 0];
+if (o['pause-every'] && !(gapEveryMs > 0 && gapMs > 0)) throw new Error('--pause-every wants MS:PAUSE_MS, e.g. 2000:300');
+let nextGapAt = gapEveryMs;
+const gaps = []; // [first skipped row, rows skipped] per stall
 const names = Array.from({ length: axes }, (_, i) => ['accX', 'accY', 'accZ', 'gyrX', 'gyrY', 'gyrZ'][i] ?? `ch${i}`);
 const SEP = { comma: ',', tab: '\t', space: ' ', pairs: ',' }[o.sep];
 const BAD = ['hello from setup()', 'nan,nan,nan', '1.0,2.0', '\x00\xff\xfe garbage', '1,2,3,4,5,6,7,8'];
@@ -93,11 +103,19 @@ const timer = setInterval(() => {
     row++;
   }
   if (chunk) out.write(chunk);
+  if (gapEveryMs && now - t0 >= nextGapAt) {
+    // The loop stalls: the readings due meanwhile are never sent, and the schedule goes on.
+    nextGapAt += gapEveryMs + gapMs;
+    const skip = Math.round((gapMs * rate) / 1000);
+    gaps.push([row, skip]);
+    pausedUntil = now + gapMs;
+    row += skip;
+  }
 }, Number(o['burst-ms']));
 
 function finish(abrupt = false) {
   clearInterval(timer);
-  const report = () => process.stdout.write(JSON.stringify({ rows: row, bad, skipped }) + '\n');
+  const report = () => process.stdout.write(JSON.stringify({ rows: row, bad, skipped, gaps }) + '\n');
   if (abrupt) {
     report();
     process.exit(0);

@@ -1,0 +1,194 @@
+import { decode as cborDecode } from 'cbor-x';
+
+/**
+ * Walks an acquisition file in CBOR without building its rows: the header fields are decoded as
+ * usual (they are small), and `payload.values` is read number by number into one reused row, so
+ * checking an hour-long capture costs no more memory than a short one.
+ */
+export interface CborAcquisitionHeader {
+  intervalMs: number;
+  sensors: Array<{ name: string; units: string }>;
+}
+
+export class CborLayoutError extends Error {}
+
+export function scanCborAcquisition(buf: Buffer, onHeader: (h: CborAcquisitionHeader) => void, onRow: (row: Float64Array) => void): number {
+  const r = new Reader(buf);
+  const top = r.mapHeader();
+  let rows = -1;
+  for (let i = 0; top === null ? !r.atBreak() : i < top; i++) {
+    const key = r.text();
+    if (key !== 'payload') {
+      r.skip();
+      continue;
+    }
+    rows = scanPayload(r, onHeader, onRow);
+  }
+  if (rows < 0) throw new CborLayoutError('no payload');
+  return rows;
+}
+
+function scanPayload(r: Reader, onHeader: (h: CborAcquisitionHeader) => void, onRow: (row: Float64Array) => void): number {
+  const n = r.mapHeader();
+  let intervalMs: number | null = null;
+  let sensors: CborAcquisitionHeader['sensors'] | null = null;
+  let rows = -1;
+  for (let i = 0; n === null ? !r.atBreak() : i < n; i++) {
+    const key = r.text();
+    if (key === 'interval_ms') intervalMs = r.number();
+    else if (key === 'sensors') sensors = r.item() as CborAcquisitionHeader['sensors'];
+    else if (key === 'values') {
+      // The platform's key order puts sensors and interval before values; anything else is read the slow way.
+      if (intervalMs === null || !Array.isArray(sensors)) throw new CborLayoutError('values before the header fields');
+      onHeader({ intervalMs, sensors });
+      rows = scanValues(r, sensors.length, onRow);
+    } else r.skip();
+  }
+  if (rows < 0) throw new CborLayoutError('no values');
+  return rows;
+}
+
+function scanValues(r: Reader, width: number, onRow: (row: Float64Array) => void): number {
+  const row = new Float64Array(width);
+  const count = r.arrayHeader();
+  let i = 0;
+  // Rows as every encoder writes them (a definite array of < 24 values) take the fast path.
+  const rowHead = width < 24 ? 0x80 | width : -1;
+  const b = r.b;
+  for (; count === null ? !r.atBreak() : i < count; i++) {
+    if (b[r.p] === rowHead) r.p++;
+    else {
+      const w = r.arrayHeader();
+      if (w !== width) throw new RowError(`row ${i} has ${w ?? 'an open-ended number of'} values but there are ${width} sensors`);
+    }
+    for (let a = 0; a < width; a++) {
+      const v = r.number();
+      if (!Number.isFinite(v)) throw new RowError(`row ${i}, column ${a} is not a finite number`);
+      row[a] = v;
+    }
+    onRow(row);
+  }
+  return i;
+}
+
+/** A row the platform would refuse: the file is broken, not merely laid out differently. */
+export class RowError extends Error {}
+
+class Reader {
+  p = 0;
+  constructor(readonly b: Buffer) {}
+
+  #need(n: number): void {
+    if (this.p + n > this.b.length) throw new RowError('the file ends in the middle of a value (truncated)');
+  }
+
+  /** Major type and argument; null argument = indefinite length. */
+  head(): { major: number; arg: number | null; info: number } {
+    this.#need(1);
+    const ib = this.b[this.p++]!;
+    const major = ib >> 5;
+    const info = ib & 31;
+    if (info < 24) return { major, arg: info, info };
+    if (info === 24) return this.#need(1), { major, arg: this.b[this.p++]!, info };
+    if (info === 25) { this.#need(2); const v = this.b.readUInt16BE(this.p); this.p += 2; return { major, arg: v, info }; }
+    if (info === 26) { this.#need(4); const v = this.b.readUInt32BE(this.p); this.p += 4; return { major, arg: v, info }; }
+    if (info === 27) { this.#need(8); const v = Number(this.b.readBigUInt64BE(this.p)); this.p += 8; return { major, arg: v, info }; }
+    if (info === 31) return { major, arg: null, info };
+    throw new RowError(`reserved CBOR byte 0x${ib.toString(16)}`);
+  }
+
+  atBreak(): boolean {
+    if (this.b[this.p] === 0xff) {
+      this.p++;
+      return true;
+    }
+    return false;
+  }
+
+  mapHeader(): number | null {
+    const h = this.#untagged();
+    if (h.major !== 5) throw new CborLayoutError('expected a map');
+    return h.arg;
+  }
+
+  arrayHeader(): number | null {
+    const h = this.#untagged();
+    if (h.major !== 4) throw new RowError('expected an array of rows');
+    return h.arg;
+  }
+
+  #untagged() {
+    let h = this.head();
+    while (h.major === 6) h = this.head();
+    return h;
+  }
+
+  text(): string {
+    const h = this.head();
+    if (h.major !== 3 || h.arg === null) throw new CborLayoutError('expected a text key');
+    this.#need(h.arg);
+    const s = this.b.toString('utf8', this.p, this.p + h.arg);
+    this.p += h.arg;
+    return s;
+  }
+
+  number(): number {
+    // The common encodings inline, without the generic head() (which allocates): this runs once per value.
+    const b = this.b;
+    const p = this.p;
+    const ib = b[p];
+    if (ib === 0xfb && p + 9 <= b.length) return (this.p = p + 9), b.readDoubleBE(p + 1);
+    if (ib !== undefined && ib < 0x18) return (this.p = p + 1), ib;
+    if (ib !== undefined && ib >= 0x20 && ib < 0x38) return (this.p = p + 1), 0x1f - ib;
+    if (ib === 0xfa && p + 5 <= b.length) return (this.p = p + 5), b.readFloatBE(p + 1);
+    return this.#numberSlow();
+  }
+
+  #numberSlow(): number {
+    const start = this.p;
+    const h = this.#untagged();
+    if (h.major === 0 && h.arg !== null) return h.arg;
+    if (h.major === 1 && h.arg !== null) return -1 - h.arg;
+    if (h.major === 7) {
+      const b = this.b;
+      if (h.info === 27) return b.readDoubleBE(this.p - 8);
+      if (h.info === 26) return b.readFloatBE(this.p - 4);
+      if (h.info === 25) return half(b.readUInt16BE(this.p - 2));
+    }
+    this.p = start;
+    throw new RowError('a value is not a number');
+  }
+
+  /** Decodes one (small) item with the regular decoder. */
+  item(): unknown {
+    const start = this.p;
+    this.skip();
+    return cborDecode(this.b.subarray(start, this.p));
+  }
+
+  skip(): void {
+    const h = this.head();
+    switch (h.major) {
+      case 0: case 1: case 7: return;
+      case 2: case 3:
+        if (h.arg === null) { while (!this.atBreak()) this.skip(); return; }
+        this.#need(h.arg); this.p += h.arg; return;
+      case 4:
+        if (h.arg === null) { while (!this.atBreak()) this.skip(); return; }
+        for (let i = 0; i < h.arg; i++) this.skip(); return;
+      case 5:
+        if (h.arg === null) { while (!this.atBreak()) (this.skip(), this.skip()); return; }
+        for (let i = 0; i < h.arg; i++) (this.skip(), this.skip()); return;
+      case 6: this.skip(); return;
+    }
+  }
+}
+
+function half(h: number): number {
+  const exp = (h >> 10) & 0x1f;
+  const mant = h & 0x3ff;
+  const sign = h & 0x8000 ? -1 : 1;
+  if (exp === 0) return sign * 2 ** -14 * (mant / 1024);
+  if (exp === 31) return mant ? NaN : sign * Infinity;
+  return sign * 2 ** (exp - 15) * (1 + mant / 1024);
+}

@@ -1,0 +1,24 @@
+import type { QualityFinding } from '../../contract.js';
+import { finding, percent } from './findings.js';
+
+export const RATE_WARNING = 0.01;
+export const RATE_ERROR = 0.05;
+
+/**
+ * The rate written in the file against the rate the reader measured on the wire. They differ
+ * when a frequency was set by hand for a port (or a file declares a rate its device did not
+ * keep): every event in the sample is then stretched or squeezed in time.
+ */
+export function checkRate(declaredHz: number | null, measuredHz: number | null): QualityFinding[] {
+  if (!declaredHz || !measuredHz || !Number.isFinite(declaredHz) || !Number.isFinite(measuredHz)) return [];
+  const off = Math.abs(measuredHz / declaredHz - 1);
+  if (off <= RATE_WARNING) return [];
+  const severity = off > RATE_ERROR ? 'error' : 'warning';
+  return [finding('rate-mismatch', severity,
+    `Rate mismatch: the file says ${fmtHz(declaredHz)} but the board sent ${fmtHz(measuredHz)} (${percent(off)} off), so time in this sample is ${measuredHz > declaredHz ? 'stretched' : 'squeezed'}. ` +
+    'Clear or correct the frequency set for this port, then record again.')];
+}
+
+function fmtHz(hz: number): string {
+  return `${hz >= 100 ? hz.toFixed(1) : hz.toFixed(2)} Hz`;
+}

@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCore } from '../../src-main/core/app.js';
+import type { CallResult, EventName, QueueStatus, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import { createLogger } from '../../src-main/core/log.js';
+import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
+import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
+import { openPtyPair } from '../support/boards/pty.js';
+import { fixedPorts } from '../support/fake-hardware.js';
+import { startIngestionServer } from '../support/ingestion-server/server.js';
+import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
+
+const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
+const KEY = 'ei_quality';
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function coreWithPlatform() {
+  const srv = await startIngestionServer({ apiKeys: [KEY] });
+  cleanups.push(() => srv.close());
+  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-quality-')), 'data');
+  const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
+  cleanups.push(() => core.close());
+  const events: Array<[EventName, unknown]> = [];
+  core.onEvent((n, p) => events.push([n, p]));
+  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
+    const r: CallResult = await core.dispatch(m, i);
+    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+    return r.value as T;
+  };
+  await call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1 });
+  await call('keys.set', { kind: 'api-key', key: KEY });
+  return { srv, call, events };
+}
+
+async function board(args: string[]) {
+  const pty = await openPtyPair();
+  cleanups.push(() => pty.close());
+  const child = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100', ...args], { stdio: 'ignore' });
+  cleanups.push(() => child.kill('SIGKILL'));
+  return pty;
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('data quality through the core, with real boards on PTYs', () => {
+  it('a capture with gaps is flagged and held back, uploads only when forced; a clean one from the same session goes straight up', async () => {
+    const { srv, call, events } = await coreWithPlatform();
+
+    // One board stalls its loop for 300 ms every second (the readings due then are never sent).
+    const gapped = await board(['--pause-every', '1000:300']);
+    const clean = await board([]);
+    for (const p of [gapped, clean]) {
+      await call('serial.addPath', { path: p.hostPath });
+      await call('stream.start', { sourceId: `serial:${p.hostPath}` });
+    }
+    await pause(2500); // the reader settles on the rate before the capture starts
+    const st = await call<RecordingStatus>('record.start', { sourceIds: [`serial:${gapped.hostPath}`, `serial:${clean.hostPath}`], label: 'wave', category: 'training', lengthMs: 4000, queue: true });
+    for (let i = 0; i < 400 && !events.some(([n, p]) => n === 'record.state' && (p as RecordingStatus).sessionId === st.sessionId && (p as RecordingStatus).state === 'saved'); i++) await pause(25);
+    const list = async (input: object = {}) => (await call<{ samples: Sample[]; total: number }>('samples.list', input));
+    const samples = (await list()).samples;
+    const bad = samples.find((s) => s.extra.source === `serial:${gapped.hostPath}`)!;
+    const good = samples.find((s) => s.extra.source === `serial:${clean.hostPath}`)!;
+
+    expect(bad).toMatchObject({ state: 'local', flagged: 'error', heldBack: true });
+    // Which counter shows the stalls depends on how the reader read them: as lost lines (it kept
+    // the board's 100 Hz) or as arrivals far off a steady clock (it settled on a lower rate).
+    const stall = bad.quality!.findings.find((f) => f.severity === 'error' && ['lost-readings', 'irregular-timing'].includes(f.code))!;
+    expect(stall.message).toMatch(/^(Gaps: about \d+ readings \([\d.]+%\) never arrived while recording|Irregular timing: readings arrived \d+ ms away from a steady)/);
+    expect(good.quality!.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(good.heldBack).toBe(false);
+
+    // The clean one is sent; the held one is not, however long the queue runs.
+    for (let i = 0; i < 400 && srv.samples.length < 1; i++) await pause(25);
+    await pause(500);
+    expect(srv.samples.map((s) => s.originalName)).toEqual([good.name]);
+    expect((await call<QueueStatus>('queue.status')).counts.local).toBe(1);
+
+    expect(await list({ flagged: true })).toEqual({ samples: [expect.objectContaining({ id: bad.id })], total: 1 });
+    // Queueing it the ordinary way keeps it held; "Upload anyway" sends it.
+    expect(await call('queue.enqueue', { ids: [bad.id] })).toEqual({ queued: 0, held: 1 });
+    await pause(300);
+    expect(srv.samples).toHaveLength(1);
+    expect(await call('queue.enqueue', { ids: [bad.id], force: true })).toEqual({ queued: 1, held: 0 });
+    for (let i = 0; i < 400 && srv.samples.length < 2; i++) await pause(25);
+    expect(srv.samples.map((s) => s.originalName).sort()).toEqual([good.name, bad.name].sort());
+    const after = (await list()).samples.find((s) => s.id === bad.id)!;
+    expect(after).toMatchObject({ state: 'uploaded', heldBack: false, flagged: 'error' });
+
+    // Checking again with a new minimum length adds a finding and leaves the queue state alone.
+    await call('settings.set', { qualityMinLengthMs: 60_000 });
+    const { checked } = await call<{ checked: Sample[] }>('samples.checkQuality', { ids: [good.id] });
+    expect(checked[0]!.quality!.findings.map((f) => f.code)).toContain('too-short');
+    expect(checked[0]).toMatchObject({ state: 'uploaded', flagged: 'error' });
+  }, 40_000);
+
+  it('files dropped on the window and files arriving in a watched folder are checked and held the same way', async () => {
+    const { srv, call } = await coreWithPlatform();
+    const rows = (n: number, f: (i: number) => number[]) => Array.from({ length: n }, (_, i) => f(i));
+    const good = () => encodeCbor(sensorDoc(rows(200, (i) => [Math.sin(i / 5), Math.cos(i / 7)])));
+    const dead = () => encodeCbor(sensorDoc(rows(200, () => [0, 0]))); // 2 s of a sensor that sends nothing
+    const dropped = await call<Sample>('samples.addFile', { name: 'dead.1.cbor', bytes: new Uint8Array(dead()), category: 'training', queue: true });
+    expect(dropped).toMatchObject({ state: 'local', flagged: 'error', heldBack: true });
+    expect(dropped.quality!.findings[0]!.message).toMatch(/^Flat line: every axis holds one value/);
+
+    const folder = await mkdtemp(join(tmpdir(), 'cd-quality-watch-'));
+    await call('watch.add', { path: folder, category: 'training', label: { mode: 'filename' }, metadata: {} });
+    await writeFile(join(folder, 'idle.1.cbor'), good());
+    await writeFile(join(folder, 'idle.2.cbor'), dead());
+    for (let i = 0; i < 600 && srv.samples.length < 1; i++) await pause(25);
+    await pause(1500); // the dead one would have followed by now
+    expect(srv.samples.map((s) => s.originalName)).toEqual(['idle.1.cbor']);
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', { flagged: true });
+    expect(samples.map((s) => [s.name, s.state, s.heldBack]).sort()).toEqual([['dead.1.cbor', 'local', true], ['idle.2.cbor', 'local', true]]);
+  }, 30_000);
+});
