@@ -69,14 +69,23 @@ export async function importFiles(store: SampleStore, paths: string[], o: Import
       store.keepBytes(ids[j]!, f.bytes);
       outcomes[f.at] = { path: f.ref.path, status: 'added', id: ids[j]!, state };
     });
-    for (const k of careful) {
-      const one = await importFile(store, chunk[k]!, o);
-      outcomes[k] = one.status === 'refused' ? one : { path: one.path, status: one.status, id: one.sample.id, state: one.sample.state };
-    }
+    for (const k of careful) outcomes[k] = await importOne(store, chunk[k]!, o);
     all.push(...outcomes);
     onChunk(outcomes);
   }
   return all;
+}
+
+/** The one-at-a-time path (big files, files to sign); a file gone or unreadable since it was listed is refused, as on the fast path. */
+async function importOne(store: SampleStore, path: string, o: ImportOptions): Promise<BulkOutcome> {
+  try {
+    const one = await importFile(store, path, o);
+    return one.status === 'refused' ? one : { path: one.path, status: one.status, id: one.sample.id, state: one.sample.state };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.syscall === undefined) throw err; // not the file system's answer: a real fault
+    return { path, status: 'refused', reason: `cannot read it (${e.code ?? e.message})` };
+  }
 }
 
 function referenceFor(path: string, bytes: number, sha256: string, o: ImportOptions): NewReference {

@@ -58,8 +58,8 @@ interface FileRow {
 // (rowid is the index's tail), so naming it spares SQLite the temp sort of every queued row that
 // it picks with samples_by_state, which it otherwise does for each batch taken.
 const QUEUE_ORDER = "FROM samples INDEXED BY samples_queue_order WHERE state = 'queued' AND next_attempt_at <= ?";
-const OLDEST_DUE = `SELECT category, label, metadata, bounding_boxes, add_date_id, allow_duplicates ${QUEUE_ORDER} ORDER BY created, rowid LIMIT 1`;
-const DUE_IN_GROUP = `SELECT id, name, file, bytes, sha256, attempts, structured_labels ${QUEUE_ORDER}
+export const OLDEST_DUE = `SELECT category, label, metadata, bounding_boxes, add_date_id, allow_duplicates ${QUEUE_ORDER} ORDER BY created, rowid LIMIT 1`;
+export const DUE_IN_GROUP = `SELECT id, name, file, bytes, sha256, attempts, structured_labels ${QUEUE_ORDER}
   AND category = ? AND label IS ? AND metadata = ? AND bounding_boxes = ? AND add_date_id = ? AND allow_duplicates = ?
   ORDER BY created, rowid LIMIT ?`;
 
