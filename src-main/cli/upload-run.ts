@@ -1,3 +1,4 @@
+import type { QueueStatus } from '../core/contract.js';
 import type { Logger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { importFiles } from '../core/upload/bulk-import.js';
@@ -5,6 +6,8 @@ import { collectFiles, type ImportOptions } from '../core/upload/import-files.js
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { Progress } from './progress.js';
 import { summarize } from './upload-summary.js';
+
+const PROGRESS_EVERY_MS = 200;
 
 export interface UploadRun {
   paths: string[];
@@ -43,10 +46,19 @@ export async function runUpload(r: UploadRun): Promise<number> {
   store.db.pragma('wal_autocheckpoint = 0');
   try {
     const progress = new Progress(files.length);
+    // Redrawn a few times a second at most: each draw counts the samples by state.
+    let drawn = 0;
+    const showProgress = (status: () => QueueStatus, force = false) => {
+      const now = performance.now();
+      if (!force && now - drawn < PROGRESS_EVERY_MS) return;
+      drawn = now;
+      const { counts } = status();
+      progress.update(counts.uploaded, `uploaded${counts.failed + counts.rejected ? `, ${counts.failed + counts.rejected} not` : ''}`);
+    };
     const queue = new UploadQueue({
       store: store, log: r.log, concurrency: r.concurrency, maxFilesPerRequest: r.filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
       target: async () => ({ ingestionUrl: r.ingestionUrl, apiKey: r.apiKey }),
-      onChange: (status) => progress.update(status.counts.uploaded, `uploaded${status.counts.failed + status.counts.rejected ? `, ${status.counts.failed + status.counts.rejected} not` : ''}`),
+      onChange: (status) => showProgress(status),
     });
     // Sending starts with the first indexed chunk; the rest is read and hashed while requests are in flight.
     queue.start();
@@ -59,6 +71,7 @@ export async function runUpload(r: UploadRun): Promise<number> {
     });
     await queue.whenIdle();
     await queue.stop();
+    showProgress(() => queue.status(), true);
     progress.finish();
     const status = queue.status();
     if (status.paused) process.stderr.write(`Uploads stopped: ${status.pausedReason}\n`);

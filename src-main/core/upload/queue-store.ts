@@ -172,6 +172,11 @@ export class QueueStore {
     this.#stmt("UPDATE samples SET state = 'queued', error = ?, next_attempt_at = 0 WHERE id = ?").run(error, id);
   }
 
+  /** Anything queued or in flight? One index probe, where counts() would scan every sample. */
+  hasPending(): boolean {
+    return this.#stmt("SELECT EXISTS (SELECT 1 FROM samples WHERE state IN ('queued', 'uploading')) AS pending").pluck().get() === 1;
+  }
+
   nextDueAt(): number | null {
     const r = this.#stmt("SELECT MIN(next_attempt_at) AS t FROM samples WHERE state = 'queued'").get() as { t: number | null };
     return r.t;

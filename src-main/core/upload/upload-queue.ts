@@ -21,7 +21,11 @@ export interface UploadQueueOptions {
   maxBytesPerRequest?: number;
   now?: () => number;
   random?: () => number;
-  onChange?: (status: QueueStatus, changedIds: string[]) => void;
+  /**
+   * Something changed. The status is a function: counting samples by state is a scan of the
+   * index, which a listener that draws a few times a second should not pay for on every batch.
+   */
+  onChange?: (status: () => QueueStatus, changedIds: string[]) => void;
 }
 
 /**
@@ -109,8 +113,7 @@ export class UploadQueue {
   #isIdle(): boolean {
     if (this.#inFlight > 0) return false;
     if (this.#paused) return true;
-    const c = this.#o.store.counts();
-    return c.queued === 0 && c.uploading === 0;
+    return !this.#qs.hasPending();
   }
 
   #pump(): void {
@@ -239,7 +242,7 @@ export class UploadQueue {
   }
 
   #changed(ids: string[]): void {
-    this.#o.onChange?.(this.status(), ids);
+    this.#o.onChange?.(() => this.status(), ids);
   }
 }
 
