@@ -44,6 +44,9 @@ export async function runUpload(r: UploadRun): Promise<number> {
   // whichever commit crosses 1000 pages, in the middle of the run. The WAL is the durable record
   // either way, so this run checkpoints once, at the end (closing the last connection does it).
   store.db.pragma('wal_autocheckpoint = 0');
+  // The index of a big upload (ten thousand rows and four indexes, written three times each) outgrows
+  // SQLite's default 2 MB page cache; evicted pages are read back for the next batch's writes.
+  store.db.pragma('cache_size = -32768');
   try {
     const progress = new Progress(files.length);
     // Redrawn a few times a second at most: each draw counts the samples by state.
