@@ -11,7 +11,7 @@ import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
 import { formatLevelSummary, LevelSummary } from './audio-levels.js';
 import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
-import { prepareUpload, sampleLine, uploadOne } from './record-common.js';
+import { prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
 
 export const DEVICES_AUDIO_USAGE = `Usage: capture-desk devices audio [--json] [--watch] [--select ID] [--data-dir DIR]
 
@@ -80,7 +80,8 @@ export async function devicesCommand(argv: string[]): Promise<number> {
       await ensureDataDir(dataDir);
       const d = devices.find((x) => x.id === v.select);
       if (!d) throw new UsageError(`no audio input device with id "${v.select}"; run "capture-desk devices audio" for the list.`);
-      await saveAudioChoice(dataDir, { deviceId: d.id, name: d.name });
+      // The app keeps its rate and pre-roll in the same file: change only the device.
+      await saveAudioChoice(dataDir, { ...(await loadAudioChoice(dataDir, log)), deviceId: d.id, name: d.name });
       process.stderr.write(`Recordings will use "${d.name}" (${d.id}).\n`);
     }
     const chosen = resolveDevice(devices, await loadAudioChoice(dataDir, log));
@@ -118,16 +119,8 @@ export async function recordAudioCommand(argv: string[]): Promise<number> {
       device: { type: 'string' },
       rate: { type: 'string' },
       'device-rate': { type: 'string' },
-      'length-ms': { type: 'string' },
       'pre-roll-ms': { type: 'string' },
-      label: { type: 'string' },
-      category: { type: 'string' },
-      metadata: { type: 'string' },
-      'data-dir': { type: 'string' },
-      upload: { type: 'boolean' },
-      'ingestion-url': { type: 'string' },
-      'api-key': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      ...RECORD_OPTIONS,
     },
   });
   if (v.help) {

@@ -14,6 +14,19 @@ export function sampleLine(s: Sample, dataDir: string): string {
   return JSON.stringify({ ...d, rows: s.extra.rows ?? null, interval_ms: s.extra.interval_ms ?? null, rejected_lines: s.extra.rejected_lines ?? 0 }) + '\n';
 }
 
+/** Flags every `record …` command takes: what the sample is, where it goes, and --upload. */
+export const RECORD_OPTIONS = {
+  'length-ms': { type: 'string' },
+  label: { type: 'string' },
+  category: { type: 'string' },
+  metadata: { type: 'string' },
+  'data-dir': { type: 'string' },
+  upload: { type: 'boolean' },
+  'ingestion-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export interface UploadFlags {
   upload?: boolean | undefined;
   'ingestion-url'?: string | undefined;

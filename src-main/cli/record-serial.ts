@@ -10,7 +10,7 @@ import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
 import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
-import { prepareUpload, sampleLine, uploadOne } from './record-common.js';
+import { prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
 import { recordAt } from './record-serial-at.js';
 import { recordLines } from './record-serial-lines.js';
 
@@ -51,17 +51,9 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
       frequency: { type: 'string' },
       axes: { type: 'string' },
       units: { type: 'string' },
-      'length-ms': { type: 'string' },
-      label: { type: 'string' },
-      category: { type: 'string' },
-      metadata: { type: 'string' },
       'hmac-key': { type: 'string' },
       sensor: { type: 'string' },
-      'data-dir': { type: 'string' },
-      upload: { type: 'boolean' },
-      'ingestion-url': { type: 'string' },
-      'api-key': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      ...RECORD_OPTIONS,
     },
   });
   if (v.help) {

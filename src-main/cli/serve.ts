@@ -3,6 +3,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore } from '../core/app.js';
 import { defaultDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
@@ -51,7 +52,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const core = await createCore({
     dataDir: values['data-dir'] ?? defaultDataDir(),
     shell: 'browser',
-    hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener },
+    hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener, audio: new AudioSupervisor({ log }) },
     log,
   });
   const rendererDir = findRendererDir();

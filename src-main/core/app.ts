@@ -22,6 +22,9 @@ import { UploadService } from './upload/upload-service.js';
 import { FolderWatcher } from './watch/folder-watcher.js';
 import { RecordingService } from './capture/recording-service.js';
 import { APP_NAME, APP_VERSION } from './version.js';
+import type { AudioInput } from './audio/audio-input.js';
+import { Microphones } from './audio/microphones.js';
+import { DEFAULT_SAMPLE_RATE } from './audio/audio-supervisor.js';
 
 /** Every piece of hardware the core touches, so tests inject fakes and integration tests the real thing. */
 export interface Hardware {
@@ -31,6 +34,8 @@ export interface Hardware {
   keychain: Keychain;
   /** Opens serial ports (node-serialport in the shells). */
   serial: SerialOpener;
+  /** Microphone capture (the AudioSupervisor and its capture process in the shells). */
+  audio: AudioInput;
 }
 
 export interface CoreOptions {
@@ -76,6 +81,16 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       createReader: (o) => createLineReader({ ...o, units: null }),
     }),
   );
+  // Device changes re-send the source list; listSources and the recordings come below.
+  let sourcesChanged = () => {};
+  let recordingOf = (_sourceId: string) => false;
+  const mics = opts.hardware.audio
+    ? await Microphones.open({ input: opts.hardware.audio, dataDir, bus, log, stopSource: (id) => streams.stop(id), isRecording: (id) => recordingOf(id), onDevicesChanged: () => sourcesChanged() })
+    : null;
+  if (mics) {
+    streams.register('audio:', mics.factory);
+    await mics.refresh();
+  }
   const store = await SampleStore.open(dataDir, log);
   const keys = new ProjectKeys(opts.hardware.keychain);
   const uploads = new UploadService({ store, settings, keys, bus, log });
@@ -91,7 +106,9 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       if (queued) uploads.queue.wake();
       uploads.announce(ids);
     },
+    audio: mics && opts.hardware.audio ? { input: opts.hardware.audio, preRollMs: () => mics.settings().preRollMs } : undefined,
   });
+  recordingOf = (id) => recordings.isRecording(id);
   const atBoards = atHandlers({
     opener: opts.hardware.serial ?? noSerial,
     ports,
@@ -135,8 +152,10 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
         detail: p.serialNumber ? `S/N ${p.serialNumber}` : p.path,
         streaming: streams.isStreaming(`serial:${p.path}`),
       })),
+      ...(mics?.sources((id) => streams.isStreaming(id)) ?? []),
     ];
   };
+  sourcesChanged = () => void listSources().then((list) => bus.emit('sources.changed', list));
 
   const handlers: Handlers = {
     'app.info': () => ({
@@ -151,6 +170,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'settings.set': async (patch) => {
       const next = await settings.set(patch);
       bus.emit('settings.changed', next);
+      uploads.queue.setConcurrency(next.uploadConcurrency);
       // New URL or project: a queue paused for the old one may work now.
       if (uploads.queue.status().paused) uploads.queue.resume();
       return next;
@@ -177,6 +197,11 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'record.stop': ({ sessionId }) => recordings.stop(sessionId),
     'record.mark': ({ sessionId, label }) => recordings.mark(sessionId, label),
     ...atBoards,
+    'audio.settings': () => mics?.settings() ?? { deviceId: null, sampleRate: DEFAULT_SAMPLE_RATE, preRollMs: 0 },
+    'audio.setSettings': (patch) => {
+      if (!mics) throw new CoreError('Unavailable', 'This shell has no microphone capture.');
+      return mics.setSettings(patch);
+    },
     'watch.list': () => watcher.list(),
     'watch.add': (input) => watcher.add(input),
     'watch.remove': async ({ id }) => {
@@ -188,8 +213,9 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'watch.importPending': ({ id, paths }) => watcher.importPending(id, paths),
   };
 
-  // Boards plugged in or out show up without a restart.
-  ports.watch(2000, () => void listSources().then((list) => bus.emit('sources.changed', list)));
+  // Boards and microphones plugged in or out show up without a restart.
+  ports.watch(2000, sourcesChanged);
+  mics?.watch();
   log.info('core started', { dataDir, shell: opts.shell });
   return {
     dispatch: createDispatch(handlers, log),
@@ -198,6 +224,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       ports.stop();
       await recordings.stopAll();
       await streams.stopAll();
+      await mics?.close();
       await watcher.close();
       await uploads.stop();
       store.close();

@@ -47,6 +47,8 @@ export const Settings = z.object({
   deviceName: z.string().trim().min(1, 'device name must not be empty').max(128),
   /** How many samples the user aims for per label (class balance shows progress toward it). */
   labelTargets: z.record(z.string().min(1).max(128), z.number().int().positive().max(1_000_000)).refine((t) => Object.keys(t).length <= 1000, 'at most 1000 label targets'),
+  /** Upload requests in flight at once (each carries up to 1000 files). */
+  uploadConcurrency: z.number().int().min(1, 'uploads in parallel must be at least 1').max(16, 'uploads in parallel must be at most 16'),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -81,14 +83,16 @@ export const PortSettings = z.object({
 });
 export type PortSettings = z.infer<typeof PortSettings>;
 
-/** Anything the user can stream from: a serial port, the built-in simulator, later microphones. */
+/** Anything the user can stream from: a serial port, the built-in simulator, a microphone ("audio:<deviceId>"). */
 export const Source = z.object({
   id: z.string(),
-  kind: z.enum(['simulated', 'serial']),
+  kind: z.enum(['simulated', 'serial', 'audio']),
   name: z.string(),
   /** Shown next to the name, e.g. "simulated – not real data" or a USB serial number. */
   detail: z.string(),
   streaming: z.boolean(),
+  /** Microphones: the system's default input. */
+  default: z.boolean().optional(),
 });
 export type Source = z.infer<typeof Source>;
 
@@ -185,6 +189,8 @@ export const RecordingStatus = z.object({
   error: z.string().nullable(),
   /** Events marked while recording (ms from the start); saved as each sample's structured labels. */
   events: z.array(z.object({ label: z.string(), startMs: z.number().nonnegative(), endMs: z.number().nonnegative().nullable() })),
+  /** Sources that dropped out mid-recording (unplugged, busy): their part is kept as an incomplete sample. */
+  interruptions: z.array(z.object({ sourceId: z.string(), error: WireError })),
 });
 export type RecordingStatus = z.infer<typeof RecordingStatus>;
 
@@ -205,6 +211,39 @@ export const KeyStatus = z.object({
   keychainProblem: z.string().nullable(),
 });
 export type KeyStatus = z.infer<typeof KeyStatus>;
+
+// ---------- microphones ----------
+
+export const MIN_AUDIO_RATE = 8000;
+export const MAX_AUDIO_RATE = 48_000;
+export const MAX_PRE_ROLL_MS = 10_000;
+/** Remembered across restarts; the live view and recordings of a microphone use them. */
+export const AudioSettings = z.object({
+  /** The microphone picked last (null = the system default). */
+  deviceId: z.string().min(1).nullable(),
+  sampleRate: z.number().int().min(MIN_AUDIO_RATE).max(MAX_AUDIO_RATE),
+  /** Audio from before the record key was pressed that a recording keeps. */
+  preRollMs: z.number().int().min(0).max(MAX_PRE_ROLL_MS),
+});
+export type AudioSettings = z.infer<typeof AudioSettings>;
+
+/** ~30 per second while a microphone streams: what the meter and waveform draw (raw PCM never goes to the UI). */
+export const AudioLevels = z.object({
+  sourceId: z.string(),
+  sampleRate: z.number().positive(),
+  /** Index (since the capture started) of the first frame this report covers. */
+  firstFrame: z.number().int().nonnegative(),
+  rmsDbfs: z.number(),
+  peakDbfs: z.number(),
+  /** Something reached full scale within the last second. */
+  clipping: z.boolean(),
+  /** Below −60 dBFS for two seconds (muted or dead microphone). */
+  silent: z.boolean(),
+  /** New waveform columns as [min, max] pairs (−1…1), `columnsPerSecond` per second. */
+  waveform: z.instanceof(Float32Array),
+  columnsPerSecond: z.number().positive(),
+});
+export type AudioLevels = z.infer<typeof AudioLevels>;
 
 // ---------- boards running the platform's firmware (AT) ----------
 
@@ -288,6 +327,8 @@ export const methods = {
         /** null or absent: until stopped. */
         lengthMs: z.number().int().positive().max(24 * 3600_000).nullable().optional(),
         queue: z.boolean().optional(),
+        /** Microphones: audio from before the press to keep (default: the audio settings' pre-roll). */
+        preRollMs: z.number().int().min(0).max(MAX_PRE_ROLL_MS).optional(),
       })
       .strict(),
     output: RecordingStatus,
@@ -334,6 +375,10 @@ export const methods = {
   'watch.pending': { input: z.object({ id: z.string() }).strict(), output: z.array(PendingFile) },
   'watch.importPending': { input: z.object({ id: z.string(), paths: z.array(z.string()).max(100_000).optional() }).strict(), output: ImportPendingResult },
 
+  'audio.settings': { input: none, output: AudioSettings },
+  /** A new rate restarts a running microphone capture with it. */
+  'audio.setSettings': { input: AudioSettings.partial().strict(), output: AudioSettings },
+
   'dataset.summary': {
     input: none,
     output: z.object({ platform: DatasetSummary.nullable(), platformError: z.string().nullable(), local: DatasetSummary }),
@@ -374,6 +419,7 @@ export const events = {
   'at.progress': AtProgress,
   /** A watched folder could not import a file (vanished, unreadable, too big). */
   'watch.error': z.object({ folderId: z.string(), path: z.string(), message: z.string() }),
+  'audio.levels': AudioLevels,
 } as const;
 
 // ---------- derived types (the renderer imports only these) ----------

@@ -1,5 +1,6 @@
 import { app, BrowserWindow, ipcMain, Menu, session, shell, type WebContents } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore, type Core } from '../core/app.js';
 import { stderrLogger } from '../core/log.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
@@ -38,7 +39,7 @@ if (!app.requestSingleInstanceLock()) {
 async function start(): Promise<void> {
   // The renderer never needs camera, microphone or notifications from Chromium: capture runs here.
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  const core = await createCore({ dataDir: app.getPath('userData'), shell: 'electron', hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener }, log });
+  const core = await createCore({ dataDir: app.getPath('userData'), shell: 'electron', hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener, audio: new AudioSupervisor({ log }) }, log });
   const unbind = bindIpc({
     core,
     ipcMain,

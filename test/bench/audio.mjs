@@ -1,5 +1,7 @@
 // Benchmark section "audio": long capture from a virtual microphone through the real stack
-// (AudioSupervisor → capture process with node-web-audio-api → AudioRecording → WAV on disk).
+// (AudioSupervisor → capture process with node-web-audio-api → AudioRecording → WAV on disk),
+// with the live view's level reports sent as the app sends them (Microphones → event bus →
+// encoded WebSocket frames), so the core's CPU and memory include the UI's share.
 //
 //   CAPTURE_DESK_BENCH_AUDIO_SECONDS   capture length (default 600 = 10 minutes)
 //
@@ -8,6 +10,7 @@
 //   - rate: frames delivered per second of wall time (least squares after 10 s) vs 16000 ± 0.1%
 //   - continuity: places where the recorded tone breaks (a dropped, repeated or made-up frame)
 //   - memory: RSS growth of the core process and the capture process after the first minute
+//   - level reports per second sent to the UI (≤ 60) and their bytes
 //   - CPU of both processes (for reference)
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -52,6 +55,7 @@ export async function run() {
   let stderr = '';
   let underruns = 0;
   const heaps = []; // live JS heap of the core process after a full GC, every 10 s
+  let lastProgress = null;
   try {
     const child = spawn(process.execPath, ['--expose-gc', driver], {
       env: { ...process.env, ...sink.env, BENCH_SECONDS: String(seconds), BENCH_RATE: String(RATE), BENCH_DIR: join(dir, 'data'), BENCH_WORKER: worker },
@@ -74,6 +78,7 @@ export async function run() {
         process.stderr.write(`bench audio: capturing ${seconds} s at ${RATE} Hz (device ${m.deviceRate} Hz)…\n`);
       } else if (m.t === 'progress') {
         heaps.push({ t: m.elapsedMs / 1000, heap: m.heapUsed });
+        lastProgress = m;
         if (m.elapsedMs % 60_000 < 10_000) process.stderr.write(`bench audio: ${Math.round(m.elapsedMs / 1000)} s, ${m.frames} frames\n`);
       } else if (m.t === 'done') {
         done = m;
@@ -135,7 +140,12 @@ export async function run() {
       name: 'audio: silence the engine made up (removed)', value: done.paddingMs ?? 0, unit: 'ms', target: 'reference', pass: null,
       detail: 'node-web-audio-api pads with 128-frame blocks of zeros when the device is late; they are removed, not recorded',
     },
-    { name: 'audio: CPU of the core process (supervisor + recorder)', value: cpu(first, last, (s) => s.sup.cpuSeconds), unit: '% of one core', target: 'reference', pass: null },
+    {
+      name: 'audio: level reports sent to the UI', value: lastProgress ? lastProgress.levels / (lastProgress.elapsedMs / 1000) : 0, unit: 'per s', target: '≤ 60',
+      pass: lastProgress !== null && lastProgress.levels / (lastProgress.elapsedMs / 1000) <= 60,
+      detail: lastProgress ? `${lastProgress.levels} reports, ${(lastProgress.levelBytes / 1024 / (lastProgress.elapsedMs / 1000)).toFixed(1)} KiB/s encoded for the WebSocket (raw 16-bit PCM would be ${(RATE * 2 / 1024).toFixed(1)} KiB/s)` : 'no progress report (capture shorter than 10 s)',
+    },
+    { name: 'audio: CPU of the core process (supervisor + recorder + level reports)', value: cpu(first, last, (s) => s.sup.cpuSeconds), unit: '% of one core', target: 'reference', pass: null },
     { name: 'audio: CPU of the capture process (engine + resampler)', value: cpu(wFirst, wLast, (s) => s.worker.cpuSeconds), unit: '% of one core', target: 'reference', pass: null },
   ];
 }

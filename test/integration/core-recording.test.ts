@@ -48,6 +48,8 @@ describe('recording through the contract', () => {
   it('records the simulated sensor for a set length into a signed, queued sample', async () => {
     const { call, saved, dataDir } = await setup();
     await call('keys.set', { kind: 'hmac-key', key: 'lab-hmac' });
+    // Held still, so the sample is seen queued rather than caught in an attempt to upload.
+    await call('queue.pause', {});
     await call('stream.start', { sourceId: 'simulated:imu', rateHz: 200 });
     const st = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'wave', category: 'training', lengthMs: 1000, metadata: { subject: 'ana' } });
     expect(st.state).toBe('recording');

@@ -68,6 +68,27 @@ describe('core: samples, queue, keys and the platform, through the contract', ()
     expect(events.some(([n]) => n === 'queue.changed')).toBe(true);
   });
 
+  it('sends as many requests at once as the uploads-in-parallel setting says, changed while running', async () => {
+    const { srv, call } = await setup();
+    await call('keys.set', { kind: 'api-key', key: KEY });
+    srv.setFaults({ delayMs: 300 });
+    await expect(call('settings.set', { uploadConcurrency: 0 })).rejects.toThrow(/at least 1/);
+    await call('settings.set', { uploadConcurrency: 1 });
+    // Different labels travel in different requests (x-label is per request).
+    const add = (label: string, i: number) => call('samples.addFile', { name: `${label}.${i}.cbor`, bytes: cbor(i), category: 'training', queue: true });
+    await Promise.all(['a', 'b', 'c', 'd'].map((l, i) => add(l, i + 1)));
+    await until(() => srv.samples.length === 4);
+    expect(srv.maxInFlight).toBe(1);
+
+    srv.reset();
+    srv.setFaults({ delayMs: 300 });
+    await call('settings.set', { uploadConcurrency: 3 });
+    await Promise.all(['e', 'f', 'g', 'h', 'i', 'j'].map((l, i) => add(l, i + 10)));
+    await until(() => srv.samples.length === 6);
+    expect(srv.maxInFlight).toBe(3);
+    expect((await call<{ uploadConcurrency: number }>('settings.get')).uploadConcurrency).toBe(3);
+  });
+
   it('never hands a key back: status only, and nothing secret in logs or events', async () => {
     const { call, events, logLines, keychain } = await setup();
     await call('keys.set', { kind: 'hmac-key', key: 'super-secret-hmac' });

@@ -38,6 +38,8 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'keys.set': { kind: 'api-key', key: 'ei_test_key' },
   'keys.clear': { kind: 'hmac-key' },
   'dataset.summary': {},
+  'audio.settings': {},
+  'audio.setSettings': { preRollMs: 500 },
   'watch.list': {},
   'watch.add': { path: '/nonexistent/capture-desk-watch', category: 'training', label: { mode: 'filename' } },
   'watch.remove': { id: 'no-such-folder' },

@@ -1,9 +1,10 @@
 import { rm } from 'node:fs/promises';
-import type { Category, Sample } from '../contract.js';
+import type { Category, Sample, StructuredLabel } from '../contract.js';
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { WavFileWriter } from '../samples/formats/wav-writer.js';
-import type { AudioSupervisor, PcmBatch } from './audio-supervisor.js';
+import type { AudioInput } from './audio-input.js';
+import type { PcmBatch } from './audio-supervisor.js';
 
 export interface AudioRecordingOptions {
   label: string | null;
@@ -16,6 +17,16 @@ export interface AudioRecordingOptions {
   /** Queue the sample for upload once saved. */
   queue?: boolean;
   extra?: Record<string, unknown>;
+  /**
+   * Asked when the sample is saved, for what is only known then: the events marked while
+   * recording (in this recording's frames) and whether to queue it.
+   */
+  atSave?: (frames: number, error: CoreError | null) => SaveDetails | Promise<SaveDetails>;
+}
+
+export interface SaveDetails {
+  structuredLabels?: StructuredLabel[] | null;
+  queue?: boolean;
 }
 
 export interface RecordingOutcome {
@@ -45,10 +56,11 @@ export class AudioRecording {
   #frames = 0;
   #error: CoreError | null = null;
   #ending = false;
+  #discarded = false;
   #finish!: () => void;
   readonly #offs: Array<() => void> = [];
 
-  private constructor(sup: AudioSupervisor, store: SampleStore, o: AudioRecordingOptions, sampleRate: number) {
+  private constructor(sup: AudioInput, store: SampleStore, o: AudioRecordingOptions, sampleRate: number) {
     this.#o = o;
     this.#store = store;
     this.sampleRate = sampleRate;
@@ -67,7 +79,7 @@ export class AudioRecording {
   }
 
   /** Starts recording from the supervisor's running capture. */
-  static async start(sup: AudioSupervisor, store: SampleStore, o: AudioRecordingOptions): Promise<AudioRecording> {
+  static async start(sup: AudioInput, store: SampleStore, o: AudioRecordingOptions): Promise<AudioRecording> {
     const st = sup.status;
     if (st.state !== 'capturing' || st.sampleRate === null) {
       throw new CoreError('Unavailable', 'The microphone is not capturing; start the capture (pick a device) before recording.');
@@ -93,6 +105,13 @@ export class AudioRecording {
   stop(): Promise<RecordingOutcome> {
     this.#end(null);
     return this.done;
+  }
+
+  /** Ends the recording and keeps nothing (another source of the session could not start). */
+  async discard(): Promise<void> {
+    this.#discarded = true;
+    this.#end(null);
+    await this.done.catch(() => undefined);
   }
 
   #take(pcm: Int16Array): void {
@@ -138,12 +157,17 @@ export class AudioRecording {
       await rm(this.#reserved.tempPath, { force: true });
       throw writeError;
     }
+    if (this.#discarded) {
+      await rm(this.#reserved.tempPath, { force: true });
+      throw new CoreError('Busy', 'The recording was discarded.');
+    }
     if (info.frames === 0) {
       await rm(this.#reserved.tempPath, { force: true });
       throw this.#error ?? new CoreError('Unavailable', 'Nothing was recorded: no audio arrived from the microphone.');
     }
     const rate = this.sampleRate;
     const label = this.#o.label;
+    const late = (await this.#o.atSave?.(info.frames, this.#error)) ?? {};
     const sample = await this.#store.commitFile(this.#reserved, {
       name: `${label ?? 'unlabeled'}.${this.#reserved.id.slice(0, 8)}.wav`,
       kind: 'audio',
@@ -152,7 +176,8 @@ export class AudioRecording {
       metadata: this.#o.metadata ?? {},
       lengthMs: info.durationMs,
       incomplete: this.#error !== null,
-      queue: this.#o.queue ?? false,
+      queue: late.queue ?? this.#o.queue ?? false,
+      structuredLabels: late.structuredLabels ?? null,
       note: this.#error ? `incomplete: ${this.#error.message}` : null,
       extra: {
         rows: info.frames,

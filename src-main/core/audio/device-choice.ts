@@ -14,6 +14,8 @@ export const AudioChoice = z.object({
   deviceId: z.string().min(1),
   name: z.string(),
   sampleRate: z.number().int().min(8000).max(48_000).optional(),
+  /** Pre-roll the app's recordings keep (the CLI takes it as an option). */
+  preRollMs: z.number().int().min(0).max(10_000).optional(),
 });
 export type AudioChoice = z.infer<typeof AudioChoice>;
 

@@ -49,7 +49,7 @@ export interface LevelReport extends BlockLevel {
   /** Below SILENCE_DBFS for at least `silenceAfterMs`. */
   silent: boolean;
   /** Completed waveform columns as [min, max] pairs (-1…1), `columnsPerSecond` of them per second. */
-  waveform: Float32Array;
+  waveform: Float32Array<ArrayBuffer>;
   columnsPerSecond: number;
 }
 

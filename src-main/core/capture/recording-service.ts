@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Category, RecordingStatus, StreamStats } from '../contract.js';
-import { CoreError } from '../errors.js';
+import { CoreError, toWireError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { StreamHub } from '../stream/stream-hub.js';
+import type { AudioInput } from '../audio/audio-input.js';
+import { AUDIO_PREFIX } from '../audio/microphones.js';
+import { audioPart, sensorPart, type CapturePart } from './capture-parts.js';
 import { EventMarks } from './event-marks.js';
-import { StreamRecording } from './stream-recording.js';
 
 export interface RecordingServiceDeps {
   hub: StreamHub;
@@ -18,15 +20,19 @@ export interface RecordingServiceDeps {
   hmacKey: () => Promise<string | undefined>;
   /** Called with the ids of saved samples (the upload queue picks up the queued ones). */
   onSaved: (ids: string[], queued: boolean) => void;
+  /** Microphones ("audio:" sources) record from here; absent = this shell has no audio. */
+  audio?: { input: AudioInput; preRollMs: () => number } | undefined;
 }
 
 interface Session {
   status: RecordingStatus;
-  parts: Array<{ rec: StreamRecording; badAtStart: number }>;
+  parts: CapturePart[];
   timer: NodeJS.Timeout | null;
   queue: boolean;
   finishing: Promise<RecordingStatus> | null;
   marks: EventMarks;
+  /** Fills the stretches between marked events. */
+  label: string | null;
   /** performance.now() at start: event times are measured on a monotonic clock. */
   t0: number;
 }
@@ -45,7 +51,10 @@ export class RecordingService {
     d.bus.on('stream.stats', (s) => this.#stats.set(s.sourceId, s));
   }
 
-  async start(o: { sourceIds: string[]; label: string | null; category: Category; metadata?: Record<string, string> | undefined; lengthMs?: number | null | undefined; queue?: boolean | undefined }): Promise<RecordingStatus> {
+  async start(o: {
+    sourceIds: string[]; label: string | null; category: Category; metadata?: Record<string, string> | undefined;
+    lengthMs?: number | null | undefined; queue?: boolean | undefined; preRollMs?: number | undefined;
+  }): Promise<RecordingStatus> {
     for (const s of this.#sessions.values()) {
       const busy = s.status.state === 'recording' ? o.sourceIds.find((id) => s.status.sourceIds.includes(id)) : undefined;
       if (busy) throw new CoreError('Busy', `${busy} is already being recorded; stop that recording first.`);
@@ -55,33 +64,42 @@ export class RecordingService {
     try {
       for (const sourceId of o.sourceIds) {
         await this.d.hub.start(sourceId);
-        const info = this.d.hub.info(sourceId)!;
-        const rec = await StreamRecording.start(this.d.hub, this.d.store, {
-          sourceId, label: o.label, category: o.category, metadata: { ...o.metadata, session: sessionId },
-          deviceName: this.d.deviceName(), deviceType: info.simulated ? 'SIMULATED' : sourceId.split(':')[0]!.toUpperCase(),
-        });
-        parts.push({ rec, badAtStart: this.#stats.get(sourceId)?.badLines ?? 0 });
+        const req = { sourceId, label: o.label, category: o.category, metadata: { ...o.metadata, session: sessionId } };
+        if (sourceId.startsWith(AUDIO_PREFIX)) {
+          const audio = this.d.audio;
+          if (!audio) throw new CoreError('Unavailable', 'This shell cannot record from microphones.');
+          parts.push(await audioPart(audio.input, this.d.store, { ...req, lengthMs: o.lengthMs ?? null, preRollMs: o.preRollMs ?? audio.preRollMs() }));
+        } else {
+          parts.push(await sensorPart(this.d.hub, this.d.store, { ...req, deviceName: this.d.deviceName() }, () => this.#stats.get(sourceId)));
+        }
       }
     } catch (err) {
-      for (const p of parts) await p.rec.discard();
+      for (const p of parts) await p.discard();
       throw err;
     }
-    const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], error: null, events: [] };
-    const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), t0: performance.now() };
+    const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], error: null, events: [], interruptions: [] };
+    const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), label: o.label, t0: performance.now() };
     this.#sessions.set(sessionId, session);
-    if (o.lengthMs) session.timer = setTimeout(() => void this.stop(sessionId).catch(() => {}), o.lengthMs);
-    // When every source of the session has dropped out there is nothing left to wait for.
-    for (const p of parts) p.rec.onInterrupt(() => {
-      if (parts.every((q) => q.rec.interruption)) void this.stop(sessionId).catch(() => {});
+    if (o.lengthMs) session.timer = setTimeout(() => void this.#stop(sessionId, true).catch(() => {}), o.lengthMs);
+    for (const p of parts) p.onInterrupt((err) => {
+      // Said at once (unplugged, busy), not only when the session is saved.
+      if (session.status.state === 'recording') this.#update(session, { interruptions: [...session.status.interruptions, { sourceId: p.sourceId, error: toWireError(err) }] });
+      // When every source of the session has dropped out there is nothing left to wait for.
+      if (parts.every((q) => q.interruption)) void this.stop(sessionId).catch(() => {});
     });
     this.d.bus.emit('record.state', status);
     return status;
   }
 
   stop(sessionId: string): Promise<RecordingStatus> {
+    return this.#stop(sessionId, false);
+  }
+
+  /** `atLength`: the set length ran out (sources that count their own length may finish it). */
+  #stop(sessionId: string, atLength: boolean): Promise<RecordingStatus> {
     const s = this.#sessions.get(sessionId);
     if (!s) throw new CoreError('NotFound', `No recording ${sessionId}; it may have finished already.`);
-    s.finishing ??= this.#finish(s);
+    s.finishing ??= this.#finish(s, atLength);
     return s.finishing;
   }
 
@@ -90,34 +108,38 @@ export class RecordingService {
     const s = this.#sessions.get(sessionId);
     if (!s) throw new CoreError('NotFound', `No recording ${sessionId}; it may have finished already.`);
     if (s.status.state !== 'recording') throw new CoreError('Busy', 'The recording is being saved; events can only be marked while it records.');
-    s.marks.mark(label, Math.round(performance.now() - s.t0), s.parts.map((p) => p.rec.rows));
+    s.marks.mark(label, Math.round(performance.now() - s.t0), s.parts.map((p) => p.rows));
     return this.#update(s, { events: s.marks.events });
+  }
+
+  /** A session is recording `sourceId` now (it must not be restarted or switched under it). */
+  isRecording(sourceId: string): boolean {
+    return [...this.#sessions.values()].some((s) => s.status.sourceIds.includes(sourceId));
   }
 
   async stopAll(): Promise<void> {
     await Promise.all([...this.#sessions.keys()].map((id) => this.stop(id).catch(() => {})));
   }
 
-  async #finish(s: Session): Promise<RecordingStatus> {
+  async #finish(s: Session, atLength: boolean): Promise<RecordingStatus> {
     if (s.timer) clearTimeout(s.timer);
     this.#update(s, { state: 'saving' });
     const hmacKey = await this.d.hmacKey().catch(() => undefined);
     const ids: string[] = [];
     const problems: string[] = [];
-    for (const [index, { rec, badAtStart }] of s.parts.entries()) {
-      const sourceId = rec.request.sourceId;
-      const info = this.d.hub.info(sourceId) ?? rec.info;
-      const stats = this.#stats.get(sourceId);
+    const label = s.label;
+    // Parts finish together: a microphone waiting out its last buffered audio does not hold up a board.
+    const results = await Promise.allSettled(s.parts.map((part, index) => part.finish({
+      hmacKey,
+      queue: s.queue,
+      atLength,
+      structuredLabels: (rows) => s.marks.structuredLabels(index, rows, label),
+    })));
+    for (const [index, r] of results.entries()) {
+      const sourceId = s.parts[index]!.sourceId;
       try {
-        const sample = await rec.finish({
-          intervalMs: 1000 / info.rateHz,
-          hmacKey,
-          incomplete: rec.interruption !== null,
-          queue: s.queue && rec.interruption === null,
-          structuredLabels: s.marks.structuredLabels(index, rec.rows, rec.request.label),
-          extra: { source: sourceId, rejected_lines: Math.max(0, (stats?.badLines ?? 0) - badAtStart), frequency_hz: info.rateHz, jitter_ms: stats?.jitterMs ?? null },
-        });
-        ids.push(sample.id);
+        if (r.status === 'rejected') throw r.reason;
+        ids.push(r.value.id);
       } catch (err) {
         problems.push(`${sourceId}: ${(err as Error).message}`);
         this.d.log.warn('recording could not be saved', { sourceId, error: String(err) });

@@ -19,6 +19,8 @@ export interface SerialLinesDeps {
 }
 
 const STATS_EVERY_MS = 500;
+/** A port silent this long is checked for still being there. */
+const SILENT_CHECK_MS = 1000;
 
 /**
  * Streams a "print values over serial" board: bytes → reader → rows for the hub. Unplugging
@@ -36,14 +38,21 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     reader.onRows((values, rows) => sink.rows(values, rows));
     let link = await d.opener.open(path, settings.baudRate);
     let stopped = false;
+    let lost = false;
+    let lastDataAt = Date.now();
+    const onLost = (l: ByteLink, why: string) => {
+      if (stopped || lost || l !== link) return;
+      lost = true;
+      void l.close().catch(() => undefined);
+      sink.interrupted(new CoreError('Disconnected', `${path} was disconnected${why}. Waiting for it to come back…`, { path, disconnected: true }));
+      void reconnect();
+    };
     const attach = (l: ByteLink) => {
-      l.onData((chunk) => reader.push(chunk, d.clock.now()));
-      l.onClose(({ disconnected, error }) => {
-        if (stopped) return;
-        const err = new CoreError('Disconnected', `${path} was disconnected${disconnected ? ' (unplugged?)' : error ? `: ${error.message}` : ''}. Waiting for it to come back…`, { path, disconnected: true });
-        sink.interrupted(err);
-        void reconnect();
+      l.onData((chunk) => {
+        lastDataAt = Date.now();
+        reader.push(chunk, d.clock.now());
       });
+      l.onClose(({ disconnected, error }) => onLost(l, disconnected ? ' (unplugged?)' : error ? `: ${error.message}` : ''));
     };
     const reconnect = async () => {
       while (!stopped) {
@@ -51,6 +60,8 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
         if (stopped || !(await d.opener.exists(path))) continue;
         try {
           link = await d.opener.open(path, settings.baudRate);
+          lost = false;
+          lastDataAt = Date.now();
           attach(link);
           d.log.info('serial port back', { path });
           sink.resumed();
@@ -72,6 +83,15 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     }
     let info = infoFrom(sourceId, snap, settings.frequencyHz, settings.units);
     const timer = setInterval(() => {
+      // Unplugging removes the device node; some drivers (and pseudo-terminals) do not always
+      // report the closed line to a reader that is idle at that moment, so a silent port whose
+      // path is gone counts as disconnected too.
+      if (!lost && Date.now() - lastDataAt > SILENT_CHECK_MS) {
+        const l = link;
+        void d.opener.exists(path).then((there) => {
+          if (!there) onLost(l, ' (its device node is gone)');
+        });
+      }
       const s = reader.snapshot();
       const { names: _n, width: _w, ...stats } = s;
       sink.stats(stats);

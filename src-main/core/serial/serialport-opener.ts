@@ -34,8 +34,15 @@ function wrap(path: string, port: SerialPort): ByteLink {
     },
     onClose(cb) {
       const h = (err: (Error & { disconnected?: boolean }) | null) => cb({ disconnected: Boolean(err?.disconnected), error: err ?? null });
+      // A read error that serialport does not classify as a disconnect arrives as 'error' and
+      // leaves the port half-open: for the core the line is gone either way.
+      const e = (err: Error) => cb({ disconnected: false, error: err });
       port.on('close', h);
-      return () => port.off('close', h);
+      port.on('error', e);
+      return () => {
+        port.off('close', h);
+        port.off('error', e);
+      };
     },
     write: (data) =>
       new Promise((resolve, reject) => {

@@ -12,6 +12,7 @@ export const DEFAULT_SETTINGS: Settings = {
   projectId: null,
   deviceName: safeHostname(),
   labelTargets: {},
+  uploadConcurrency: 4,
 };
 
 /**

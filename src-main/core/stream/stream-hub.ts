@@ -25,6 +25,8 @@ export interface StreamSink {
 
 export interface RunningSource {
   info: StreamInfo;
+  /** false: rows go to recorders only, never to the UI (a microphone sends the UI levels instead). */
+  uiRows?: boolean;
   stop(): Promise<void> | void;
 }
 
@@ -110,7 +112,7 @@ export class StreamHub {
           const copy = Float64Array.from(values as ArrayLike<number>);
           return void early.push(() => sink.rows(copy, rows));
         }
-        run.batcher.push(values, rows);
+        if (run.source.uiRows !== false) run.batcher.push(values, rows);
         for (const tap of run.taps) tap(values, rows, run.info);
       },
       stats: (stats) => this.bus.emit('stream.stats', { sourceId, ...stats }),

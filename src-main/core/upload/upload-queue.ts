@@ -61,6 +61,13 @@ export class UploadQueue {
     if (resumed > 0) this.#o.log.info('resuming uploads interrupted by a restart', { samples: resumed });
   }
 
+  /** Takes effect at once: more requests start now, or fewer start until the excess has settled. */
+  setConcurrency(n: number): void {
+    if (!Number.isInteger(n) || n < 1) throw new Error(`concurrency must be a whole number ≥ 1, got ${n}`);
+    this.#o.concurrency = n;
+    this.#pump();
+  }
+
   get queueStore(): QueueStore {
     return this.#qs;
   }

@@ -33,7 +33,7 @@ export class UploadService {
     this.queue = new UploadQueue({
       store: d.store,
       log: d.log,
-      concurrency: d.concurrency ?? 4,
+      concurrency: d.concurrency ?? d.settings.get().uploadConcurrency,
       target: async () => {
         const s = d.settings.get();
         const key = await this.#apiKey(s.projectId);

@@ -73,6 +73,8 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
   const faults: IngestionFaults = { ...initial, apiKeys: [...initial.apiKeys] };
   const state: State = { faults, samples: [], nextId: 1 };
   const requests: RequestLogEntry[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   function route(entry: RequestLogEntry, headers: Record<string, string>, body: Buffer): Reply {
     const { method, path } = entry;
@@ -131,6 +133,9 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
       headers: flattenHeaders(req), fileCount: 0, bodyBytes: 0, status: 0,
     };
     requests.push(entry);
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once('close', () => inFlight--);
     handle(req, res, entry).catch((e: unknown) => {
       // A client that hung up mid-body is not a server bug; anything else answers 500.
       if (res.headersSent || req.socket.destroyed) return;
@@ -155,6 +160,9 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
     port: address.port,
     samples: state.samples,
     requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
     faults,
     setFaults(patch) {
       Object.assign(faults, defined(patch));
@@ -162,6 +170,7 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
     reset() {
       state.samples.length = 0;
       requests.length = 0;
+      maxInFlight = inFlight;
       Object.assign(faults, initial, { apiKeys: [...initial.apiKeys] });
       state.nextId = 1;
     },

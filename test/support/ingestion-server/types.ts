@@ -97,6 +97,8 @@ export interface IngestionServer {
   port: number;
   samples: StoredSample[];
   requests: RequestLogEntry[];
+  /** The most requests that were being handled at the same moment (clients' concurrency). */
+  readonly maxInFlight: number;
   faults: IngestionFaults;
   setFaults(patch: Partial<IngestionFaults>): void;
   /** Clears samples and the request log, restores the start-up settings, restarts ids at 1. */

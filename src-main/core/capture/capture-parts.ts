@@ -1,0 +1,140 @@
+import type { Category, Sample, StreamStats, StructuredLabel } from '../contract.js';
+import { CoreError } from '../errors.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import type { StreamHub } from '../stream/stream-hub.js';
+import type { AudioInput } from '../audio/audio-input.js';
+import { AudioRecording } from '../audio/audio-recording.js';
+import { StreamRecording } from './stream-recording.js';
+
+/** What every source of a session is asked to record. */
+export interface PartRequest {
+  sourceId: string;
+  label: string | null;
+  category: Category;
+  metadata: Record<string, string>;
+}
+
+export interface PartFinish {
+  hmacKey: string | undefined;
+  queue: boolean;
+  structuredLabels: (rows: number) => StructuredLabel[] | null;
+  /** The session reached its set length (not stopped by hand): a part that keeps its own count may finish it. */
+  atLength: boolean;
+}
+
+/**
+ * One source's share of a recording session, whatever it records to: a sensor stream becomes an
+ * acquisition file, a microphone a WAV. The session only sees positions, interruptions and a
+ * finished sample.
+ */
+export interface CapturePart {
+  readonly sourceId: string;
+  /** Rows (frames for audio) recorded so far: where an event mark lands in this part. */
+  readonly rows: number;
+  /** Set when the source dropped out mid-way; the part is then saved as incomplete. */
+  readonly interruption: unknown;
+  onInterrupt(cb: (err: unknown) => void): void;
+  finish(o: PartFinish): Promise<Sample>;
+  discard(): Promise<void>;
+}
+
+/** A stream of numeric rows (serial board, simulator), recorded through the hub's taps. */
+export async function sensorPart(
+  hub: StreamHub,
+  store: SampleStore,
+  req: PartRequest & { deviceName: string },
+  stats: () => StreamStats | undefined,
+): Promise<CapturePart> {
+  const info = hub.info(req.sourceId);
+  if (!info) throw new CoreError('NotFound', `"${req.sourceId}" is not streaming; start it before recording.`);
+  const rec = await StreamRecording.start(hub, store, { ...req, deviceType: info.simulated ? 'SIMULATED' : req.sourceId.split(':')[0]!.toUpperCase() });
+  const badAtStart = stats()?.badLines ?? 0;
+  return {
+    sourceId: req.sourceId,
+    get rows() {
+      return rec.rows;
+    },
+    get interruption() {
+      return rec.interruption;
+    },
+    onInterrupt: (cb) => rec.onInterrupt(cb),
+    finish: (o) => {
+      const now = hub.info(req.sourceId) ?? rec.info;
+      const st = stats();
+      return rec.finish({
+        intervalMs: 1000 / now.rateHz,
+        hmacKey: o.hmacKey,
+        incomplete: rec.interruption !== null,
+        queue: o.queue && rec.interruption === null,
+        structuredLabels: o.structuredLabels(rec.rows),
+        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: now.rateHz, jitter_ms: st?.jitterMs ?? null },
+      });
+    },
+    discard: () => rec.discard(),
+  };
+}
+
+/** How long a microphone may take to deliver its set length after the session's timer ran out (the device buffers ~0.2 s). */
+const AUDIO_TAIL_MS = 3000;
+
+/**
+ * A microphone, recorded straight from the capture into a WAV (16-bit mono). Its set length is
+ * counted in frames, not by the session's timer, so the file holds exactly that much audio.
+ */
+export async function audioPart(
+  input: AudioInput,
+  store: SampleStore,
+  req: PartRequest & { lengthMs: number | null; preRollMs: number },
+): Promise<CapturePart> {
+  // A capture that just opened needs a moment before real audio flows (device warm-up).
+  await input.whenLive(10_000);
+  let interruption: CoreError | null = null;
+  const listeners: Array<(err: unknown) => void> = [];
+  let settle!: (o: PartFinish) => void;
+  const late = new Promise<PartFinish>((r) => (settle = r));
+  const rec = await AudioRecording.start(input, store, {
+    label: req.label,
+    category: req.category,
+    metadata: req.metadata,
+    lengthMs: req.lengthMs,
+    preRollMs: req.preRollMs,
+    extra: { source: req.sourceId },
+    // Reaching its length or losing the device ends the audio, but the sample is saved when the
+    // session finishes: only then are the event marks and the queue decision final.
+    atSave: async (frames, error) => {
+      const o = await late;
+      return { structuredLabels: o.structuredLabels(frames), queue: o.queue && error === null };
+    },
+  });
+  const offError = input.errors.on((err) => {
+    interruption ??= err;
+    for (const cb of listeners) cb(err);
+  });
+  void rec.done.finally(offError).catch(() => undefined);
+  return {
+    sourceId: req.sourceId,
+    get rows() {
+      return rec.frames;
+    },
+    get interruption() {
+      return interruption;
+    },
+    onInterrupt: (cb) => void listeners.push(cb),
+    finish: async (o) => {
+      settle(o);
+      if (o.atLength && req.lengthMs !== null && interruption === null) {
+        const tail = setTimeout(() => void rec.stop(), AUDIO_TAIL_MS);
+        try {
+          return (await rec.done).sample;
+        } finally {
+          clearTimeout(tail);
+        }
+      }
+      return (await rec.stop()).sample;
+    },
+    discard: async () => {
+      offError();
+      await rec.discard();
+    },
+  };
+}

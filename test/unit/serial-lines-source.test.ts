@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src-main/core/clock.js';
+import { createLogger } from '../../src-main/core/log.js';
+import type { ByteLink, SerialOpener } from '../../src-main/core/serial/byte-link.js';
+import { createLineReader } from '../../src-main/core/serial/line-reader.js';
+import { DEFAULT_PORT_SETTINGS } from '../../src-main/core/serial/port-registry.js';
+import { serialLinesFactory } from '../../src-main/core/serial/serial-lines-source.js';
+import type { StreamSink } from '../../src-main/core/stream/stream-hub.js';
+
+/** A port that delivers data but never reports its own end: only its path can vanish. */
+function quietLink(path: string) {
+  const data: Array<(b: Buffer) => void> = [];
+  let closed = 0;
+  const link: ByteLink = {
+    path,
+    onData: (cb) => (data.push(cb), () => undefined),
+    onClose: () => () => undefined,
+    write: async () => undefined,
+    setBaudRate: async () => undefined,
+    close: async () => void closed++,
+  };
+  return { link, send: (s: string) => data.forEach((cb) => cb(Buffer.from(s))), closed: () => closed };
+}
+
+describe('serial line source', () => {
+  it('counts a silent port whose device node disappeared as disconnected, even without a close event', async () => {
+    const q = quietLink('/dev/ttyTEST');
+    let present = true;
+    const opener: SerialOpener = { open: async () => q.link, exists: async () => present };
+    const interrupted: unknown[] = [];
+    const sink: StreamSink = { info() {}, rows() {}, stats() {}, ended() {}, interrupted: (e) => void interrupted.push(e), resumed() {} };
+    const factory = serialLinesFactory({
+      registry: { settingsFor: () => ({ ...DEFAULT_PORT_SETTINGS }) },
+      opener,
+      clock: systemClock,
+      log: createLogger(() => undefined),
+      createReader: (o) => createLineReader(o),
+      reconnectPollMs: 60_000,
+    });
+    const feeding = setInterval(() => q.send('1,2,3\n'), 10);
+    const running = await factory('serial:/dev/ttyTEST', { signal: new AbortController().signal }, sink);
+    try {
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(interrupted).toHaveLength(0); // data flowing and the path there: nothing to report
+      clearInterval(feeding);
+      present = false;
+      await expect.poll(() => interrupted.length, { timeout: 4000 }).toBe(1);
+      expect(String((interrupted[0] as Error).message)).toMatch(/disconnected.*device node is gone/);
+      expect(q.closed()).toBe(1);
+    } finally {
+      clearInterval(feeding);
+      await running.stop();
+    }
+  });
+});
