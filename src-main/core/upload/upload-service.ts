@@ -29,7 +29,17 @@ export class UploadService {
     this.#d = d;
     this.#changedIds = coalesce<string>(100, (ids) => d.bus.emit('samples.changed', { ids: [...new Set(ids)] }));
     // Only the latest status matters, and it is counted once per flush rather than once per change.
-    this.#status = coalesce<() => QueueStatus>(100, (all) => d.bus.emit('queue.changed', all.at(-1)!()));
+    this.#status = coalesce<() => QueueStatus>(100, (all) => {
+      let status: QueueStatus;
+      try {
+        status = all.at(-1)!();
+      } catch (err) {
+        // A late flush after shutdown closed the index: nobody is listening any more.
+        d.log.warn('queue status not sent', { error: String(err) });
+        return;
+      }
+      d.bus.emit('queue.changed', status);
+    });
     this.queue = new UploadQueue({
       store: d.store,
       log: d.log,
