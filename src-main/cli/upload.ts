@@ -1,18 +1,12 @@
 import { parseArgs } from 'node:util';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { CoreError } from '../core/errors.js';
-import { stderrLogger } from '../core/log.js';
-import { SampleStore } from '../core/samples/sample-store.js';
-import { keytarKeychain } from '../core/secrets/keychain.js';
-import { ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
-import { SettingsStore } from '../core/settings/settings-store.js';
-import { collectFiles, importFiles } from '../core/upload/import-files.js';
+import { stderrLogger, type Logger } from '../core/log.js';
+import { API_KEY_ENV, ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
 import { MAX_FILES_PER_REQUEST } from '../core/upload/ingestion-client.js';
-import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
 import { parseBoundingBoxes, parseCategory, parseIntFlag, parseMetadata } from './options.js';
-import { Progress } from './progress.js';
-import { summarize } from './upload-summary.js';
+import { runUpload } from './upload-run.js';
 
 export const UPLOAD_USAGE = `Usage: capture-desk upload [options] PATH...
 
@@ -77,67 +71,33 @@ export async function uploadCommand(argv: string[]): Promise<number> {
 
   const log = stderrLogger({ command: 'upload' });
   const dataDir = await ensureDataDir(values['data-dir'] ?? defaultDataDir());
-  const settings = (await SettingsStore.open(dataDir, log)).get();
-  const ingestionUrl = values['ingestion-url'] ?? settings.ingestionUrl;
+  const { ingestionUrl, apiKey } = await resolveTarget(values['ingestion-url'], values['api-key'], dataDir, log);
+  return runUpload({
+    paths: positionals, dataDir, log, ingestionUrl, apiKey, concurrency, filesPerRequest,
+    import: {
+      category, label: values.unlabeled ? null : values.label, metadata, boundingBoxes,
+      addDateId: Boolean(values['add-date-id']), allowDuplicates: Boolean(values['allow-duplicates']),
+      hmacKey: values['hmac-key'], queue: true,
+    },
+  });
+}
+
+/**
+ * The URL and key from the flags, the environment, the settings and the keychain, in that order.
+ * Settings (and the contract's schemas they validate with) and the keychain load only when a flag
+ * or the environment does not already answer: scripts that pass both start faster.
+ */
+async function resolveTarget(urlFlag: string | undefined, keyFlag: string | undefined, dataDir: string, log: Logger): Promise<{ ingestionUrl: string; apiKey: string }> {
+  const keyGiven = keyFlag !== undefined || (process.env[API_KEY_ENV] ?? '').trim() !== '';
+  const settings = urlFlag !== undefined && keyGiven
+    ? null
+    : (await (await import('../core/settings/settings-store.js')).SettingsStore.open(dataDir, log)).get();
+  const ingestionUrl = urlFlag ?? settings!.ingestionUrl;
   if (!/^https?:\/\//i.test(ingestionUrl)) throw new UsageError(`--ingestion-url must be an http:// or https:// URL; got "${ingestionUrl}".`);
-  const apiKey = (await resolveApiKey({ flag: values['api-key'], projectId: settings.projectId, keys: new ProjectKeys(keytarKeychain()) }).catch((err: unknown) => {
+  const keys = keyGiven ? undefined : new ProjectKeys((await import('../core/secrets/keychain.js')).keytarKeychain());
+  const apiKey = (await resolveApiKey({ flag: keyFlag, projectId: settings?.projectId ?? null, keys }).catch((err: unknown) => {
     if (err instanceof CoreError) throw new UsageError(err.message);
     throw err;
   })).key;
-
-  const { files, skipped } = await collectFiles(positionals);
-  for (const s of skipped) process.stderr.write(`skipped ${s.path}: ${s.reason}\n`);
-  if (files.length === 0) {
-    process.stderr.write('Nothing to upload.\n');
-    process.stdout.write('0 uploaded, 0 already present, 0 rejected, 0 failed\n');
-    return skipped.length > 0 ? 1 : 0;
-  }
-
-  const store = await SampleStore.open(dataDir, log);
-  // This command only indexes references to files that stay where they are, and every state it
-  // records can be re-derived by running it again (the platform refuses duplicates). So its
-  // connection may skip the fsync per commit: WAL still survives kill -9; only a power cut could
-  // drop the last commits, which a re-run restores. Captures elsewhere keep synchronous=FULL.
-  store.db.pragma('synchronous = NORMAL');
-  try {
-    const progress = new Progress(files.length);
-    const queue = new UploadQueue({
-      store, log, concurrency, maxFilesPerRequest: filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
-      target: async () => ({ ingestionUrl, apiKey }),
-      onChange: (status) => progress.update(status.counts.uploaded, `uploaded${status.counts.failed + status.counts.rejected ? `, ${status.counts.failed + status.counts.rejected} not` : ''}`),
-    });
-    // Sending starts with the first indexed chunk; the rest is hashed while requests are in flight.
-    queue.start();
-    const outcomes = await importFiles(
-      store,
-      files,
-      {
-        category, label: values.unlabeled ? null : values.label, metadata, boundingBoxes,
-        addDateId: Boolean(values['add-date-id']), allowDuplicates: Boolean(values['allow-duplicates']),
-        hmacKey: values['hmac-key'], queue: true,
-      },
-      (chunk) => {
-        // A file known from an earlier run that did not make it gets another chance (the key,
-        // the project settings or the network may have been fixed since).
-        const retry = chunk.flatMap((o) => (o.status === 'known' && ['local', 'failed', 'rejected'].includes(o.sample.state) ? [o.sample.id] : []));
-        if (retry.length) queue.queueStore.enqueue(retry);
-        queue.wake();
-      },
-    );
-    await queue.whenIdle();
-    await queue.stop();
-    progress.finish();
-    const status = queue.status();
-    if (status.paused) process.stderr.write(`Uploads stopped: ${status.pausedReason}\n`);
-    const now = store.verdicts();
-    const summary = summarize(
-      outcomes.map((o) => (o.status === 'refused' ? o : { ...o, sample: { ...o.sample, ...now.get(o.sample.id) }, uploadedBefore: o.sample.state === 'uploaded' })),
-      status.pausedReason,
-    );
-    for (const line of summary.details) process.stderr.write(line + '\n');
-    process.stdout.write(summary.line + '\n');
-    return summary.allOnPlatform ? 0 : 1;
-  } finally {
-    store.close();
-  }
+  return { ingestionUrl, apiKey };
 }

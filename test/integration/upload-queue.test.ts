@@ -151,11 +151,11 @@ describe('upload queue against the spec emulator', () => {
     for (let i = 0; i < 4; i++) await add(`c.${i}.cbor`, doc(i));
     // A first run that dies after the platform stored the files but before we recorded it.
     const first = makeQueue();
-    const taken = first.queueStore.takeBatch(Date.now(), 10, 1e9);
+    const taken = first.queueStore.takeBatch(Date.now(), 10, 1e9)!.files;
     expect(taken).toHaveLength(4);
     const { sendFiles } = await import('../../src-main/core/upload/ingestion-client.js');
     await sendFiles({ ingestionUrl: srv.url, apiKey: KEY }, { category: 'training', label: 'idle', metadata: {}, boundingBoxes: [], disallowDuplicates: true, addDateId: false },
-      await Promise.all(taken.map(async (t) => ({ name: t.sample.name, bytes: await store.readBytes(t.sample), contentType: 'application/cbor' }))));
+      await Promise.all(taken.map(async (t) => ({ name: t.name, bytes: await store.readBytes(t), contentType: 'application/cbor' }))));
     expect(store.counts().uploading).toBe(4);
     const second = makeQueue();
     second.start();

@@ -246,7 +246,7 @@ export class SampleStore {
     return counts;
   }
 
-  async readBytes(s: Sample): Promise<Buffer> {
+  async readBytes(s: Pick<Sample, 'id' | 'name' | 'file' | 'sha256'>): Promise<Buffer> {
     const kept = this.#bytes.get(s.id);
     if (kept) {
       this.#bytes.delete(s.id);

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, readFile as readFileCb, stat } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat as statAsync } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import type { BoundingBox, Category, Sample, SampleKind } from '../contract.js';
-import { decodeAcquisition, detectAcquisitionFormat, encodeAcquisition } from '../samples/formats/acquisition.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
-import type { NewSample, SampleStore } from '../samples/sample-store.js';
+import type { SampleStore } from '../samples/sample-store.js';
 import { MAX_FILE_BYTES } from './ingestion-client.js';
 
 export interface ImportOptions {
@@ -29,6 +28,7 @@ export type ImportOutcome =
 /** Every file under the given paths that the platform accepts, plus the ones it would not take. */
 export async function collectFiles(paths: string[]): Promise<{ files: string[]; skipped: Array<{ path: string; reason: string }> }> {
   const files: string[] = [];
+  const seen = new Set<string>();
   const skipped: Array<{ path: string; reason: string }> = [];
   const visit = async (p: string): Promise<void> => {
     let st;
@@ -45,7 +45,11 @@ export async function collectFiles(paths: string[]): Promise<{ files: string[]; 
     const kind = fileKind(p);
     if (kind === null) skipped.push({ path: p, reason: `the platform does not accept "${extname(p) || 'no extension'}" files` });
     else if (kind === 'labels') skipped.push({ path: p, reason: 'labels files are not uploaded as samples' });
-    else files.push(p);
+    else if (!seen.has(p)) {
+      // A folder and a file in it both given: upload the file once.
+      seen.add(p);
+      files.push(p);
+    }
   };
   // One readdir with types per folder instead of a stat per file: folders of 10,000 captures are common.
   const walk = async (dir: string): Promise<void> => {
@@ -60,90 +64,6 @@ export async function collectFiles(paths: string[]): Promise<{ files: string[]; 
   for (const p of paths) await visit(resolve(p));
   return { files, skipped };
 }
-
-/** Files at most this big are read whole once (hash + send); bigger ones are streamed. */
-const READ_WHOLE_BYTES = 8 * 1024 * 1024;
-const CHUNK = 256;
-
-/**
- * Adds many files, a chunk at a time: files are read in parallel, hashed, and indexed in one
- * transaction per chunk; their bytes are kept for the upload so each file is read once. Calls
- * `onChunk` after each chunk so the queue can start sending while the rest is still indexed.
- */
-export async function importFiles(store: SampleStore, paths: string[], o: ImportOptions, onChunk: (outcomes: ImportOutcome[]) => void): Promise<ImportOutcome[]> {
-  const all: ImportOutcome[] = [];
-  const needsCarefulPath = (path: string) => o.hmacKey !== undefined && /\.(json|cbor)$/i.test(path);
-  // Reads run ahead by one chunk and in parallel: on a cold disk cache the reads dominate, and
-  // they overlap with hashing, indexing and the requests already in flight.
-  const readChunk = (chunk: string[]) => mapLimit(chunk, PARALLEL_READS, (path) => readSmall(path, needsCarefulPath(path)));
-  let ahead = readChunk(paths.slice(0, CHUNK));
-  for (let i = 0; i < paths.length; i += CHUNK) {
-    const chunk = paths.slice(i, i + CHUNK);
-    const read = await ahead;
-    if (i + CHUNK < paths.length) ahead = readChunk(paths.slice(i + CHUNK, i + 2 * CHUNK));
-    const outcomes: ImportOutcome[] = new Array(chunk.length);
-    const fresh: Array<{ at: number; input: NewSample; ref: { path: string; bytes: number; sha256: string }; bytes: Buffer }> = [];
-    for (let k = 0; k < read.length; k++) {
-      const { path, whole } = read[k]!;
-      if (whole === null) {
-        outcomes[k] = await importFile(store, path, o); // big or to be signed: the careful path
-        continue;
-      }
-      const hash = createHash('sha256').update(whole).digest('hex');
-      const known = store.findBySource(path, hash);
-      if (known) {
-        outcomes[k] = { path, status: 'known', sample: known };
-        continue;
-      }
-      fresh.push({ at: k, input: sampleInput(path, o), ref: { path, bytes: whole.length, sha256: hash }, bytes: whole });
-    }
-    const added = store.addReferences(fresh.map((f) => ({ input: f.input, ref: f.ref })));
-    added.forEach((sample, j) => {
-      const f = fresh[j]!;
-      store.keepBytes(sample.id, f.bytes);
-      outcomes[f.at] = { path: f.ref.path, status: 'added', sample };
-    });
-    all.push(...outcomes);
-    onChunk(outcomes);
-  }
-  return all;
-}
-
-const PARALLEL_READS = 32;
-
-/** The whole file if it is small enough to keep until it is sent, else null (streamed later). */
-function readSmall(path: string, careful: boolean): Promise<{ path: string; whole: Buffer | null }> {
-  return new Promise((resolve, reject) => {
-    if (careful) return resolve({ path, whole: null });
-    stat(path, (err, st) => {
-      if (err) return reject(err);
-      if (st.size > READ_WHOLE_BYTES) return resolve({ path, whole: null });
-      readFileCb(path, (e, b) => (e ? reject(e) : resolve({ path, whole: b })));
-    });
-  });
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-function sampleInput(path: string, o: ImportOptions): NewSample {
-  const name = basename(path).replace(/\.jpeg$/i, '.jpg');
-  return {
-    name, kind: fileKind(name) as SampleKind, label: o.label === undefined ? deriveLabel(name) : o.label, category: o.category,
-    metadata: o.metadata, boundingBoxes: o.boundingBoxes, addDateId: o.addDateId, allowDuplicates: o.allowDuplicates, queue: o.queue,
-  };
-}
-
 
 /**
  * Adds one file as a sample. Re-running an import after a crash finds the same file (path and
@@ -179,6 +99,8 @@ export async function importFile(store: SampleStore, path: string, o: ImportOpti
 }
 
 async function signIfUnsigned(path: string, hmacKey: string): Promise<Buffer | null> {
+  // Loaded on demand: the codecs (cbor-x, zod) cost a bulk upload start-up time it rarely needs.
+  const { decodeAcquisition, detectAcquisitionFormat, encodeAcquisition } = await import('../samples/formats/acquisition.js');
   const bytes = await readFile(path);
   const format = detectAcquisitionFormat(bytes);
   let msg;

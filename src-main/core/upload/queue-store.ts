@@ -1,17 +1,67 @@
-import type { Sample } from '../contract.js';
 import type { Statement } from 'better-sqlite3';
+import type { BoundingBox, Category, StructuredLabel } from '../contract.js';
 import type { SampleStore } from '../samples/sample-store.js';
-import { rowToSample, type SampleRow } from '../samples/sample-row.js';
 
-export interface UploadOptions {
+/** What every file of one request shares: they all travel under the same headers. */
+export interface BatchHeaders {
+  category: Category;
+  label: string | null;
+  metadata: Record<string, string>;
+  boundingBoxes: BoundingBox[];
   addDateId: boolean;
   allowDuplicates: boolean;
 }
 
-export interface QueuedSample {
-  sample: Sample;
-  options: UploadOptions;
+/** Just what sending one file needs; a batch of a thousand never builds a thousand full Samples. */
+export interface QueuedFile {
+  id: string;
+  name: string;
+  file: string;
+  bytes: number;
+  sha256: string;
+  attempts: number;
+  structuredLabels: StructuredLabel[] | null;
 }
+
+export interface QueuedBatch {
+  headers: BatchHeaders;
+  files: QueuedFile[];
+}
+
+/** One verdict of the platform, recorded with the others of its request in one statement. */
+export interface UploadedMark {
+  id: string;
+  platformSampleId: number | null;
+  note: string | null;
+}
+
+interface HeaderRow {
+  category: Category;
+  label: string | null;
+  metadata: string;
+  bounding_boxes: string;
+  add_date_id: number;
+  allow_duplicates: number;
+}
+
+interface FileRow {
+  id: string;
+  name: string;
+  file: string;
+  bytes: number;
+  sha256: string;
+  attempts: number;
+  structured_labels: string | null;
+}
+
+// Queue order is (created, rowid); samples_queue_order = (state, created) holds exactly that order
+// (rowid is the index's tail), so naming it spares SQLite the temp sort of every queued row that
+// it picks with samples_by_state, which it otherwise does for each batch taken.
+const QUEUE_ORDER = "FROM samples INDEXED BY samples_queue_order WHERE state = 'queued' AND next_attempt_at <= ?";
+export const OLDEST_DUE = `SELECT category, label, metadata, bounding_boxes, add_date_id, allow_duplicates ${QUEUE_ORDER} ORDER BY created, rowid LIMIT 1`;
+export const DUE_IN_GROUP = `SELECT id, name, file, bytes, sha256, attempts, structured_labels ${QUEUE_ORDER}
+  AND category = ? AND label IS ? AND metadata = ? AND bounding_boxes = ? AND add_date_id = ? AND allow_duplicates = ?
+  ORDER BY created, rowid LIMIT ?`;
 
 /**
  * The queue's state transitions, each one committed before the next step acts on it. The
@@ -53,39 +103,55 @@ export class QueueStore {
   }
 
   /**
-   * Takes the oldest due sample and every due sample that shares its headers (same category,
-   * label, metadata, boxes, flags), up to the limits, and marks them uploading in one transaction.
-   * File names are unique within a batch so each per-file answer maps to exactly one sample.
+   * Takes the oldest due sample and the due samples that share its headers (same category, label,
+   * metadata, boxes, flags) in queue order, up to the limits, and marks them uploading in one
+   * transaction. File names are unique within a batch so each per-file answer maps to exactly one
+   * sample. Null when nothing is due.
    */
-  takeBatch(now: number, maxFiles: number, maxBytes: number): QueuedSample[] {
-    return this.#db.transaction(() => {
-      // One ordered scan of the oldest due samples; the batch is the oldest one's header group.
-      const due = this.#stmt("SELECT * FROM samples WHERE state = 'queued' AND next_attempt_at <= ? ORDER BY created, rowid LIMIT ?").all(now, maxFiles * 2) as SampleRow[];
-      const first = due[0];
-      if (!first) return [];
-      const sameHeaders = (r: SampleRow) =>
-        r.category === first.category && r.label === first.label && r.metadata === first.metadata && r.bounding_boxes === first.bounding_boxes &&
-        r.add_date_id === first.add_date_id && r.allow_duplicates === first.allow_duplicates;
-      const batch: SampleRow[] = [];
+  takeBatch(now: number, maxFiles: number, maxBytes: number): QueuedBatch | null {
+    return this.#db.transaction((): QueuedBatch | null => {
+      const first = this.#stmt(OLDEST_DUE).get(now) as HeaderRow | undefined;
+      if (!first) return null;
+      // Twice the limit: a name already in the batch is skipped and waits for the next one.
+      const due = this.#stmt(DUE_IN_GROUP).all(
+        now, first.category, first.label, first.metadata, first.bounding_boxes, first.add_date_id, first.allow_duplicates, maxFiles * 2,
+      ) as FileRow[];
+      const files: QueuedFile[] = [];
       const names = new Set<string>();
       let bytes = 0;
       for (const r of due) {
-        if (batch.length >= maxFiles) break;
-        if (!sameHeaders(r) || names.has(r.name)) continue;
-        if (batch.length > 0 && bytes + r.bytes > maxBytes) break;
-        batch.push(r);
+        if (files.length >= maxFiles) break;
+        if (names.has(r.name)) continue;
+        if (files.length > 0 && bytes + r.bytes > maxBytes) break;
+        files.push({
+          id: r.id, name: r.name, file: r.file, bytes: r.bytes, sha256: r.sha256, attempts: r.attempts,
+          structuredLabels: r.structured_labels ? (JSON.parse(r.structured_labels) as StructuredLabel[]) : null,
+        });
         names.add(r.name);
         bytes += r.bytes;
       }
-      const mark = this.#stmt("UPDATE samples SET state = 'uploading' WHERE id = ?");
-      for (const r of batch) mark.run(r.id);
-      return batch.map((r) => ({ sample: { ...rowToSample(r), state: 'uploading' as const }, options: { addDateId: r.add_date_id === 1, allowDuplicates: r.allow_duplicates === 1 } }));
+      this.#stmt("UPDATE samples SET state = 'uploading' WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(files.map((f) => f.id)));
+      return {
+        headers: {
+          category: first.category, label: first.label, metadata: JSON.parse(first.metadata) as Record<string, string>,
+          boundingBoxes: JSON.parse(first.bounding_boxes) as BoundingBox[], addDateId: first.add_date_id === 1, allowDuplicates: first.allow_duplicates === 1,
+        },
+        files,
+      };
     })();
   }
 
   markUploaded(id: string, platformSampleId: number | null, note: string | null): void {
-    this.#stmt("UPDATE samples SET state = 'uploaded', platform_sample_id = ?, note = ?, error = NULL, uploaded_at = ? WHERE id = ?")
-      .run(platformSampleId, note, new Date().toISOString(), id);
+    this.markUploadedMany([{ id, platformSampleId, note }]);
+  }
+
+  /** A request's confirmed files in one statement (one native call, not one per file). */
+  markUploadedMany(marks: UploadedMark[]): void {
+    if (marks.length === 0) return;
+    this.#stmt(
+      `UPDATE samples SET state = 'uploaded', platform_sample_id = u.value ->> 1, note = u.value ->> 2, error = NULL, uploaded_at = ?
+       FROM json_each(?) AS u WHERE samples.id = u.value ->> 0`,
+    ).run(new Date().toISOString(), JSON.stringify(marks.map((m) => [m.id, m.platformSampleId, m.note])));
   }
 
   markRejected(id: string, error: string): void {
@@ -103,11 +169,16 @@ export class QueueStore {
 
   /** Back in line without counting an attempt (the queue was paused, e.g. the key was refused). */
   putBack(id: string, error: string | null): void {
-    this.#db.prepare("UPDATE samples SET state = 'queued', error = ?, next_attempt_at = 0 WHERE id = ?").run(error, id);
+    this.#stmt("UPDATE samples SET state = 'queued', error = ?, next_attempt_at = 0 WHERE id = ?").run(error, id);
+  }
+
+  /** Anything queued or in flight? One index probe, where counts() would scan every sample. */
+  hasPending(): boolean {
+    return this.#stmt("SELECT EXISTS (SELECT 1 FROM samples WHERE state IN ('queued', 'uploading')) AS pending").pluck().get() === 1;
   }
 
   nextDueAt(): number | null {
-    const r = this.#db.prepare("SELECT MIN(next_attempt_at) AS t FROM samples WHERE state = 'queued'").get() as { t: number | null };
+    const r = this.#stmt("SELECT MIN(next_attempt_at) AS t FROM samples WHERE state = 'queued'").get() as { t: number | null };
     return r.t;
   }
 }

@@ -5,9 +5,8 @@ import type { SampleStore } from '../samples/sample-store.js';
 import { contentTypeFor } from '../samples/formats/label-from-filename.js';
 import { MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, sendFiles, type IngestionTarget } from './ingestion-client.js';
 import { IngestionError } from './ingestion-errors.js';
-import { QueueStore, type QueuedSample } from './queue-store.js';
+import { QueueStore, type BatchHeaders, type QueuedBatch, type QueuedFile, type UploadedMark } from './queue-store.js';
 import type { Part } from './multipart.js';
-import { buildInfoLabels } from '../samples/formats/info-labels.js';
 
 export interface UploadQueueOptions {
   store: SampleStore;
@@ -22,7 +21,11 @@ export interface UploadQueueOptions {
   maxBytesPerRequest?: number;
   now?: () => number;
   random?: () => number;
-  onChange?: (status: QueueStatus, changedIds: string[]) => void;
+  /**
+   * Something changed. The status is a function: counting samples by state is a scan of the
+   * index, which a listener that draws a few times a second should not pay for on every batch.
+   */
+  onChange?: (status: () => QueueStatus, changedIds: string[]) => void;
 }
 
 /**
@@ -126,15 +129,14 @@ export class UploadQueue {
   #isIdle(): boolean {
     if (this.#inFlight > 0) return false;
     if (this.#paused) return true;
-    const c = this.#o.store.counts();
-    return c.queued === 0 && c.uploading === 0;
+    return !this.#qs.hasPending();
   }
 
   #pump(): void {
     if (!this.#running || this.#paused) return this.#checkIdle();
     while (this.#inFlight < this.#o.concurrency) {
       const batch = this.#qs.takeBatch(this.#o.now(), this.#o.maxFilesPerRequest, this.#o.maxBytesPerRequest);
-      if (batch.length === 0) break;
+      if (batch === null) break;
       this.#inFlight++;
       const p = this.#send(batch)
         .catch((err: unknown) => this.#o.log.error('upload batch crashed', { error: String(err) }))
@@ -164,86 +166,82 @@ export class UploadQueue {
     if (this.#idleWaiters.length && this.#isIdle()) for (const w of this.#idleWaiters.splice(0)) w();
   }
 
-  async #send(batch: QueuedSample[]): Promise<void> {
-    const ids = batch.map((b) => b.sample.id);
+  async #send({ headers: h, files }: QueuedBatch): Promise<void> {
+    const ids = files.map((f) => f.id);
     this.#changed(ids);
     const parts: Part[] = [];
-    const ready: QueuedSample[] = [];
+    const ready: QueuedFile[] = [];
     const read = await Promise.all(
-      batch.map(async (item) => {
-        const s = item.sample;
-        if (s.bytes > MAX_FILE_BYTES) return { item, error: `"${s.name}" is larger than the platform's 100 MB per file; split or crop it.`, reject: true };
+      files.map(async (f) => {
+        if (f.bytes > MAX_FILE_BYTES) return { f, error: `"${f.name}" is larger than the platform's 100 MB per file; split or crop it.`, reject: true };
         try {
-          return { item, bytes: await this.#o.store.readBytes(s) };
+          return { f, bytes: await this.#o.store.readBytes(f) };
         } catch (err) {
-          return { item, error: (err as Error).message, reject: false };
+          return { f, error: (err as Error).message, reject: false };
         }
       }),
     );
     for (const r of read) {
       if ('bytes' in r && r.bytes) {
-        parts.push({ name: r.item.sample.name, bytes: r.bytes, contentType: contentTypeFor(r.item.sample.name) });
-        ready.push(r.item);
+        parts.push({ name: r.f.name, bytes: r.bytes, contentType: contentTypeFor(r.f.name) });
+        ready.push(r.f);
       } else if ('error' in r) {
-        if (r.reject) this.#qs.markRejected(r.item.sample.id, r.error!);
-        else this.#qs.markFailed(r.item.sample.id, r.error!);
+        if (r.reject) this.#qs.markRejected(r.f.id, r.error!);
+        else this.#qs.markFailed(r.f.id, r.error!);
       }
     }
     if (ready.length === 0) return this.#changed(ids);
-    const first = ready[0]!;
     const headers = {
-      category: first.sample.category,
-      label: first.sample.label,
-      metadata: first.sample.metadata,
-      boundingBoxes: first.sample.boundingBoxes,
-      disallowDuplicates: !first.options.allowDuplicates,
-      addDateId: first.options.addDateId,
+      category: h.category, label: h.label, metadata: h.metadata, boundingBoxes: h.boundingBoxes,
+      disallowDuplicates: !h.allowDuplicates, addDateId: h.addDateId,
     };
     try {
       const target = await this.#o.target();
-      const outcomes = await sendFiles(target, headers, parts, { sidecars: labelsSidecar(ready) });
+      const outcomes = await sendFiles(target, headers, parts, { sidecars: await labelsSidecar(h, ready) });
       this.#online = true;
       // One commit for the whole answer: a thousand files must not cost a thousand fsyncs.
-      this.#o.store.db.transaction(() =>
+      this.#o.store.db.transaction(() => {
+        const uploaded: UploadedMark[] = [];
         outcomes.forEach((o, i) => {
-          const s = ready[i]!.sample;
-          if (o.ok) this.#qs.markUploaded(s.id, o.sampleId, null);
-          else if (o.duplicate) this.#qs.markUploaded(s.id, null, `Already on the platform (${o.error}).`);
-          else if (o.error.startsWith('The platform did not report')) this.#retry(s.id, s.attempts, o.error);
-          else this.#qs.markRejected(s.id, o.error);
-        }),
-      )();
+          const f = ready[i]!;
+          if (o.ok) uploaded.push({ id: f.id, platformSampleId: o.sampleId, note: null });
+          else if (o.duplicate) uploaded.push({ id: f.id, platformSampleId: null, note: `Already on the platform (${o.error}).` });
+          else if (o.error.startsWith('The platform did not report')) this.#retry(f.id, f.attempts, o.error);
+          else this.#qs.markRejected(f.id, o.error);
+        });
+        this.#qs.markUploadedMany(uploaded);
+      })();
     } catch (err) {
       this.#handleRequestFailure(ready, err);
     }
     this.#changed(ids);
   }
 
-  #handleRequestFailure(batch: QueuedSample[], err: unknown): void {
+  #handleRequestFailure(batch: QueuedFile[], err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof IngestionError && err.kind === 'unauthorized') {
-      for (const b of batch) this.#qs.putBack(b.sample.id, message);
+      for (const b of batch) this.#qs.putBack(b.id, message);
       this.#paused = `${message} Uploads are paused until you set a valid key and resume.`;
       this.#o.log.warn('uploads paused: API key refused');
       return;
     }
     if (err instanceof CoreError && err.code === 'Unauthorized') {
       // No key at all: same treatment, nothing was sent.
-      for (const b of batch) this.#qs.putBack(b.sample.id, message);
+      for (const b of batch) this.#qs.putBack(b.id, message);
       this.#paused = message;
       return;
     }
     if (err instanceof IngestionError && err.retryable) {
       if (err.kind === 'network' || err.kind === 'timeout') this.#online = false;
-      this.#o.store.db.transaction(() => batch.forEach((b) => this.#retry(b.sample.id, b.sample.attempts, message)))();
+      this.#o.store.db.transaction(() => batch.forEach((b) => this.#retry(b.id, b.attempts, message)))();
       return;
     }
     if (err instanceof IngestionError && err.kind === 'bad-request') {
-      for (const b of batch) this.#qs.markRejected(b.sample.id, message);
+      for (const b of batch) this.#qs.markRejected(b.id, message);
       return;
     }
     // 421 and anything unexpected: sending the same again would fail the same way.
-    for (const b of batch) this.#qs.markFailed(b.sample.id, message);
+    for (const b of batch) this.#qs.markFailed(b.id, message);
     this.#o.log.error('upload failed', { error: message });
   }
 
@@ -260,7 +258,7 @@ export class UploadQueue {
   }
 
   #changed(ids: string[]): void {
-    this.#o.onChange?.(this.status(), ids);
+    this.#o.onChange?.(() => this.status(), ids);
   }
 }
 
@@ -268,16 +266,18 @@ export class UploadQueue {
  * Structured labels (event marks) cannot travel in a header: the platform reads them from an
  * info.labels file sent in the same request, which names each file it describes.
  */
-function labelsSidecar(batch: QueuedSample[]): Part[] {
-  const marked = batch.filter((b) => b.sample.structuredLabels && b.sample.structuredLabels.length > 0);
+async function labelsSidecar(h: BatchHeaders, batch: QueuedFile[]): Promise<Part[]> {
+  const marked = batch.filter((f) => f.structuredLabels && f.structuredLabels.length > 0);
   if (marked.length === 0) return [];
+  // Loaded on demand: its schemas (zod) would cost every bulk upload's start-up for a rare case.
+  const { buildInfoLabels } = await import('../samples/formats/info-labels.js');
   const text = buildInfoLabels(
-    marked.map(({ sample: s }) => ({
-      path: s.name,
-      name: s.name.replace(/\.[^.]+$/, ''),
-      category: s.category,
-      label: { type: 'multi-label' as const, labels: s.structuredLabels! },
-      metadata: s.metadata,
+    marked.map((f) => ({
+      path: f.name,
+      name: f.name.replace(/\.[^.]+$/, ''),
+      category: h.category,
+      label: { type: 'multi-label' as const, labels: f.structuredLabels! },
+      metadata: h.metadata,
     })),
   );
   return [{ name: 'info.labels', bytes: Buffer.from(text), contentType: 'application/json' }];

@@ -23,12 +23,23 @@ export class UploadService {
   readonly queue: UploadQueue;
   readonly #d: UploadServiceDeps;
   readonly #changedIds: ReturnType<typeof coalesce<string>>;
-  readonly #status: ReturnType<typeof coalesce<QueueStatus>>;
+  readonly #status: ReturnType<typeof coalesce<() => QueueStatus>>;
 
   constructor(d: UploadServiceDeps) {
     this.#d = d;
     this.#changedIds = coalesce<string>(100, (ids) => d.bus.emit('samples.changed', { ids: [...new Set(ids)] }));
-    this.#status = coalesce<QueueStatus>(100, (all) => d.bus.emit('queue.changed', all.at(-1)!));
+    // Only the latest status matters, and it is counted once per flush rather than once per change.
+    this.#status = coalesce<() => QueueStatus>(100, (all) => {
+      let status: QueueStatus;
+      try {
+        status = all.at(-1)!();
+      } catch (err) {
+        // A late flush after shutdown closed the index: nobody is listening any more.
+        d.log.warn('queue status not sent', { error: String(err) });
+        return;
+      }
+      d.bus.emit('queue.changed', status);
+    });
     this.queue = new UploadQueue({
       store: d.store,
       log: d.log,
@@ -58,7 +69,7 @@ export class UploadService {
   /** Samples added or edited outside the queue (captures, imports, relabels). */
   announce(ids: string[]): void {
     for (const id of ids) this.#changedIds.push(id);
-    this.#status.push(this.queue.status());
+    this.#status.push(() => this.queue.status());
   }
 
   async management(): Promise<ManagementTarget> {

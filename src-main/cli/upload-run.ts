@@ -1,0 +1,88 @@
+import type { QueueStatus } from '../core/contract.js';
+import type { Logger } from '../core/log.js';
+import { SampleStore } from '../core/samples/sample-store.js';
+import { importFiles } from '../core/upload/bulk-import.js';
+import { collectFiles, type ImportOptions } from '../core/upload/import-files.js';
+import { UploadQueue } from '../core/upload/upload-queue.js';
+import { Progress } from './progress.js';
+import { summarize } from './upload-summary.js';
+
+const PROGRESS_EVERY_MS = 200;
+
+export interface UploadRun {
+  paths: string[];
+  dataDir: string;
+  log: Logger;
+  ingestionUrl: string;
+  apiKey: string;
+  concurrency: number;
+  filesPerRequest: number;
+  import: ImportOptions;
+}
+
+/**
+ * `capture-desk upload` once its flags are read: index the files in the data directory, send
+ * them through the durable queue while the rest is still being indexed, and print the summary.
+ * Returns the exit code (0 only when every file is on the platform).
+ */
+export async function runUpload(r: UploadRun): Promise<number> {
+  const { files, skipped } = await collectFiles(r.paths);
+  for (const s of skipped) process.stderr.write(`skipped ${s.path}: ${s.reason}\n`);
+  if (files.length === 0) {
+    process.stderr.write('Nothing to upload.\n');
+    process.stdout.write('0 uploaded, 0 already present, 0 rejected, 0 failed\n');
+    return skipped.length > 0 ? 1 : 0;
+  }
+
+  const store = await SampleStore.open(r.dataDir, r.log);
+  // This command only indexes references to files that stay where they are, and every state it
+  // records can be re-derived by running it again (the platform refuses duplicates). So its
+  // connection may skip the fsync per commit: WAL still survives kill -9; only a power cut could
+  // drop the last commits, which a re-run restores. Captures elsewhere keep synchronous=FULL.
+  store.db.pragma('synchronous = NORMAL');
+  // Checkpoints copy the WAL back into the database file; left to SQLite they land inside
+  // whichever commit crosses 1000 pages, in the middle of the run. The WAL is the durable record
+  // either way, so this run checkpoints once, at the end (closing the last connection does it).
+  store.db.pragma('wal_autocheckpoint = 0');
+  // The index of a big upload (ten thousand rows and four indexes, written three times each) outgrows
+  // SQLite's default 2 MB page cache; evicted pages are read back for the next batch's writes.
+  store.db.pragma('cache_size = -32768');
+  try {
+    const progress = new Progress(files.length);
+    // Redrawn a few times a second at most: each draw counts the samples by state.
+    let drawn = 0;
+    const showProgress = (status: () => QueueStatus, force = false) => {
+      const now = performance.now();
+      if (!force && now - drawn < PROGRESS_EVERY_MS) return;
+      drawn = now;
+      const { counts } = status();
+      progress.update(counts.uploaded, `uploaded${counts.failed + counts.rejected ? `, ${counts.failed + counts.rejected} not` : ''}`);
+    };
+    const queue = new UploadQueue({
+      store: store, log: r.log, concurrency: r.concurrency, maxFilesPerRequest: r.filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
+      target: async () => ({ ingestionUrl: r.ingestionUrl, apiKey: r.apiKey }),
+      onChange: (status) => showProgress(status),
+    });
+    // Sending starts with the first indexed chunk; the rest is read and hashed while requests are in flight.
+    queue.start();
+    const outcomes = await importFiles(store, files, r.import, (chunk) => {
+      // A file known from an earlier run that did not make it gets another chance (the key,
+      // the project settings or the network may have been fixed since).
+      const retry = chunk.flatMap((o) => (o.status === 'known' && ['local', 'failed', 'rejected'].includes(o.state) ? [o.id] : []));
+      if (retry.length) queue.queueStore.enqueue(retry);
+      queue.wake();
+    });
+    await queue.whenIdle();
+    await queue.stop();
+    showProgress(() => queue.status(), true);
+    progress.finish();
+    const status = queue.status();
+    if (status.paused) process.stderr.write(`Uploads stopped: ${status.pausedReason}\n`);
+    const summary = summarize(outcomes, store.verdicts(), status.pausedReason);
+    for (const line of summary.details) process.stderr.write(line + '\n');
+    process.stdout.write(summary.line + '\n');
+    return summary.allOnPlatform ? 0 : 1;
+  } finally {
+    store.close();
+  }
+}

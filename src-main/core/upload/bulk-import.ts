@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import type { SampleKind, SampleState } from '../contract.js';
+import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
+import { ReferenceIndex, referenceKey, type NewReference } from '../samples/reference-index.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import { readFiles } from './bulk-reader.js';
+import { ReadWorker, type HashedRead } from './read-worker.js';
+import { importFile, type ImportOptions } from './import-files.js';
+
+/** Per file of a bulk import: its sample (new or found) and the state it had, or why it was refused. */
+export type BulkOutcome =
+  | { path: string; status: 'added' | 'known'; id: string; state: SampleState }
+  | { path: string; status: 'refused'; reason: string };
+
+/** Files in one transaction and one read request: big enough to amortize a commit, small enough to start sending early. */
+const CHUNK = 256;
+/** Chunks being read while one is indexed: the reader never waits for the indexer, memory stays bounded. */
+const READ_AHEAD = 2;
+/** Reads in flight on the fallback reader: the disk and the thread pool stay busy without a pile of pending callbacks. */
+const LANES = 16;
+/** Files at most this big are read whole once (hash + send); bigger ones are streamed. */
+const READ_WHOLE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Adds many files, a chunk at a time: the next chunk is read while this one is hashed and indexed
+ * (one duplicate lookup and one insert per chunk, in one transaction). Their bytes are kept for
+ * the upload so each file is read once. Calls `onChunk` after each chunk so the queue can start
+ * sending while the rest is still indexed. Re-running after a crash finds each file (path and
+ * content hash) and reuses its sample, so nothing is queued twice.
+ */
+export async function importFiles(store: SampleStore, paths: string[], o: ImportOptions, onChunk: (outcomes: BulkOutcome[]) => void): Promise<BulkOutcome[]> {
+  const index = new ReferenceIndex(store.db);
+  const reader = hashedReader();
+  const all: BulkOutcome[] = [];
+  // Signing rewrites the content, so those files take the one-at-a-time path.
+  const signs = (path: string) => o.hmacKey !== undefined && /\.(json|cbor)$/i.test(path);
+  const chunks: string[][] = [];
+  for (let i = 0; i < paths.length; i += CHUNK) chunks.push(paths.slice(i, i + CHUNK));
+  const reads = chunks.map(() => null as Promise<HashedRead[]> | null);
+  const readAhead = (c: number) => {
+    for (let k = c; k < Math.min(chunks.length, c + 1 + READ_AHEAD); k++) {
+      const p = (reads[k] ??= reader.read(chunks[k]!.filter((path) => !signs(path))));
+      p.catch(() => {}); // awaited in its turn; not an unhandled rejection before then
+    }
+  };
+  try {
+    for (let c = 0; c < chunks.length; c++) {
+      readAhead(c);
+      const chunk = chunks[c]!;
+      const read = new Map((await reads[c]!).map((r) => [r.path, r]));
+      reads[c] = null;
+      const outcomes: BulkOutcome[] = new Array(chunk.length);
+      const hashes: Array<string | null> = chunk.map((p) => {
+        const r = read.get(p);
+        return r?.bytes ? r.sha256 : null;
+      });
+      const known = index.find(chunk.filter((_, k) => hashes[k] !== null));
+      const fresh: Array<{ at: number; ref: NewReference; bytes: Buffer }> = [];
+      const careful: number[] = [];
+      for (let k = 0; k < chunk.length; k++) {
+        const path = chunk[k]!;
+        const r = read.get(path);
+        const hash = hashes[k] ?? null;
+        if (!r || hash === null) {
+          if (r && !r.bytes && !r.tooBig) outcomes[k] = { path, status: 'refused', reason: r.error };
+          else careful.push(k); // big, or to be signed
+          continue;
+        }
+        const key = referenceKey(path, hash);
+        const found = known.get(key);
+        if (found) {
+          outcomes[k] = { path, status: 'known', id: found.id, state: found.state };
+          continue;
+        }
+        fresh.push({ at: k, ref: referenceFor(path, r.bytes!.length, hash, o), bytes: r.bytes! });
+      }
+      const ids = store.db.transaction(() => index.insert(fresh.map((f) => f.ref), o))();
+      const state: SampleState = o.queue ? 'queued' : 'local';
+      fresh.forEach((f, j) => {
+        store.keepBytes(ids[j]!, f.bytes);
+        outcomes[f.at] = { path: f.ref.path, status: 'added', id: ids[j]!, state };
+      });
+      for (const k of careful) outcomes[k] = await importOne(store, chunk[k]!, o);
+      all.push(...outcomes);
+      onChunk(outcomes);
+    }
+  } finally {
+    await reader.close();
+  }
+  return all;
+}
+
+/** The one-at-a-time path (big files, files to sign); a file gone or unreadable since it was listed is refused, as on the fast path. */
+async function importOne(store: SampleStore, path: string, o: ImportOptions): Promise<BulkOutcome> {
+  try {
+    const one = await importFile(store, path, o);
+    return one.status === 'refused' ? one : { path: one.path, status: one.status, id: one.sample.id, state: one.sample.state };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.syscall === undefined) throw err; // not the file system's answer: a real fault
+    return { path, status: 'refused', reason: `cannot read it (${e.code ?? e.message})` };
+  }
+}
+
+/**
+ * Reads and hashes on a worker thread; where one cannot be started, on the main thread with
+ * asynchronous reads (slower, same results).
+ */
+function hashedReader(): { read(paths: string[]): Promise<HashedRead[]>; close(): Promise<void> } {
+  try {
+    return new ReadWorker(READ_WHOLE_BYTES);
+  } catch {
+    return {
+      read: async (paths) => (await readFiles(paths, LANES, READ_WHOLE_BYTES)).map((r) => (r.bytes ? { ...r, sha256: createHash('sha256').update(r.bytes).digest('hex') } : r)),
+      close: async () => {},
+    };
+  }
+}
+
+function referenceFor(path: string, bytes: number, sha256: string, o: ImportOptions): NewReference {
+  // The spec lists .jpg only; the same bytes under .jpeg would be refused.
+  const name = basename(path).replace(/\.jpeg$/i, '.jpg');
+  return { path, name, kind: fileKind(name) as SampleKind, label: o.label === undefined ? deriveLabel(name) : o.label, bytes, sha256 };
+}

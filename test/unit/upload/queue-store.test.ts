@@ -1,0 +1,82 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src-main/core/log.js';
+import { SampleStore, type NewSample } from '../../../src-main/core/samples/sample-store.js';
+import { DUE_IN_GROUP, OLDEST_DUE, QueueStore } from '../../../src-main/core/upload/queue-store.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function open() {
+  const dir = await mkdtemp(join(tmpdir(), 'cd-queue-store-'));
+  const store = await SampleStore.open(dir, createLogger(() => {}));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }), () => store.close());
+  let n = 0;
+  const add = (name: string, extra: Partial<NewSample> = {}, size = 10) =>
+    store.addReference({ name, kind: 'sensor', label: 'idle', category: 'training', queue: true, ...extra }, { path: join(dir, `${name}.${n++}`), bytes: size, sha256: `h${n}` });
+  return { store, qs: new QueueStore(store), add };
+}
+
+describe('QueueStore.takeBatch', () => {
+  it('takes the oldest sample and the rest of its header group in queue order, and marks them uploading', async () => {
+    const { store, qs, add } = await open();
+    const order = ['idle.1', 'wave.1', 'idle.2', 'idle.3', 'wave.2'].map((name) => add(`${name}.cbor`, { label: name.split('.')[0]! }));
+    const batch = qs.takeBatch(Date.now(), 10, 1e9)!;
+    expect(batch.headers).toMatchObject({ category: 'training', label: 'idle', metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false });
+    expect(batch.files.map((f) => f.name)).toEqual(['idle.1.cbor', 'idle.2.cbor', 'idle.3.cbor']);
+    expect(batch.files[0]).toMatchObject({ id: order[0]!.id, file: order[0]!.file, bytes: 10, sha256: order[0]!.sha256, attempts: 0, structuredLabels: null });
+    expect(store.counts()).toMatchObject({ uploading: 3, queued: 2 });
+    expect(qs.takeBatch(Date.now(), 10, 1e9)!.files.map((f) => f.name)).toEqual(['wave.1.cbor', 'wave.2.cbor']);
+    expect(qs.takeBatch(Date.now(), 10, 1e9)).toBeNull();
+  });
+
+  it('keeps apart samples whose metadata or flags differ, and honours the file and byte limits', async () => {
+    const { qs, add } = await open();
+    add('a.1.cbor', { metadata: { subject: 'ana' } });
+    add('a.2.cbor', { metadata: { subject: 'bo' } });
+    add('a.3.cbor', { metadata: { subject: 'ana' }, allowDuplicates: true });
+    for (let i = 4; i < 9; i++) add(`a.${i}.cbor`, { metadata: { subject: 'ana' } }, 40);
+    expect(qs.takeBatch(Date.now(), 3, 1e9)!.files.map((f) => f.name)).toEqual(['a.1.cbor', 'a.4.cbor', 'a.5.cbor']);
+    expect(qs.takeBatch(Date.now(), 10, 100)!.files.map((f) => f.name)).toEqual(['a.2.cbor']);
+    expect(qs.takeBatch(Date.now(), 10, 100)!.files.map((f) => f.name)).toEqual(['a.3.cbor']);
+    // 40 + 40 fit in 100 bytes, a third would not.
+    expect(qs.takeBatch(Date.now(), 10, 100)!.files.map((f) => f.name)).toEqual(['a.6.cbor', 'a.7.cbor']);
+  });
+
+  it('sends a file name once per request and leaves samples that are not due yet', async () => {
+    const { qs, add } = await open();
+    const first = add('same.cbor');
+    add('same.cbor');
+    const later = add('later.cbor');
+    qs.markRetry(later.id, 'try again', Date.now() + 60_000);
+    expect(qs.takeBatch(Date.now(), 10, 1e9)!.files.map((f) => f.id)).toEqual([first.id]);
+    expect(qs.takeBatch(Date.now(), 10, 1e9)!.files.map((f) => f.name)).toEqual(['same.cbor']);
+    expect(qs.takeBatch(Date.now(), 10, 1e9)).toBeNull();
+    expect(qs.nextDueAt()).toBeGreaterThan(Date.now());
+  });
+
+  it('walks the queue-order index instead of sorting every queued sample for each batch', async () => {
+    const { store } = await open();
+    const plan = (sql: string, ...args: unknown[]) => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+    for (const p of [plan(OLDEST_DUE, 0), plan(DUE_IN_GROUP, 0, 'training', null, '{}', '[]', 0, 0, 10)]) {
+      expect(p).toContain('samples_queue_order');
+      expect(p).not.toContain('TEMP B-TREE');
+    }
+  });
+});
+
+describe('QueueStore.markUploadedMany', () => {
+  it('records every verdict of a request in one statement', async () => {
+    const { store, qs, add } = await open();
+    const [a, b] = [add('a.1.cbor'), add('a.2.cbor')];
+    qs.takeBatch(Date.now(), 10, 1e9);
+    qs.markUploadedMany([{ id: a.id, platformSampleId: 41, note: null }, { id: b.id, platformSampleId: null, note: 'Already on the platform (x).' }]);
+    expect(store.get(a.id)).toMatchObject({ state: 'uploaded', platformSampleId: 41, note: null, error: null, uploadedAt: expect.any(String) });
+    expect(store.get(b.id)).toMatchObject({ state: 'uploaded', platformSampleId: null, note: 'Already on the platform (x).' });
+    qs.markUploadedMany([]);
+  });
+});
