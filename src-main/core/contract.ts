@@ -218,6 +218,9 @@ export const RecordingStatus = z.object({
   lengthMs: z.number().nullable(),
   /** Filled in once saved; a source that dropped out mid-way yields an incomplete sample. */
   sampleIds: z.array(z.string()),
+  /** Of those, how many went into the upload queue, and how many the data-quality setting held back. */
+  queued: z.number().int().nonnegative(),
+  held: z.number().int().nonnegative(),
   error: z.string().nullable(),
   /** Events marked while recording (ms from the start); saved as each sample's structured labels. */
   events: z.array(z.object({ label: z.string(), startMs: z.number().nonnegative(), endMs: z.number().nonnegative().nullable() })),

@@ -33,7 +33,7 @@ test('a capture with gaps gets an error badge and is held back; "Upload anyway" 
     await bar.getByLabel('Length (s)').fill('4');
     await page.locator('body').click({ position: { x: 5, y: 400 } });
     await page.keyboard.press('Space');
-    await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
+    await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample, 1 held back', { timeout: 15_000 });
 
     await openView(page, 'Samples');
     const row = page.getByTestId('sample-table').locator('tbody tr', { hasText: /gapped\.[0-9a-f]{8}\.cbor/ });
@@ -68,7 +68,7 @@ test('a capture with gaps gets an error badge and is held back; "Upload anyway" 
     // Held: the ordinary "Queue for upload" keeps it back and says so.
     await page.getByTestId('sample-table').locator('tbody tr').getByRole('checkbox').check();
     await page.getByTestId('bulk-actions').getByRole('button', { name: 'Queue for upload' }).click();
-    await expect(page.getByRole('status').filter({ hasText: '1 held back by data-quality checks' })).toBeVisible();
+    await expect(page.getByRole('status').filter({ hasText: /samples? queued for upload\. 1 held back by data-quality checks/ })).toBeVisible();
     expect(platform.samples).toHaveLength(0);
 
     await row.getByTestId('upload-anyway').focus();

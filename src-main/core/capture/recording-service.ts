@@ -77,7 +77,7 @@ export class RecordingService {
       for (const p of parts) await p.discard();
       throw err;
     }
-    const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], error: null, events: [], interruptions: [] };
+    const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], queued: 0, held: 0, error: null, events: [], interruptions: [] };
     const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), label: o.label, t0: performance.now() };
     this.#sessions.set(sessionId, session);
     if (o.lengthMs) session.timer = setTimeout(() => void this.#stop(sessionId, true).catch(() => {}), o.lengthMs);
@@ -126,6 +126,8 @@ export class RecordingService {
     this.#update(s, { state: 'saving' });
     const hmacKey = await this.d.hmacKey().catch(() => undefined);
     const ids: string[] = [];
+    let queued = 0;
+    let held = 0;
     const problems: string[] = [];
     const label = s.label;
     // Parts finish together: a microphone waiting out its last buffered audio does not hold up a board.
@@ -140,6 +142,8 @@ export class RecordingService {
       try {
         if (r.status === 'rejected') throw r.reason;
         ids.push(r.value.id);
+        if (r.value.state === 'queued') queued++;
+        if (r.value.heldBack) held++;
       } catch (err) {
         problems.push(`${sourceId}: ${(err as Error).message}`);
         this.d.log.warn('recording could not be saved', { sourceId, error: String(err) });
@@ -147,7 +151,7 @@ export class RecordingService {
     }
     this.d.onSaved(ids, s.queue);
     this.#sessions.delete(s.status.sessionId);
-    return this.#update(s, { state: problems.length && !ids.length ? 'failed' : 'saved', sampleIds: ids, error: problems.length ? problems.join('; ') : null });
+    return this.#update(s, { state: problems.length && !ids.length ? 'failed' : 'saved', sampleIds: ids, queued, held, error: problems.length ? problems.join('; ') : null });
   }
 
   #update(s: Session, patch: Partial<RecordingStatus>): RecordingStatus {

@@ -17,6 +17,8 @@ interface Stored {
   countdownS: number;
   metadata: MetadataEntry[];
   eventNames: string[];
+  /** Off: captures stay local for review (crop, split, discard) and are queued from the Samples view. */
+  uploadWhenSaved: boolean;
 }
 
 const DEFAULTS: Stored = {
@@ -27,6 +29,7 @@ const DEFAULTS: Stored = {
   countdownS: 0,
   metadata: [],
   eventNames: ['event'],
+  uploadWhenSaved: true,
 };
 
 /**
@@ -42,6 +45,7 @@ export class CapturePrefs {
   countdownS = $state(DEFAULTS.countdownS);
   metadata = $state<MetadataEntry[]>([]);
   eventNames = $state<string[]>([...DEFAULTS.eventNames]);
+  uploadWhenSaved = $state(DEFAULTS.uploadWhenSaved);
 
   constructor(private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | null = globalThis.localStorage ?? null) {
     const saved = this.#load();
@@ -52,6 +56,7 @@ export class CapturePrefs {
     this.countdownS = saved.countdownS;
     this.metadata = saved.metadata;
     this.eventNames = saved.eventNames;
+    this.uploadWhenSaved = saved.uploadWhenSaved;
   }
 
   /** The metadata to send: entries with a key, trimmed; a repeated key keeps its last value. */
@@ -86,6 +91,7 @@ export class CapturePrefs {
       countdownS: this.countdownS,
       metadata: this.metadata.map((m) => ({ ...m })),
       eventNames: this.eventNames,
+      uploadWhenSaved: this.uploadWhenSaved,
     };
     try {
       this.storage?.setItem(STORAGE_KEY, JSON.stringify(data));
@@ -108,6 +114,7 @@ export class CapturePrefs {
         countdownS: typeof v.countdownS === 'number' && v.countdownS >= 0 && v.countdownS <= 10 ? v.countdownS : 0,
         metadata: Array.isArray(v.metadata) ? v.metadata.filter((m) => m && typeof m.key === 'string' && typeof m.value === 'string').slice(0, 50) : [],
         eventNames: v.eventNames === undefined ? [...DEFAULTS.eventNames] : strings(v.eventNames, MAX_EVENT_NAMES),
+        uploadWhenSaved: typeof v.uploadWhenSaved === 'boolean' ? v.uploadWhenSaved : DEFAULTS.uploadWhenSaved,
       };
     } catch {
       return { ...DEFAULTS, eventNames: [...DEFAULTS.eventNames] }; // unreadable: start fresh rather than not at all
