@@ -103,7 +103,8 @@ export async function run() {
   const countDev = (Math.abs(wav.frames - RATE * seconds) / (RATE * seconds)) * 100;
   const first = samples[0];
   const last = samples.at(-1);
-  const withWorker = samples.filter((s) => s.worker);
+  // A reading taken as the capture process exits has no memory left to report: not a sample of it.
+  const withWorker = samples.filter((s) => s.worker && s.worker.rss > 0);
   const wFirst = withWorker[0];
   const wLast = withWorker.at(-1);
   const baselineAt = first.t + Math.min(60, seconds / 3);
