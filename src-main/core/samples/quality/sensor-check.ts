@@ -1,7 +1,7 @@
 import type { QualityFinding } from '../../contract.js';
 import { decodeAcquisition, detectAcquisitionFormat } from '../formats/acquisition.js';
 import { AxisScan } from './axis-scan.js';
-import { CborLayoutError, scanCborAcquisition } from './cbor-rows-reader.js';
+import { CborLayoutError, scanCborAcquisition } from '../formats/cbor-rows.js';
 
 export interface SensorScan {
   rows: number;

@@ -3,54 +3,73 @@ import { decode as cborDecode } from 'cbor-x';
 /**
  * Walks an acquisition file in CBOR without building its rows: the header fields are decoded as
  * usual (they are small), and `payload.values` is read number by number into one reused row, so
- * checking an hour-long capture costs no more memory than a short one.
+ * an hour-long capture costs no more memory than a short one. Shared by the data-quality checks
+ * (which only look at each row) and the review decoder (which keeps them as columns).
  */
 export interface CborAcquisitionHeader {
   intervalMs: number;
   sensors: Array<{ name: string; units: string }>;
+  /** From the values array's own header; null when it is open-ended (indefinite length). */
+  rows: number | null;
+  alg: 'HS256' | 'none';
+  iat: number | undefined;
+  deviceName: string | undefined;
+  deviceType: string;
 }
 
+/** Not laid out the way the platform writes it (key order, missing fields): read it the slow way. */
 export class CborLayoutError extends Error {}
 
 export function scanCborAcquisition(buf: Buffer, onHeader: (h: CborAcquisitionHeader) => void, onRow: (row: Float64Array) => void): number {
   const r = new Reader(buf);
   const top = r.mapHeader();
   let rows = -1;
+  let prot: { alg?: unknown; iat?: unknown } = {};
   for (let i = 0; top === null ? !r.atBreak() : i < top; i++) {
     const key = r.text();
-    if (key !== 'payload') {
-      r.skip();
-      continue;
-    }
-    rows = scanPayload(r, onHeader, onRow);
+    if (key === 'protected') {
+      const v = r.item();
+      if (v && typeof v === 'object') prot = v as typeof prot;
+    } else if (key === 'payload') {
+      rows = scanPayload(r, prot, onHeader, onRow);
+    } else r.skip();
   }
   if (rows < 0) throw new CborLayoutError('no payload');
   return rows;
 }
 
-function scanPayload(r: Reader, onHeader: (h: CborAcquisitionHeader) => void, onRow: (row: Float64Array) => void): number {
+function scanPayload(r: Reader, prot: { alg?: unknown; iat?: unknown }, onHeader: (h: CborAcquisitionHeader) => void, onRow: (row: Float64Array) => void): number {
   const n = r.mapHeader();
   let intervalMs: number | null = null;
   let sensors: CborAcquisitionHeader['sensors'] | null = null;
+  let deviceName: string | undefined;
+  let deviceType = 'UNKNOWN';
   let rows = -1;
   for (let i = 0; n === null ? !r.atBreak() : i < n; i++) {
     const key = r.text();
     if (key === 'interval_ms') intervalMs = r.number();
     else if (key === 'sensors') sensors = r.item() as CborAcquisitionHeader['sensors'];
-    else if (key === 'values') {
+    else if (key === 'device_name' || key === 'device_type') {
+      const v = r.item();
+      if (typeof v === 'string') key === 'device_name' ? (deviceName = v) : (deviceType = v);
+    } else if (key === 'values') {
       // The platform's key order puts sensors and interval before values; anything else is read the slow way.
       if (intervalMs === null || !Array.isArray(sensors)) throw new CborLayoutError('values before the header fields');
-      onHeader({ intervalMs, sensors });
-      rows = scanValues(r, sensors.length, onRow);
+      const count = r.arrayHeader();
+      onHeader({
+        intervalMs, sensors, rows: count, deviceName, deviceType,
+        alg: prot.alg === 'HS256' ? 'HS256' : 'none',
+        iat: typeof prot.iat === 'number' ? prot.iat : undefined,
+      });
+      rows = scanValues(r, count, sensors.length, onRow);
     } else r.skip();
   }
   if (rows < 0) throw new CborLayoutError('no values');
   return rows;
 }
 
-function scanValues(r: Reader, width: number, onRow: (row: Float64Array) => void): number {
+function scanValues(r: Reader, count: number | null, width: number, onRow: (row: Float64Array) => void): number {
   const row = new Float64Array(width);
-  const count = r.arrayHeader();
   let i = 0;
   // Rows as every encoder writes them (a definite array of < 24 values) take the fast path.
   const rowHead = width < 24 ? 0x80 | width : -1;
@@ -59,11 +78,11 @@ function scanValues(r: Reader, width: number, onRow: (row: Float64Array) => void
     if (b[r.p] === rowHead) r.p++;
     else {
       const w = r.arrayHeader();
-      if (w !== width) throw new RowError(`row ${i} has ${w ?? 'an open-ended number of'} values but there are ${width} sensors`);
+      if (w !== width) throw new RowError(`payload.values[${i}] has ${w ?? 'an open-ended number of'} values but there are ${width} sensors`);
     }
     for (let a = 0; a < width; a++) {
       const v = r.number();
-      if (!Number.isFinite(v)) throw new RowError(`row ${i}, column ${a} is not a finite number`);
+      if (!Number.isFinite(v)) throw new RowError(`payload.values[${i}] column ${a} is not a finite number`);
       row[a] = v;
     }
     onRow(row);
@@ -73,13 +92,19 @@ function scanValues(r: Reader, width: number, onRow: (row: Float64Array) => void
 
 /** A row the platform would refuse: the file is broken, not merely laid out differently. */
 export class RowError extends Error {}
+/** Not CBOR at all from some byte on (cut short, a reserved byte): broken too. */
+export class CborSyntaxError extends RowError {}
 
 class Reader {
   p = 0;
-  constructor(readonly b: Buffer) {}
+  readonly #view: DataView;
+  constructor(readonly b: Buffer) {
+    // DataView reads are inlined by V8; Buffer's readDoubleBE checks its arguments on every call.
+    this.#view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
 
   #need(n: number): void {
-    if (this.p + n > this.b.length) throw new RowError('the file ends in the middle of a value (truncated)');
+    if (this.p + n > this.b.length) throw new CborSyntaxError('the file ends in the middle of a value (truncated)');
   }
 
   /** Major type and argument; null argument = indefinite length. */
@@ -94,7 +119,7 @@ class Reader {
     if (info === 26) { this.#need(4); const v = this.b.readUInt32BE(this.p); this.p += 4; return { major, arg: v, info }; }
     if (info === 27) { this.#need(8); const v = Number(this.b.readBigUInt64BE(this.p)); this.p += 8; return { major, arg: v, info }; }
     if (info === 31) return { major, arg: null, info };
-    throw new RowError(`reserved CBOR byte 0x${ib.toString(16)}`);
+    throw new CborSyntaxError(`reserved CBOR byte 0x${ib.toString(16)}`);
   }
 
   atBreak(): boolean {
@@ -137,10 +162,10 @@ class Reader {
     const b = this.b;
     const p = this.p;
     const ib = b[p];
-    if (ib === 0xfb && p + 9 <= b.length) return (this.p = p + 9), b.readDoubleBE(p + 1);
+    if (ib === 0xfb && p + 9 <= b.length) return (this.p = p + 9), this.#view.getFloat64(p + 1);
     if (ib !== undefined && ib < 0x18) return (this.p = p + 1), ib;
     if (ib !== undefined && ib >= 0x20 && ib < 0x38) return (this.p = p + 1), 0x1f - ib;
-    if (ib === 0xfa && p + 5 <= b.length) return (this.p = p + 5), b.readFloatBE(p + 1);
+    if (ib === 0xfa && p + 5 <= b.length) return (this.p = p + 5), this.#view.getFloat32(p + 1);
     return this.#numberSlow();
   }
 
@@ -155,8 +180,10 @@ class Reader {
       if (h.info === 26) return b.readFloatBE(this.p - 4);
       if (h.info === 25) return half(b.readUInt16BE(this.p - 2));
     }
+    // Not a number (text, null…): skipped and reported as NaN, so the caller names the row and column.
     this.p = start;
-    throw new RowError('a value is not a number');
+    this.skip();
+    return NaN;
   }
 
   /** Decodes one (small) item with the regular decoder. */
