@@ -78,8 +78,25 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  // Closing waits for recordings to be saved and uploads to settle; if that hangs (a device that
+  // never answers), a second signal or 15 s end the process anyway rather than leave it running
+  // unseen. Samples are safe either way: files are written before their rows say they exist.
+  const force = (why: string) => () => {
+    log.error('shutdown did not finish; exiting', { why });
+    process.exit(1);
+  };
+  const deadline = setTimeout(force('15 s passed'), 15_000);
+  deadline.unref();
+  process.once('SIGINT', force('second signal'));
+  process.once('SIGTERM', force('second signal'));
   await shell.close();
   await core.close();
+  clearTimeout(deadline);
+  // Everything is closed; whatever still holds the event loop now is a leak: name it, then go.
+  setTimeout(() => {
+    log.warn('still open after shutdown; exiting anyway', { resources: process.getActiveResourcesInfo().join(', ') });
+    process.exit(0);
+  }, 3000).unref();
   return 0;
 }
 

@@ -125,7 +125,10 @@ export async function startBrowserShell(opts: BrowserShellOptions): Promise<Brow
     async close() {
       for (const c of wss.clients) c.terminate();
       wss.close();
-      await new Promise<void>((r) => server.close(() => r()));
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      // A response still streaming (a long WAV to the audio element) would otherwise hold close() open.
+      server.closeAllConnections();
+      await closed;
     },
   };
 }
