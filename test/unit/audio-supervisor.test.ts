@@ -208,6 +208,20 @@ describe('AudioSupervisor', () => {
     expect(changes.length).toBe(n);
   });
 
+  it('gives a watcher the list before any change, even when poll answers arrive together', async () => {
+    const a = { id: 'default', name: 'System default input', default: true };
+    const c = { id: 'hs', name: 'Headset', default: false };
+    // Polls every 20 ms while the first answer is held for 300 ms: the answers come in one burst.
+    const sup = supervisor({ deviceSequence: [[a], [a], [a, c]], holdListsMs: 300 }, { devicePollMs: 20 });
+    const changes: DeviceChange[] = [];
+    const ac = new AbortController();
+    sup.watchDevices((ch) => changes.push(ch), ac.signal);
+    await expect.poll(() => changes.length, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+    ac.abort();
+    expect(changes[0]).toMatchObject({ devices: [a], added: [], removed: [] });
+    expect(changes[1]).toMatchObject({ added: [c], removed: [] });
+  });
+
   it('leaves no capture process behind after close()', async () => {
     const sup = supervisor();
     await sup.start();

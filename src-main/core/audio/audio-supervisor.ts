@@ -132,7 +132,10 @@ export class AudioSupervisor {
 
   /** Calls `cb` with the list now and whenever a device appears or disappears. */
   watchDevices(cb: (change: DeviceChange) => void, signal?: AbortSignal): () => void {
-    const off = this.deviceChanges.on(cb, signal);
+    // Changes found by polls answered before the first list reached `cb` wait for it: several
+    // answers can arrive in one read, and a change must never come before the list it changes.
+    let pending: DeviceChange[] | null = [];
+    const off = this.deviceChanges.on((ch) => (pending ? pending.push(ch) : cb(ch)), signal);
     const stopWatch = () => {
       off();
       if (this.deviceChanges.size === 0 && this.#pollTimer) {
@@ -142,9 +145,20 @@ export class AudioSupervisor {
     };
     signal?.addEventListener('abort', stopWatch, { once: true });
     this.#pollTimer ??= setInterval(() => void this.listDevices().catch((err: unknown) => this.#o.log.warn('audio device poll failed', { error: String(err) })), this.#o.devicePollMs ?? 2000);
+    const flush = () => {
+      const later = pending ?? [];
+      pending = null;
+      for (const ch of later) if (!signal?.aborted) cb(ch);
+    };
     void this.listDevices().then(
-      (devices) => cb({ devices, added: [], removed: [] }),
-      (err: unknown) => this.#o.log.warn('audio device list failed', { error: String(err) }),
+      (devices) => {
+        if (!signal?.aborted) cb({ devices, added: [], removed: [] });
+        flush();
+      },
+      (err: unknown) => {
+        this.#o.log.warn('audio device list failed', { error: String(err) });
+        flush();
+      },
     );
     return stopWatch;
   }

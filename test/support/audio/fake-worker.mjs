@@ -11,12 +11,16 @@
 //   freq, amp        the tone delivered (default 440 Hz, 0.5)
 //   batchMs          batch period (default 20)
 //   liveAfterMs      when audio becomes "live" (default 30)
+//   holdListsMs      list answers wait until this long after the process started, then go out
+//                    together (a busy machine: several answers arrive in one read)
 const script = JSON.parse(process.env.FAKE_AUDIO ?? '{}');
 const DEFAULT_DEVICES = [
   { id: 'default', name: 'System default input', default: true },
   { id: 'fake-1', name: 'Fake microphone', default: false },
 ];
 let lists = 0;
+const BORN = Date.now();
+const held = [];
 let session = null;
 
 function send(m, then) {
@@ -66,7 +70,14 @@ function start(req) {
 
 process.on('message', (m) => {
   try {
-    if (m.t === 'list') return send({ t: 'result', id: m.id, ok: true, value: list() });
+    if (m.t === 'list') {
+      const answer = { t: 'result', id: m.id, ok: true, value: list() };
+      const wait = (script.holdListsMs ?? 0) - (Date.now() - BORN);
+      if (wait <= 0 && held.length === 0) return send(answer);
+      held.push(answer);
+      if (held.length === 1) setTimeout(() => held.splice(0).forEach((a) => send(a)), Math.max(0, wait));
+      return;
+    }
     if (m.t === 'start') return send({ t: 'result', id: m.id, ok: true, value: start(m.req) });
     if (m.t === 'stop') {
       const s = session;
