@@ -30,14 +30,22 @@ export async function deriveSamples(store: SampleStore, original: Sample, d: Dec
   const digits = String(windows.length).length;
   const written: Array<Parameters<SampleStore['commitFiles']>[0][number]> = [];
   const what = o.how === 'crop' ? 'The crop' : 'The split';
+  const nameOf = (i: number, run: number) => {
+    const w = windows[i]!;
+    const suffix = o.how === 'crop' ? 'crop' : w.label !== undefined ? `e${String(i + 1).padStart(digits, '0')}` : `w${String(i + 1).padStart(digits, '0')}`;
+    // The platform takes the label from the name up to the first dot: keep the event's label first.
+    return `${w.label !== undefined ? `${safe(w.label)}.` : ''}${stem}.${suffix}${run > 1 ? `-${run}` : ''}${outExt}`;
+  };
+  // Cropping or splitting the same sample again numbers the new run (.crop-2) instead of
+  // repeating names, so every sample in the list (and its export) keeps a name of its own.
+  let run = 1;
+  while (run < 1000 && store.namesTaken(windows.map((_, i) => nameOf(i, run))).size > 0) run++;
   try {
     for (let i = 0; i < windows.length; i++) {
       throwIfCancelled(o.signal, what);
       const w = windows[i]!;
       const bytes = encode(d, w, outExt === '.json' ? 'json' : 'cbor', o.hmacKey);
-      const suffix = o.how === 'crop' ? 'crop' : w.label !== undefined ? `e${String(i + 1).padStart(digits, '0')}` : `w${String(i + 1).padStart(digits, '0')}`;
-      // The platform takes the label from the name up to the first dot: keep the event's label first.
-      const name = `${w.label !== undefined ? `${safe(w.label)}.` : ''}${stem}.${suffix}${outExt}`;
+      const name = nameOf(i, run);
       const reserved = store.reserveFile(outExt);
       await writeSynced(reserved.tempPath, bytes);
       written.push({ reserved, input: newSample(original, d, w, name, o.how), bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') });

@@ -201,6 +201,17 @@ export class SampleStore {
     return rows.map(rowToSample);
   }
 
+  /** Which of `names` samples already carry (derived samples pick names nobody has yet). */
+  namesTaken(names: string[]): Set<string> {
+    const taken = new Set<string>();
+    for (let i = 0; i < names.length; i += 500) {
+      const chunk = names.slice(i, i + 500);
+      const rows = this.db.prepare(`SELECT name FROM samples WHERE name IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as Array<{ name: string }>;
+      for (const r of rows) taken.add(r.name);
+    }
+    return taken;
+  }
+
   /** How many samples match (for paging a filtered list). */
   count(filter: Pick<SampleFilter, 'states' | 'flagged'> = {}): number {
     const { where, args } = whereOf(filter);

@@ -72,6 +72,9 @@ describe('review handlers', () => {
     expect(msg.protected.iat).toBe(1_700_000_000);
     expect(store.get(s.id).id).toBe(s.id);
     expect(announced).toEqual([c.id]);
+    // Cropping again gives a name of its own.
+    const again = await review()['samples.crop']({ id: s.id, startMs: 0, endMs: 1000 });
+    expect(again.name).toBe('wave.abc123.crop-2.cbor');
   });
 
   it('leaves results unsigned when the original was unsigned or no key is set', async () => {
@@ -97,6 +100,9 @@ describe('review handlers', () => {
       ['swipe', 'swipe.wave.abc123.e2.cbor', 410],
     ]);
     expect(decodeAcquisition(await store.readBytes(ev.samples[1]!), 'cbor').payload.values[0]).toEqual([690, 345, -690]);
+    // The same split again is numbered as a second run, every name new.
+    const again = await review()['samples.split']({ id: s.id, jobId: 'j3', split: { mode: 'fixed', windowMs: 2000 } });
+    expect(again.samples.map((x) => x.name)).toEqual([1, 2, 3, 4, 5].map((i) => `wave.abc123.w${i}-2.cbor`));
   });
 
   it('a cancelled split leaves no row and no file behind', async () => {
