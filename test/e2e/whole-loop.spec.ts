@@ -109,6 +109,7 @@ test('record with events → review, crop, split → quality hold on a gapped ca
     const view = page.getByTestId('sample-view');
     await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
     await expect(view).toContainText('4 marked events'); // gesture, tap, shake, gesture
+    await expect(view).toContainText(/rows every \d+(\.\d{1,3})? ms/); // a measured interval, rounded for reading
     const over = view.locator('.u-over');
     const box = (await over.boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.25, box.y + box.height / 2);
