@@ -52,6 +52,12 @@ describe('holding flagged samples back', () => {
     expect(store.count({ states: ['local'], flagged: true })).toBe(2);
   });
 
+  it('a sample added without a length (a dropped or watched file) takes the one its file shows', async () => {
+    const { store } = await open({ qualityHold: 'off', qualityMinLengthMs: 0 });
+    expect((await store.addBytes(input('clean.cbor'), CLEAN)).lengthMs).toBe(1000); // 100 rows × 10 ms
+    expect((await store.addBytes({ ...input('told.cbor'), lengthMs: 999 }, sensor(100, (i) => [i, -i]))).lengthMs).toBe(999); // the source's own figure wins
+  });
+
   it('enqueue keeps held samples out unless forced ("Upload anyway"); a later policy applies to the next enqueue', async () => {
     const policy = { qualityHold: 'all' as Settings['qualityHold'], qualityMinLengthMs: 0 };
     const { store, queue } = await open(policy);

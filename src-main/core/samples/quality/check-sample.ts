@@ -29,7 +29,13 @@ export type QualityFile = { path: string } | { bytes: Uint8Array };
  * most useful thing to know about it.
  */
 export async function checkSample(file: QualityFile, s: QualitySubject, o: QualityOptions): Promise<QualityReport> {
+  return (await inspectSampleFile(file, s, o)).report;
+}
+
+/** The report, and the length the file itself shows (rows × interval, WAV frames), null if it does not tell. */
+export async function inspectSampleFile(file: QualityFile, s: QualitySubject, o: QualityOptions): Promise<{ report: QualityReport; lengthMs: number | null }> {
   const findings: QualityFinding[] = [];
+  let lengthMs: number | null = null;
   const extra = s.extra ?? {};
   const ext = extname(s.name).toLowerCase();
   let src: ByteSource | null = null;
@@ -37,11 +43,13 @@ export async function checkSample(file: QualityFile, s: QualitySubject, o: Quali
     src = 'bytes' in file ? bufferSource(file.bytes) : await fileSource(file.path);
     if (s.kind === 'sensor' && (ext === '.cbor' || ext === '.json')) {
       const scan = scanSensorFile(await readAll(src));
+      lengthMs = scan.lengthMs;
       findings.push(...checkLength(scan.lengthMs, o.minLengthMs), ...checkCounters({ rows: scan.rows, ...extra }));
       findings.push(...checkRate(1000 / scan.intervalMs, numberOrNull(extra['measured_hz'])));
       findings.push(...scan.findings);
     } else if (s.kind === 'audio' && ext === '.wav') {
       const scan = await scanWav(src);
+      lengthMs = scan.lengthMs;
       findings.push(...checkLength(scan.lengthMs, o.minLengthMs), ...scan.findings);
     } else {
       findings.push(...checkLength(s.lengthMs ?? null, o.minLengthMs));
@@ -54,7 +62,7 @@ export async function checkSample(file: QualityFile, s: QualitySubject, o: Quali
   }
   // Errors first: the badge shows the first finding.
   findings.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
-  return { checkedAt: (o.now?.() ?? new Date()).toISOString(), findings };
+  return { report: { checkedAt: (o.now?.() ?? new Date()).toISOString(), findings }, lengthMs };
 }
 
 function numberOrNull(v: unknown): number | null {

@@ -1,5 +1,5 @@
 import type { QualityReport, QualitySeverity, Settings } from '../../contract.js';
-import { checkSample, type QualityFile, type QualitySubject } from './check-sample.js';
+import { inspectSampleFile, type QualityFile, type QualitySubject } from './check-sample.js';
 import { worstSeverity } from './findings.js';
 
 export type HoldPolicy = Settings['qualityHold'];
@@ -9,6 +9,8 @@ export interface QualityVerdict {
   flagged: QualitySeverity | null;
   /** Kept out of the upload queue it was about to join. */
   held: boolean;
+  /** The length the file itself shows; fills the sample's length when its source did not give one (imports). */
+  lengthMs?: number | null;
 }
 
 /** Whether the hold setting keeps a sample flagged this way out of the queue. */
@@ -29,9 +31,9 @@ export function qualityGate(settings: () => Pick<Settings, 'qualityHold' | 'qual
     policy: () => settings().qualityHold,
     async inspect(file, subject) {
       const s = settings();
-      const report = await checkSample(file, subject, { minLengthMs: s.qualityMinLengthMs });
+      const { report, lengthMs } = await inspectSampleFile(file, subject, { minLengthMs: s.qualityMinLengthMs });
       const flagged = worstSeverity(report.findings);
-      return { report, flagged, held: subject.queue === true && holds(s.qualityHold, flagged) };
+      return { report, flagged, held: subject.queue === true && holds(s.qualityHold, flagged), lengthMs };
     },
   };
 }
