@@ -26,6 +26,7 @@ import { RecordingService } from './capture/recording-service.js';
 import { APP_NAME, APP_VERSION } from './version.js';
 import type { AudioInput } from './audio/audio-input.js';
 import { Microphones } from './audio/microphones.js';
+import { recoverRecordings } from './capture/recording-recovery.js';
 import { DEFAULT_SAMPLE_RATE } from './audio/audio-supervisor.js';
 
 /** Every piece of hardware the core touches, so tests inject fakes and integration tests the real thing. */
@@ -96,6 +97,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   // Every new sample (recording, AT read-back, drop, watched folder) is checked where it is indexed.
   const store = await SampleStore.open(dataDir, log, { quality: qualityGate(() => settings.get()) });
   const keys = new ProjectKeys(opts.hardware.keychain);
+  // Recordings the last run did not get to finish become incomplete samples before anything new starts.
+  await recoverRecordings(store, log, async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined);
   const uploads = new UploadService({ store, settings, keys, bus, log });
   if (opts.uploads !== false) uploads.start();
   const recordings = new RecordingService({

@@ -3,6 +3,7 @@ import type { Category, Sample, StreamInfo, StructuredLabel } from '../contract.
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { StreamHub } from '../stream/stream-hub.js';
+import { RECORDINGS_DIR } from './recording-recovery.js';
 import { SensorRecorder } from './sensor-recorder.js';
 
 export interface RecordingRequest {
@@ -49,11 +50,12 @@ export class StreamRecording {
   static async start(hub: StreamHub, store: SampleStore, req: RecordingRequest): Promise<StreamRecording> {
     const info = hub.info(req.sourceId);
     if (!info) throw new CoreError('NotFound', `"${req.sourceId}" is not streaming; start it before recording.`);
-    const recorder = await SensorRecorder.start(join(store.dataDir, 'recordings'), {
+    const recorder = await SensorRecorder.start(join(store.dataDir, RECORDINGS_DIR), {
       ...(req.deviceName === undefined ? {} : { deviceName: req.deviceName }),
       deviceType: req.deviceType,
       sensors: info.axes,
-      context: { sourceId: req.sourceId, label: req.label, category: req.category, metadata: req.metadata },
+      // Enough to turn the rows into a sample should the process die before Stop (recording-recovery.ts).
+      context: { sourceId: req.sourceId, label: req.label, category: req.category, metadata: req.metadata, intervalMs: 1000 / info.rateHz },
     });
     const rec = new StreamRecording(req, info, recorder, store);
     rec.#untap = hub.tap(

@@ -1,0 +1,135 @@
+import { readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Category, Sample } from '../contract.js';
+import type { Logger } from '../log.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import { writeAcquisition, type RecordingHeader } from './sensor-recorder.js';
+
+/** Where sensor recordings stream their rows while they run (see SensorRecorder). */
+export const RECORDINGS_DIR = 'recordings';
+
+interface StoredHeader extends RecordingHeader {
+  started?: string;
+}
+
+/**
+ * A sensor recording that was running when the process died (kill -9, power cut, a crash) left
+ * `<id>.json` (label, category, metadata, axes) and `<id>.rows` (every row appended so far) in
+ * the recordings folder. At start these become incomplete samples, kept local for the user to
+ * look at: nothing a person recorded is lost because the app did not get to press Stop.
+ * Runs before any new recording can start, so every file here belongs to a dead capture.
+ */
+export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey: () => Promise<string | undefined>): Promise<Sample[]> {
+  const dir = join(store.dataDir, RECORDINGS_DIR);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const recovered: Sample[] = [];
+  for (const f of names.filter((n) => n.endsWith('.json'))) {
+    const id = f.slice(0, -'.json'.length);
+    const rowsFile = join(dir, `${id}.rows`);
+    try {
+      const sample = await recoverOne(store, join(dir, f), rowsFile, id, hmacKey);
+      if (sample) {
+        recovered.push(sample);
+        log.warn('recovered a recording interrupted by a stop of the app', { name: sample.name, rows: sample.extra['rows'] });
+      }
+      await rm(rowsFile, { force: true });
+      await rm(join(dir, f), { force: true });
+    } catch (err) {
+      // Left in place for the next start (or a person) rather than deleted: it may be the only copy.
+      log.error('could not recover an interrupted recording; its files are kept', { id, dir, error: String(err) });
+    }
+  }
+  return recovered;
+}
+
+async function recoverOne(store: SampleStore, headerFile: string, rowsFile: string, id: string, hmacKey: () => Promise<string | undefined>): Promise<Sample | null> {
+  const header = JSON.parse(await readFile(headerFile, 'utf8')) as StoredHeader;
+  const width = header.sensors.length;
+  let info;
+  try {
+    info = await stat(rowsFile);
+  } catch {
+    return null; // the header was written but not one row: nothing to keep
+  }
+  const { rows, bytes } = completeRows(await readFile(rowsFile), width);
+  if (rows === 0) return null;
+  // The process may have died in the middle of writing a row: keep only whole ones.
+  if (bytes < info.size) await truncate(rowsFile, bytes);
+  const intervalMs = intervalOf(header, rows, info.mtimeMs);
+  const ctx = header.context as { label?: string | null; category?: Category; metadata?: Record<string, string>; sourceId?: string };
+  const label = ctx.label ?? null;
+  const reserved = store.reserveFile('.cbor');
+  const key = await hmacKey().catch(() => undefined);
+  await writeAcquisition(reserved.tempPath, rowsFile, rows, header, { intervalMs, hmacKey: key });
+  return store.commitFile(reserved, {
+    name: `${label ?? 'unlabeled'}.${id.slice(0, 8)}.cbor`,
+    kind: 'sensor',
+    label,
+    category: ctx.category ?? 'training',
+    metadata: ctx.metadata ?? {},
+    lengthMs: rows * intervalMs,
+    incomplete: true,
+    queue: false,
+    note: 'incomplete: the app stopped during this recording; recovered at the next start. Check it before uploading.',
+    extra: { rows, interval_ms: intervalMs, recovered: true, ...(ctx.sourceId ? { source: ctx.sourceId } : {}) },
+  });
+}
+
+/** The stream's rate when the recording started; else the rows spread over the time it ran. */
+function intervalOf(header: StoredHeader, rows: number, lastWriteMs: number): number {
+  const declared = (header.context as { intervalMs?: unknown }).intervalMs;
+  if (typeof declared === 'number' && declared > 0) return declared;
+  const started = header.started ? Date.parse(header.started) : NaN;
+  const spanMs = lastWriteMs - started;
+  return Number.isFinite(spanMs) && spanMs > 0 ? spanMs / rows : 1;
+}
+
+/**
+ * Whole rows at the start of `buf` (CBOR arrays of `width` numbers, as encodeRows writes them)
+ * and the bytes they take; stops at the first row that is cut short or not a row.
+ */
+export function completeRows(buf: Uint8Array, width: number): { rows: number; bytes: number } {
+  let p = 0;
+  let rows = 0;
+  const end = buf.length;
+  for (;;) {
+    const start = p;
+    const head = arrayHead(buf, p);
+    if (!head || head.n !== width) return { rows, bytes: start };
+    p = head.next;
+    let ok = true;
+    for (let a = 0; a < width && ok; a++) {
+      const size = numberSize(buf[p]);
+      if (size === 0 || p + size > end) ok = false;
+      else p += size;
+    }
+    if (!ok) return { rows, bytes: start };
+    rows++;
+  }
+}
+
+function arrayHead(b: Uint8Array, p: number): { n: number; next: number } | null {
+  if (p >= b.length) return null;
+  const ib = b[p]!;
+  if (ib >= 0x80 && ib < 0x98) return { n: ib - 0x80, next: p + 1 };
+  if (ib === 0x98 && p + 2 <= b.length) return { n: b[p + 1]!, next: p + 2 };
+  if (ib === 0x99 && p + 3 <= b.length) return { n: (b[p + 1]! << 8) | b[p + 2]!, next: p + 3 };
+  return null;
+}
+
+/** Bytes of one number as encodeRows writes it (integers up to 32 bits, float64); 0 = not one. */
+function numberSize(ib: number | undefined): number {
+  if (ib === undefined) return 0;
+  if (ib < 0x18 || (ib >= 0x20 && ib < 0x38)) return 1;
+  if (ib === 0x18 || ib === 0x38) return 2;
+  if (ib === 0x19 || ib === 0x39) return 3;
+  if (ib === 0x1a || ib === 0x3a) return 5;
+  if (ib === 0xfb) return 9;
+  return 0;
+}

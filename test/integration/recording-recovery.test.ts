@@ -1,0 +1,95 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile, appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import { completeRows, recoverRecordings } from '../../src-main/core/capture/recording-recovery.js';
+import { encodeRows } from '../../src-main/core/capture/cbor-rows.js';
+import { createLogger } from '../../src-main/core/log.js';
+import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
+import { SampleStore } from '../../src-main/core/samples/sample-store.js';
+import { assertBuilt, startServe } from '../support/cli.js';
+import { TestWsClient } from '../support/ws-client.js';
+
+const log = createLogger(() => {});
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'cd-recover-'));
+  dirs.push(d);
+  return d;
+}
+
+describe('interrupted recordings', () => {
+  it('counts whole rows only: a row cut short by the crash is dropped', () => {
+    const rows = encodeRows([1, 2.5, -3, 70000, 0.1, 9], 3, 2);
+    expect(completeRows(rows, 3)).toEqual({ rows: 2, bytes: rows.length });
+    expect(completeRows(rows.subarray(0, rows.length - 3), 3)).toEqual({ rows: 1, bytes: encodeRows([1, 2.5, -3], 3, 1).length });
+    expect(completeRows(new Uint8Array(0), 3)).toEqual({ rows: 0, bytes: 0 });
+  });
+
+  it('turns the files a dead recording left into an incomplete, local sample with its label and metadata', async () => {
+    const dataDir = await tempDir();
+    const rec = join(dataDir, 'recordings');
+    await mkdir(rec, { recursive: true });
+    const header = { deviceType: 'BOARD', sensors: [{ name: 'ax', units: 'g' }, { name: 'ay', units: 'g' }], context: { sourceId: 'serial:/dev/x', label: 'wave', category: 'testing', metadata: { subject: 'ana' }, intervalMs: 10 }, started: new Date().toISOString() };
+    await writeFile(join(rec, 'abcdef12-0000.json'), JSON.stringify(header));
+    await writeFile(join(rec, 'abcdef12-0000.rows'), encodeRows([1, 2, 3, 4, 5.5, 6.25], 2, 3));
+    await appendFile(join(rec, 'abcdef12-0000.rows'), Buffer.from([0x82, 0xfb, 0x40])); // half a row
+    // A header whose capture never got a row: nothing to keep, and its file goes.
+    await writeFile(join(rec, 'empty-0000.json'), JSON.stringify(header));
+
+    const store = await SampleStore.open(dataDir, log);
+    try {
+      const got = await recoverRecordings(store, log, async () => undefined);
+      expect(got).toHaveLength(1);
+      const s = got[0]!;
+      expect(s).toMatchObject({ name: 'wave.abcdef12.cbor', label: 'wave', category: 'testing', metadata: { subject: 'ana' }, state: 'local', incomplete: true, lengthMs: 30 });
+      expect(s.note).toMatch(/recovered/);
+      expect(decodeAcquisition(await store.readBytes(s), 'cbor').payload.values).toEqual([[1, 2], [3, 4], [5.5, 6.25]]);
+      expect(await readdir(rec)).toEqual([]);
+      // A second start finds nothing more to do.
+      expect(await recoverRecordings(store, log, async () => undefined)).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('kill -9 during a recording through the real browser shell: the next start has the sample', async () => {
+    assertBuilt();
+    const dataDir = join(await tempDir(), 'data');
+    const first = await startServe(['--port', '0', '--data-dir', dataDir]);
+    const client = await TestWsClient.connect(`${first.url.replace(/^http/, 'ws')}ws`);
+    const call = async <T>(method: string, input: unknown): Promise<T> => {
+      const r = await client.call(method, input);
+      if (!r.ok) throw new Error(r.error.message);
+      return r.value as T;
+    };
+    await call('stream.start', { sourceId: 'simulated:imu', rateHz: 200 });
+    await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'crash', category: 'training', metadata: { rig: 'r1' } });
+    await new Promise((r) => setTimeout(r, 1500));
+    client.close();
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+
+    const second = await startServe(['--port', '0', '--data-dir', dataDir]);
+    const again = await TestWsClient.connect(`${second.url.replace(/^http/, 'ws')}ws`);
+    try {
+      const r = await again.call('samples.list', {});
+      if (!r.ok) throw new Error(r.error.message);
+      const samples = (r.value as { samples: Sample[] }).samples;
+      expect(samples).toHaveLength(1);
+      const s = samples[0]!;
+      expect(s).toMatchObject({ label: 'crash', category: 'training', metadata: { rig: 'r1' }, incomplete: true, state: 'local' });
+      // About 1.5 s at 200 Hz were on disk when the process died (rows are flushed as they come).
+      expect(s.extra['rows']).toBeGreaterThan(100);
+      expect(s.lengthMs).toBeCloseTo((s.extra['rows'] as number) * 5, 5);
+      expect(await readdir(join(dataDir, 'recordings'))).toEqual([]);
+    } finally {
+      again.close();
+      second.child.kill('SIGTERM');
+    }
+  });
+});
