@@ -7,6 +7,8 @@ import { completeRows, recoverRecordings } from '../../src-main/core/capture/rec
 import { encodeRows } from '../../src-main/core/capture/cbor-rows.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
+import { wavHeader } from '../../src-main/core/samples/formats/wav.js';
+import { readWavPcm } from '../../src-main/core/samples/formats/wav-pcm.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { assertBuilt, startServe } from '../support/cli.js';
 import { TestWsClient } from '../support/ws-client.js';
@@ -57,6 +59,33 @@ describe('interrupted recordings', () => {
     }
   });
 
+  it('keeps every whole frame of a microphone recording whose header was never updated, and leaves a live process alone', async () => {
+    const dataDir = await tempDir();
+    const rec = join(dataDir, 'recordings');
+    await mkdir(rec, { recursive: true });
+    const note = { label: 'hum', category: 'training', metadata: { room: 'lab' }, sampleRate: 16000, device: 'mic', started: new Date().toISOString(), pid: 999_999_999 };
+    await writeFile(join(rec, '1234abcd-0000.audio.json'), JSON.stringify(note));
+    const pcm = Int16Array.from({ length: 500 }, (_, i) => i - 250);
+    // A header that still says 0 bytes (written at start), the audio, and half a frame.
+    await writeFile(join(rec, '1234abcd-0000.wav'), Buffer.concat([wavHeader(16000, 1, 0), Buffer.from(pcm.buffer), Buffer.from([7])]));
+    // A recording another living process is making (here: our parent) is not touched.
+    await writeFile(join(rec, 'busy-0000.audio.json'), JSON.stringify({ ...note, pid: process.ppid }));
+    await writeFile(join(rec, 'busy-0000.wav'), wavHeader(16000, 1, 0));
+
+    const store = await SampleStore.open(dataDir, log);
+    try {
+      const [s, ...more] = await recoverRecordings(store, log, async () => undefined);
+      expect(more).toEqual([]);
+      expect(s).toMatchObject({ name: 'hum.1234abcd.wav', kind: 'audio', label: 'hum', metadata: { room: 'lab' }, incomplete: true, state: 'local', lengthMs: 31.25 });
+      const back = readWavPcm(await store.readBytes(s!));
+      expect(back.sampleRate).toBe(16000);
+      expect([...back.channels[0]!]).toEqual([...pcm]);
+      expect((await readdir(rec)).sort()).toEqual(['busy-0000.audio.json', 'busy-0000.wav']);
+    } finally {
+      store.close();
+    }
+  });
+
   it('kill -9 during a recording through the real browser shell: the next start has the sample', async () => {
     assertBuilt();
     const dataDir = join(await tempDir(), 'data');
@@ -87,6 +116,43 @@ describe('interrupted recordings', () => {
       expect(s.extra['rows']).toBeGreaterThan(100);
       expect(s.lengthMs).toBeCloseTo((s.extra['rows'] as number) * 5, 5);
       expect(await readdir(join(dataDir, 'recordings'))).toEqual([]);
+    } finally {
+      again.close();
+      second.child.kill('SIGTERM');
+    }
+  });
+});
+
+describe('interrupted microphone recording (real PulseAudio virtual microphone)', () => {
+  it('kill -9 of the browser shell while recording the microphone: the next start has the WAV', async () => {
+    assertBuilt();
+    const dataDir = join(await tempDir(), 'data');
+    const first = await startServe(['--port', '0', '--data-dir', dataDir]);
+    const client = await TestWsClient.connect(`${first.url.replace(/^http/, 'ws')}ws`);
+    const call = async <T>(method: string, input: unknown): Promise<T> => {
+      const r = await client.call(method, input);
+      if (!r.ok) throw new Error(r.error.message);
+      return r.value as T;
+    };
+    await call('stream.start', { sourceId: 'audio:default' });
+    await call<RecordingStatus>('record.start', { sourceIds: ['audio:default'], label: 'hum', category: 'testing', metadata: { room: 'lab' } });
+    await new Promise((r) => setTimeout(r, 2000));
+    client.close();
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+
+    const second = await startServe(['--port', '0', '--data-dir', dataDir]);
+    const again = await TestWsClient.connect(`${second.url.replace(/^http/, 'ws')}ws`);
+    try {
+      const r = await again.call('samples.list', {});
+      if (!r.ok) throw new Error(r.error.message);
+      const [s, ...more] = (r.value as { samples: Sample[] }).samples;
+      expect(more).toEqual([]);
+      expect(s).toMatchObject({ kind: 'audio', label: 'hum', category: 'testing', metadata: { room: 'lab' }, incomplete: true, state: 'local' });
+      expect(s!.name).toMatch(/^hum\.[0-9a-f]{8}\.wav$/);
+      // Most of the 2 s was on disk (the capture warms up first; a busy machine delays it more).
+      expect(s!.lengthMs).toBeGreaterThan(500);
+      expect(s!.lengthMs).toBeLessThan(2500);
     } finally {
       again.close();
       second.child.kill('SIGTERM');

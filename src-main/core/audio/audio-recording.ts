@@ -1,10 +1,14 @@
-import { rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Category, Sample, StructuredLabel } from '../contract.js';
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { WavFileWriter } from '../samples/formats/wav-writer.js';
 import type { AudioInput } from './audio-input.js';
 import type { PcmBatch } from './audio-supervisor.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { RECORDINGS_DIR, type AudioRecordingNote } from '../capture/recording-recovery.js';
 
 export interface AudioRecordingOptions {
   label: string | null;
@@ -74,7 +78,10 @@ export class AudioRecording {
     this.#offs.push(sup.errors.on((err) => this.#end(err)));
     // The capture was stopped or restarted with other settings: this recording is over.
     this.#offs.push(sup.states.on((st) => (st.state !== 'capturing' ? this.#end(null) : undefined)));
-    this.#reserved = store.reserveFile('.wav');
+    // Recorded into the recordings folder beside a note of what it is, so a crash mid-way leaves
+    // a WAV the next start turns into an incomplete sample (recording-recovery.ts).
+    const id = randomUUID();
+    this.#reserved = { id, tempPath: join(store.dataDir, RECORDINGS_DIR, `${id}.wav`) };
     this.done = new Promise<void>((r) => (this.#finish = r)).then(() => this.#save());
   }
 
@@ -87,9 +94,13 @@ export class AudioRecording {
     if (o.lengthMs != null && !(o.lengthMs > 0)) throw new CoreError('InvalidArguments', `Recording length must be above 0 ms; got ${o.lengthMs}.`);
     const rec = new AudioRecording(sup, store, o, st.sampleRate);
     try {
+      await mkdir(join(store.dataDir, RECORDINGS_DIR), { recursive: true });
+      const note: AudioRecordingNote = { label: o.label, category: o.category, metadata: o.metadata ?? {}, sampleRate: st.sampleRate, device: rec.#device, started: new Date().toISOString(), pid: process.pid };
+      await writeFileAtomic(rec.#notePath, JSON.stringify(note));
       rec.#writer = await WavFileWriter.create(rec.#reserved.tempPath, { sampleRate: st.sampleRate, channels: 1 });
     } catch (err) {
       rec.#unsubscribe();
+      await rm(rec.#notePath, { force: true });
       throw err;
     }
     for (const chunk of rec.#queued.splice(0)) rec.#write(chunk);
@@ -99,6 +110,10 @@ export class AudioRecording {
 
   get frames(): number {
     return this.#frames;
+  }
+
+  get #notePath(): string {
+    return join(this.#store.dataDir, RECORDINGS_DIR, `${this.#reserved.id}.audio.json`);
   }
 
   /** Ends the recording now; resolves with the saved sample. */
@@ -147,6 +162,15 @@ export class AudioRecording {
   }
 
   async #save(): Promise<RecordingOutcome> {
+    try {
+      return await this.#commit();
+    } finally {
+      // Saved, or deliberately not kept: either way nothing is left to recover.
+      await rm(this.#notePath, { force: true });
+    }
+  }
+
+  async #commit(): Promise<RecordingOutcome> {
     const writer = this.#writer!;
     let writeError: unknown = null;
     const info = await writer.finish().catch(async (e: unknown) => {

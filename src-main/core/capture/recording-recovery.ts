@@ -1,7 +1,8 @@
-import { readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
+import { open, readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Category, Sample } from '../contract.js';
 import type { Logger } from '../log.js';
+import { WAV_HEADER_BYTES, wavHeader } from '../samples/formats/wav.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { writeAcquisition, type RecordingHeader } from './sensor-recorder.js';
 
@@ -10,6 +11,19 @@ export const RECORDINGS_DIR = 'recordings';
 
 interface StoredHeader extends RecordingHeader {
   started?: string;
+  pid?: number;
+}
+
+/** Written beside `<id>.wav` when a microphone recording starts; removed once it is saved. */
+export interface AudioRecordingNote {
+  label: string | null;
+  category: Category;
+  metadata: Record<string, string>;
+  sampleRate: number;
+  device: string;
+  started: string;
+  /** The process recording it: while that one lives (a CLI recording beside the app), hands off. */
+  pid: number;
 }
 
 /**
@@ -17,7 +31,8 @@ interface StoredHeader extends RecordingHeader {
  * `<id>.json` (label, category, metadata, axes) and `<id>.rows` (every row appended so far) in
  * the recordings folder. At start these become incomplete samples, kept local for the user to
  * look at: nothing a person recorded is lost because the app did not get to press Stop.
- * Runs before any new recording can start, so every file here belongs to a dead capture.
+ * Runs before this process records anything; a recording whose process still lives (the CLI
+ * recording into the same data folder) is left alone.
  */
 export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey: () => Promise<string | undefined>): Promise<Sample[]> {
   const dir = join(store.dataDir, RECORDINGS_DIR);
@@ -30,15 +45,18 @@ export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey
   }
   const recovered: Sample[] = [];
   for (const f of names.filter((n) => n.endsWith('.json'))) {
-    const id = f.slice(0, -'.json'.length);
-    const rowsFile = join(dir, `${id}.rows`);
+    const audio = f.endsWith('.audio.json');
+    const id = f.slice(0, -(audio ? '.audio.json' : '.json').length);
+    const dataFile = join(dir, audio ? `${id}.wav` : `${id}.rows`);
     try {
-      const sample = await recoverOne(store, join(dir, f), rowsFile, id, hmacKey);
+      const { pid } = JSON.parse(await readFile(join(dir, f), 'utf8')) as { pid?: unknown };
+      if (typeof pid === 'number' && pid !== process.pid && alive(pid)) continue; // still being recorded
+      const sample = audio ? await recoverAudio(store, join(dir, f), dataFile, id) : await recoverOne(store, join(dir, f), dataFile, id, hmacKey);
       if (sample) {
         recovered.push(sample);
         log.warn('recovered a recording interrupted by a stop of the app', { name: sample.name, rows: sample.extra['rows'] });
       }
-      await rm(rowsFile, { force: true });
+      await rm(dataFile, { force: true });
       await rm(join(dir, f), { force: true });
     } catch (err) {
       // Left in place for the next start (or a person) rather than deleted: it may be the only copy.
@@ -76,8 +94,53 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
     lengthMs: rows * intervalMs,
     incomplete: true,
     queue: false,
-    note: 'incomplete: the app stopped during this recording; recovered at the next start. Check it before uploading.',
+    note: NOTE,
     extra: { rows, interval_ms: intervalMs, recovered: true, ...(ctx.sourceId ? { source: ctx.sourceId } : {}) },
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
+  }
+}
+
+const NOTE = 'incomplete: the app stopped during this recording; recovered at the next start. Check it before uploading.';
+
+/** A microphone recording: the WAV holds every whole frame written; its header is made to match. */
+async function recoverAudio(store: SampleStore, noteFile: string, wavFile: string, id: string): Promise<Sample | null> {
+  const note = JSON.parse(await readFile(noteFile, 'utf8')) as AudioRecordingNote;
+  let size: number;
+  try {
+    size = (await stat(wavFile)).size;
+  } catch {
+    return null;
+  }
+  const frames = Math.floor(Math.max(0, size - WAV_HEADER_BYTES) / 2);
+  if (frames === 0) return null;
+  // The crash may have come between a write of audio and the header's update, or mid-frame.
+  await truncate(wavFile, WAV_HEADER_BYTES + frames * 2);
+  const fh = await open(wavFile, 'r+');
+  try {
+    await fh.write(wavHeader(note.sampleRate, 1, frames * 2), 0, WAV_HEADER_BYTES, 0);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return store.commitFile({ id, tempPath: wavFile }, {
+    name: `${note.label ?? 'unlabeled'}.${id.slice(0, 8)}.wav`,
+    kind: 'audio',
+    label: note.label,
+    category: note.category,
+    metadata: note.metadata,
+    lengthMs: (frames * 1000) / note.sampleRate,
+    incomplete: true,
+    queue: false,
+    note: NOTE,
+    extra: { rows: frames, interval_ms: 1000 / note.sampleRate, sample_rate: note.sampleRate, device: note.device, recovered: true },
   });
 }
 

@@ -42,7 +42,7 @@ export class SensorRecorder {
   static async start(dir: string, header: RecordingHeader): Promise<SensorRecorder> {
     await mkdir(dir, { recursive: true });
     const id = randomUUID();
-    await writeFileAtomic(join(dir, `${id}.json`), JSON.stringify({ ...header, started: new Date().toISOString() }));
+    await writeFileAtomic(join(dir, `${id}.json`), JSON.stringify({ ...header, started: new Date().toISOString(), pid: process.pid }));
     return new SensorRecorder(dir, header, id);
   }
 
