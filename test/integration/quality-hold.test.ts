@@ -82,7 +82,11 @@ describe('data quality through the core, with real boards on PTYs', () => {
     expect(srv.samples.map((s) => s.originalName)).toEqual([good.name]);
     expect((await call<QueueStatus>('queue.status')).counts.local).toBe(1);
 
-    expect(await list({ flagged: true })).toEqual({ samples: [expect.objectContaining({ id: bad.id })], total: 1 });
+    // The Flagged filter lists it. The clean board may show a warning too: on a loaded machine the
+    // reader can really miss a line or two, which is what the warning is for.
+    const flagged = await list({ flagged: true });
+    expect(flagged.samples.map((s) => s.id)).toContain(bad.id);
+    expect(flagged.samples.filter((s) => s.id !== bad.id).map((s) => s.flagged)).not.toContain('error');
     // Queueing it the ordinary way keeps it held; "Upload anyway" sends it.
     expect(await call('queue.enqueue', { ids: [bad.id] })).toEqual({ queued: 0, held: 1 });
     await pause(300);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile, appendFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import type { Sample } from '../../src-main/core/contract.js';
 import { completeRows, recoverRecordings } from '../../src-main/core/capture/recording-recovery.js';
 import { encodeRows } from '../../src-main/core/capture/cbor-rows.js';
 import { createLogger } from '../../src-main/core/log.js';
@@ -22,6 +22,36 @@ async function tempDir(): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), 'cd-recover-'));
   dirs.push(d);
   return d;
+}
+
+/** Through the real browser shell: start `sourceId`, record it, kill -9 the process after `ms`. */
+async function killMidRecording(dataDir: string, sourceId: string, record: Record<string, unknown>, ms: number, stream: Record<string, unknown> = {}): Promise<void> {
+  const first = await startServe(['--port', '0', '--data-dir', dataDir]);
+  const client = await TestWsClient.connect(`${first.url.replace(/^http/, 'ws')}ws`);
+  const call = async (method: string, input: unknown) => {
+    const r = await client.call(method, input);
+    if (!r.ok) throw new Error(r.error.message);
+  };
+  await call('stream.start', { sourceId, ...stream });
+  await call('record.start', { sourceIds: [sourceId], ...record });
+  await new Promise((r) => setTimeout(r, ms));
+  client.close();
+  first.child.kill('SIGKILL');
+  await new Promise((r) => first.child.once('exit', r));
+}
+
+/** Starts the shell again on the same data folder and lists its samples. */
+async function samplesAfterRestart(dataDir: string): Promise<Sample[]> {
+  const second = await startServe(['--port', '0', '--data-dir', dataDir]);
+  const again = await TestWsClient.connect(`${second.url.replace(/^http/, 'ws')}ws`);
+  try {
+    const r = await again.call('samples.list', {});
+    if (!r.ok) throw new Error(r.error.message);
+    return (r.value as { samples: Sample[] }).samples;
+  } finally {
+    again.close();
+    second.child.kill('SIGTERM');
+  }
 }
 
 describe('interrupted recordings', () => {
@@ -89,37 +119,15 @@ describe('interrupted recordings', () => {
   it('kill -9 during a recording through the real browser shell: the next start has the sample', async () => {
     assertBuilt();
     const dataDir = join(await tempDir(), 'data');
-    const first = await startServe(['--port', '0', '--data-dir', dataDir]);
-    const client = await TestWsClient.connect(`${first.url.replace(/^http/, 'ws')}ws`);
-    const call = async <T>(method: string, input: unknown): Promise<T> => {
-      const r = await client.call(method, input);
-      if (!r.ok) throw new Error(r.error.message);
-      return r.value as T;
-    };
-    await call('stream.start', { sourceId: 'simulated:imu', rateHz: 200 });
-    await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'crash', category: 'training', metadata: { rig: 'r1' } });
-    await new Promise((r) => setTimeout(r, 1500));
-    client.close();
-    first.child.kill('SIGKILL');
-    await new Promise((r) => first.child.once('exit', r));
-
-    const second = await startServe(['--port', '0', '--data-dir', dataDir]);
-    const again = await TestWsClient.connect(`${second.url.replace(/^http/, 'ws')}ws`);
-    try {
-      const r = await again.call('samples.list', {});
-      if (!r.ok) throw new Error(r.error.message);
-      const samples = (r.value as { samples: Sample[] }).samples;
-      expect(samples).toHaveLength(1);
-      const s = samples[0]!;
-      expect(s).toMatchObject({ label: 'crash', category: 'training', metadata: { rig: 'r1' }, incomplete: true, state: 'local' });
-      // About 1.5 s at 200 Hz were on disk when the process died (rows are flushed as they come).
-      expect(s.extra['rows']).toBeGreaterThan(100);
-      expect(s.lengthMs).toBeCloseTo((s.extra['rows'] as number) * 5, 5);
-      expect(await readdir(join(dataDir, 'recordings'))).toEqual([]);
-    } finally {
-      again.close();
-      second.child.kill('SIGTERM');
-    }
+    await killMidRecording(dataDir, 'simulated:imu', { label: 'crash', category: 'training', metadata: { rig: 'r1' } }, 1500, { rateHz: 200 });
+    const samples = await samplesAfterRestart(dataDir);
+    expect(samples).toHaveLength(1);
+    const s = samples[0]!;
+    expect(s).toMatchObject({ label: 'crash', category: 'training', metadata: { rig: 'r1' }, incomplete: true, state: 'local' });
+    // About 1.5 s at 200 Hz were on disk when the process died (rows are flushed as they come).
+    expect(s.extra['rows']).toBeGreaterThan(100);
+    expect(s.lengthMs).toBeCloseTo((s.extra['rows'] as number) * 5, 5);
+    expect(await readdir(join(dataDir, 'recordings'))).toEqual([]);
   });
 });
 
@@ -127,35 +135,13 @@ describe('interrupted microphone recording (real PulseAudio virtual microphone)'
   it('kill -9 of the browser shell while recording the microphone: the next start has the WAV', async () => {
     assertBuilt();
     const dataDir = join(await tempDir(), 'data');
-    const first = await startServe(['--port', '0', '--data-dir', dataDir]);
-    const client = await TestWsClient.connect(`${first.url.replace(/^http/, 'ws')}ws`);
-    const call = async <T>(method: string, input: unknown): Promise<T> => {
-      const r = await client.call(method, input);
-      if (!r.ok) throw new Error(r.error.message);
-      return r.value as T;
-    };
-    await call('stream.start', { sourceId: 'audio:default' });
-    await call<RecordingStatus>('record.start', { sourceIds: ['audio:default'], label: 'hum', category: 'testing', metadata: { room: 'lab' } });
-    await new Promise((r) => setTimeout(r, 2000));
-    client.close();
-    first.child.kill('SIGKILL');
-    await new Promise((r) => first.child.once('exit', r));
-
-    const second = await startServe(['--port', '0', '--data-dir', dataDir]);
-    const again = await TestWsClient.connect(`${second.url.replace(/^http/, 'ws')}ws`);
-    try {
-      const r = await again.call('samples.list', {});
-      if (!r.ok) throw new Error(r.error.message);
-      const [s, ...more] = (r.value as { samples: Sample[] }).samples;
-      expect(more).toEqual([]);
-      expect(s).toMatchObject({ kind: 'audio', label: 'hum', category: 'testing', metadata: { room: 'lab' }, incomplete: true, state: 'local' });
-      expect(s!.name).toMatch(/^hum\.[0-9a-f]{8}\.wav$/);
-      // Most of the 2 s was on disk (the capture warms up first; a busy machine delays it more).
-      expect(s!.lengthMs).toBeGreaterThan(500);
-      expect(s!.lengthMs).toBeLessThan(2500);
-    } finally {
-      again.close();
-      second.child.kill('SIGTERM');
-    }
+    await killMidRecording(dataDir, 'audio:default', { label: 'hum', category: 'testing', metadata: { room: 'lab' } }, 2000);
+    const [s, ...more] = await samplesAfterRestart(dataDir);
+    expect(more).toEqual([]);
+    expect(s).toMatchObject({ kind: 'audio', label: 'hum', category: 'testing', metadata: { room: 'lab' }, incomplete: true, state: 'local' });
+    expect(s!.name).toMatch(/^hum\.[0-9a-f]{8}\.wav$/);
+    // Most of the 2 s was on disk (the capture warms up first; a busy machine delays it more).
+    expect(s!.lengthMs).toBeGreaterThan(500);
+    expect(s!.lengthMs).toBeLessThan(2500);
   });
 });
