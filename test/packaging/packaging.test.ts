@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { extractAll, extractFile, listPackage, statFile } from '@electron/asar';
 import { build as esbuild } from 'esbuild';
 import { checkPng, matchValue, parseUdevRules, run, tail, type UdevRule } from './helpers.js';
+import { buildLinuxDir, type LinuxDirBuild } from './linux-dir.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
@@ -342,9 +343,8 @@ describe(`udev rule ${RULE_NAME}`, () => {
 });
 
 describe('electron-builder --linux dir (offline, stand-in Electron)', () => {
-  const REQUIRED_DIST = ['dist/electron/main.js', 'dist/electron/preload.cjs', 'dist/renderer/index.html'];
+  let build: LinuxDirBuild;
   let work = '';
-  let outDir = '';
   let cacheDir = '';
   let unpacked = '';
   let asarPath = '';
@@ -353,62 +353,11 @@ describe('electron-builder --linux dir (offline, stand-in Electron)', () => {
   let buildSeconds = 0;
 
   beforeAll(async () => {
-    const missing = REQUIRED_DIST.filter((f) => !existsSync(join(ROOT, f)));
-    if (missing.length > 0) {
-      throw new Error(`The app's build output is missing (${missing.join(', ')}). Run \`npm run build\` before the packaging test.`);
-    }
-    work = mkdtempSync(join(tmpdir(), 'cd-pack-'));
-    outDir = join(work, 'release');
-    cacheDir = join(work, 'electron-builder-cache');
-
-    // Stand-in Electron distribution: what electron-builder copies and renames for Linux.
-    const electronDist = join(work, 'electron-dist');
-    const electronVersion = (JSON.parse(readFileSync(require.resolve('electron/package.json'), 'utf8')) as { version: string }).version;
-    mkdirSync(electronDist, { recursive: true });
-    writeFileSync(join(electronDist, 'electron'), '#!/bin/sh\necho "stand-in for the Electron binary" >&2\nexit 1\n');
-    chmodSync(join(electronDist, 'electron'), 0o755);
-    writeFileSync(join(electronDist, 'version'), electronVersion);
-    writeFileSync(join(electronDist, 'LICENSE'), 'Stand-in for Electron LICENSE\n');
-    writeFileSync(join(electronDist, 'LICENSES.chromium.html'), '<!doctype html><title>stand-in</title>\n');
-
-    // A real build: not vitest's environment (builder-util hard-links files when VITEST is set),
-    // no code signing discovery, an empty download cache, and a dead proxy so any download attempt
-    // fails fast instead of reaching the network.
-    const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VITEST') && k !== 'NODE_OPTIONS') env[k] = v;
-    Object.assign(env, {
-      CSC_IDENTITY_AUTO_DISCOVERY: 'false',
-      ELECTRON_BUILDER_OFFLINE: 'true',
-      ELECTRON_BUILDER_CACHE: cacheDir,
-      NO_UPDATE_NOTIFIER: '1',
-      HTTP_PROXY: 'http://127.0.0.1:9',
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-      http_proxy: 'http://127.0.0.1:9',
-      https_proxy: 'http://127.0.0.1:9',
-      NO_PROXY: '',
-      no_proxy: '',
-    });
-    const cli = join(dirname(require.resolve('electron-builder/package.json')), 'cli.js');
-    const started = Date.now();
-    const res = await run(
-      process.execPath,
-      [cli, '--linux', 'dir', '--publish', 'never', `-c.electronDist=${electronDist}`, '-c.npmRebuild=false', `-c.directories.output=${outDir}`],
-      { cwd: ROOT, env, timeoutMs: 170_000 },
-    );
-    buildSeconds = (Date.now() - started) / 1000;
-    buildOutput = res.output;
-    writeFileSync(join(work, 'electron-builder.log'), buildOutput);
-    if (res.code !== 0) throw new Error(`electron-builder failed (exit ${res.code ?? res.signal}):\n${tail(buildOutput)}`);
-
-    unpacked = join(outDir, 'linux-unpacked');
-    asarPath = join(unpacked, 'resources/app.asar');
-    entries = listPackage(asarPath, { isPack: false }).map((e) => e.split('\\').join('/'));
+    build = await buildLinuxDir();
+    ({ work, cacheDir, unpacked, asarPath, entries, output: buildOutput, seconds: buildSeconds } = build);
   }, 180_000);
 
-  afterAll(() => {
-    if (work && !process.env.KEEP_PACKAGING_OUTPUT) rmSync(work, { recursive: true, force: true });
-    else if (work) console.log(`packaging output kept in ${work}`);
-  });
+  afterAll(() => build?.dispose());
 
   it('builds with electron-builder.yml, without downloading anything', () => {
     console.log(`electron-builder --linux dir took ${buildSeconds.toFixed(1)} s`);
