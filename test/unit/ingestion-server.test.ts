@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 import type { FilesResponse, IngestionServer } from '../support/ingestion-server/server.js';
@@ -78,6 +79,27 @@ describe('files endpoints', () => {
   it('derives labels with letters, digits, whitespace, - and _', async () => {
     await upload([{ name: 'my wave_2-b.3.cbor', data: encodeCbor(sensorDoc()) }, { name: 'updown.wav', data: wav(250) }]);
     expect(srv.samples.map((s) => s.label)).toEqual(['my wave_2-b', 'updown']);
+  });
+  it('keeps the white space the file-name pattern matches; HTTP drops it from an x-label value', async () => {
+    // Without x-label the platform applies ^[a-zA-Z0-9\s-_]+ to the name: the match ends in a space.
+    const r = await upload([{ name: 'door knock (1).wav', data: wav(100) }, { name: 'idle.1.json', data: json() }, { name: 'wave_2.json', data: json(sensorDoc([[9, 9]])) }]);
+    expect(r.body?.success).toBe(true);
+    expect(srv.samples.map((s) => s.label)).toEqual(['door knock ', 'idle', 'wave_2']);
+    // A header value's trailing white space is not part of it (RFC 9110 field values): the bytes on
+    // the wire say "door knock ", the platform reads "door knock". Sent raw, so no client trims it.
+    const form = new FormData();
+    form.append('data', new Blob([bytes(wav(120))]), 'door knock (2).wav');
+    const req = new Request(srv.url, { method: 'POST', body: form });
+    const body = Buffer.from(await req.arrayBuffer());
+    const status = await new Promise<number>((resolve, reject) => {
+      const c = http.request(`${srv.url}/api/training/files`, {
+        method: 'POST', headers: { 'x-api-key': KEY, 'x-label': 'door knock  ', 'content-type': req.headers.get('content-type')!, 'content-length': body.length },
+      }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+      c.on('error', reject);
+      c.end(body);
+    });
+    expect(status).toBe(200);
+    expect(srv.samples[3]?.label).toBe('door knock');
   });
   it('honours x-label, x-no-label and x-add-date-id; keeps duplicate names', async () => {
     await upload([{ name: 'a.1.json', data: json() }], { 'x-label': 'walk' });
@@ -199,6 +221,36 @@ describe('x-bounding-boxes', () => {
     const r = await upload([{ name: 'bounding_boxes.labels', data: JSON.stringify(file) }, { name: 'a.png', data: png() }, { name: 'b.png', data: png() }], { 'x-bounding-boxes': 'nope' });
     expect(r.body?.files.map((f) => f.error ?? 'ok')).toEqual(['ok', 'x-bounding-boxes is not valid json']);
     expect(srv.samples[0]?.boundingBoxes).toEqual([{ ...box, label: 'lid' }]);
+  });
+});
+
+describe('boxes belong to images', () => {
+  const box = { label: 'cup', x: 1, y: 2, width: 30, height: 40 };
+  const sensor = () => ({ name: 'walk.1.json', data: json() });
+
+  it('applies x-bounding-boxes to the images of a request and stores other files without them', async () => {
+    srv.setFaults({ labelingMethod: 'object_detection' });
+    const r = await upload([{ name: 'cat.png', data: png() }, sensor(), { name: 'yes.wav', data: wav(50) }], { 'x-bounding-boxes': JSON.stringify([box]) });
+    expect(r.body?.files.map((f) => f.success)).toEqual([true, true, true]);
+    expect(srv.samples.map((s) => [s.originalName, s.boundingBoxes])).toEqual([['cat.png', [box]], ['walk.1.json', []], ['yes.wav', []]]);
+  });
+  it('does not reject a sensor file for a bad header it does not use', async () => {
+    srv.setFaults({ labelingMethod: 'object_detection' });
+    const r = await upload([{ name: 'cat.png', data: png() }, sensor()], { 'x-bounding-boxes': '{nope' });
+    expect(r.body?.files.map((f) => f.error ?? 'ok')).toEqual(['x-bounding-boxes is not valid json', 'ok']);
+  });
+  it('ignores boxes that labels files give a non-image file', async () => {
+    srv.setFaults({ labelingMethod: 'object_detection' });
+    const boxes = { version: 1, type: 'bounding-box-labels', boundingBoxes: { 'walk.1.json': [box], 'cat.jpg': [box] } };
+    const info = { version: 1, files: [{ path: 'walk.1.json', category: 'training', boundingBoxes: [box] }] };
+    await upload([{ name: 'bounding_boxes.labels', data: JSON.stringify(boxes) }, { name: 'info.labels', data: JSON.stringify(info) }, sensor(), { name: 'cat.jpg', data: jpg() }]);
+    expect(srv.samples.map((s) => s.boundingBoxes)).toEqual([[], [box]]);
+  });
+  it('reads bounding_boxes.labels only in the platform format, naming what is wrong', async () => {
+    srv.setFaults({ labelingMethod: 'object_detection' });
+    const r = await upload([{ name: 'bounding_boxes.labels', data: JSON.stringify({ version: 1, boundingBoxes: { 'a.png': [box] } }) }, { name: 'a.png', data: png() }]);
+    expect(r).toMatchObject({ status: 400, text: 'bounding_boxes.labels: type must be "bounding-box-labels"' });
+    expect(srv.samples).toHaveLength(0);
   });
 });
 

@@ -96,8 +96,10 @@ function ingestOne(state: State, d: Directives, c: Candidate): Outcome {
   }
 
   let boundingBoxes: BoundingBox[] = [];
-  // Spec rule 2: single-label projects discard boxes silently, without validating them.
-  if (f.labelingMethod === 'object_detection') {
+  // Spec rule 2: single-label projects discard boxes silently, without validating them. Boxes are
+  // an annotation of images only ("labels and object detection for images"): a sensor, audio or
+  // video file in the same request is stored without them, as in a single-label project.
+  if (f.labelingMethod === 'object_detection' && (c.kind === 'jpg' || c.kind === 'png')) {
     const ov = c.override;
     const result = ov?.boundingBoxes !== undefined
       ? validateBoxes(ov.boundingBoxes, ov.boundingBoxesSource ?? 'boundingBoxes')

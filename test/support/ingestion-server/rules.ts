@@ -130,8 +130,11 @@ export function addLabelsFile(into: Overrides, fileName: string, bytes: Buffer):
     into.set(key, found);
     return found;
   };
-  if (isObject(doc['boundingBoxes'])) {
-    for (const [name, boxes] of Object.entries(doc['boundingBoxes'])) {
+  if (doc['boundingBoxes'] !== undefined && !Array.isArray(doc['files'])) {
+    // The platform's object detection format: {"version":1,"type":"bounding-box-labels","boundingBoxes":{"a.jpg":[...]}}.
+    if (doc['type'] !== 'bounding-box-labels') fail('type must be "bounding-box-labels"');
+    if (!isObject(doc['boundingBoxes'])) fail('boundingBoxes must be an object of file name to boxes');
+    for (const [name, boxes] of Object.entries(doc['boundingBoxes'] as Record<string, unknown>)) {
       Object.assign(entry(name), { boundingBoxes: boxes, boundingBoxesSource: `${fileName} boundingBoxes` });
     }
     return;
