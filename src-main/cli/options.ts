@@ -21,7 +21,9 @@ export function parseMetadata(value: string | undefined): Record<string, string>
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--metadata must be a JSON object of key/value pairs.');
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(parsed)) {
-    if (typeof v === 'object' && v !== null) throw new UsageError(`--metadata value of "${k}" must be a string or number, not an object or list.`);
+    // null would reach the platform as the text "null": refuse it rather than guess what was meant.
+    if (v === null) throw new UsageError(`--metadata value of "${k}" is null; give a string or a number, or leave "${k}" out.`);
+    if (typeof v === 'object') throw new UsageError(`--metadata value of "${k}" must be a string or number, not an object or list.`);
     out[k] = String(v);
   }
   return out;

@@ -1,8 +1,12 @@
+import { sep } from 'node:path';
 import type { QueueStatus } from '../core/contract.js';
 import type { Logger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { importFiles } from '../core/upload/bulk-import.js';
+import type { BulkOutcome } from '../core/upload/bulk-import.js';
+import { describeLabels, readFolderLabels, type FileAnnotation } from '../core/upload/folder-labels.js';
 import { collectFiles, type ImportOptions } from '../core/upload/import-files.js';
+import { fileKind } from '../core/samples/formats/label-from-filename.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { Progress } from './progress.js';
 import { summarize } from './upload-summary.js';
@@ -26,12 +30,19 @@ export interface UploadRun {
  * Returns the exit code (0 only when every file is on the platform).
  */
 export async function runUpload(r: UploadRun): Promise<number> {
-  const { files, skipped } = await collectFiles(r.paths);
+  const { files: found, skipped, labelsFiles, hidden } = await collectFiles(r.paths);
   for (const s of skipped) process.stderr.write(`skipped ${s.path}: ${s.reason}\n`);
+  const labels = labelsFiles.length ? await readFolderLabels(found, labelsFiles) : null;
+  // Files whose labels file cannot be read are not sent: the platform would store them unlabelled.
+  const refused: BulkOutcome[] = [...(labels?.refused ?? [])].map(([path, reason]) => ({ path, status: 'refused', reason }));
+  const files = refused.length ? found.filter((f) => !labels!.refused.has(f)) : found;
+  const notes = [...describeHidden(hidden), ...describeLabels(labels?.reports ?? []), ...describeBoxesFlag(found, r.import, labels?.byFile)];
   if (files.length === 0) {
     process.stderr.write('Nothing to upload.\n');
-    process.stdout.write('0 uploaded, 0 already present, 0 rejected, 0 failed\n');
-    return skipped.length > 0 ? 1 : 0;
+    const summary = summarize(refused, new Map(), null);
+    for (const line of [...notes, ...summary.details]) process.stderr.write(line + '\n');
+    process.stdout.write(summary.line + '\n');
+    return skipped.length > 0 || refused.length > 0 ? 1 : 0;
   }
 
   const store = await SampleStore.open(r.dataDir, r.log);
@@ -71,18 +82,34 @@ export async function runUpload(r: UploadRun): Promise<number> {
       const retry = chunk.flatMap((o) => (o.status === 'known' && ['local', 'failed', 'rejected'].includes(o.state) ? [o.id] : []));
       if (retry.length) queue.queueStore.enqueue(retry);
       queue.wake();
-    });
+    }, labels?.byFile);
     await queue.whenIdle();
     await queue.stop();
     showProgress(() => queue.status(), true);
     progress.finish();
     const status = queue.status();
     if (status.paused) process.stderr.write(`Uploads stopped: ${status.pausedReason}\n`);
-    const summary = summarize(outcomes, store.verdicts(), status.pausedReason);
-    for (const line of summary.details) process.stderr.write(line + '\n');
+    const summary = summarize([...refused, ...outcomes], store.verdicts(), status.pausedReason);
+    for (const line of [...notes, ...summary.details]) process.stderr.write(line + '\n');
     process.stdout.write(summary.line + '\n');
     return summary.allOnPlatform ? 0 : 1;
   } finally {
     store.close();
   }
+}
+
+/** Hidden files are left out on purpose (.DS_Store, editor swap files, .git): said once, with a few names. */
+function describeHidden(hidden: string[]): string[] {
+  if (hidden.length === 0) return [];
+  const names = hidden.slice(0, 3).join(', ') + (hidden.length > 3 ? ` and ${hidden.length - 3} more` : '');
+  return [`skipped ${hidden.length} hidden ${hidden.length === 1 ? 'entry' : 'entries'} (names starting with "."): ${names}`];
+}
+
+/** --bounding-boxes goes with images only; a run that mixes in other files says which went without. */
+function describeBoxesFlag(files: string[], o: ImportOptions, byFile: ReadonlyMap<string, FileAnnotation> | undefined): string[] {
+  if (o.boundingBoxes.length === 0) return [];
+  const others = files.filter((f) => fileKind(f) !== 'image' && byFile?.get(f)?.boundingBoxes === undefined);
+  if (others.length === 0) return [];
+  const names = others.slice(0, 3).map((f) => f.slice(f.lastIndexOf(sep) + 1)).join(', ') + (others.length > 3 ? ` and ${others.length - 3} more` : '');
+  return [`--bounding-boxes applies to images only: ${others.length} other file${others.length === 1 ? ' was' : 's were'} sent without boxes (${names})`];
 }

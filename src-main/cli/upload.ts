@@ -13,6 +13,9 @@ export const UPLOAD_USAGE = `Usage: capture-desk upload [options] PATH...
 Uploads files or folders (recursively) to the platform's ingestion service. Accepted: .json .cbor
 .csv .parquet (sensor), .wav (audio), .jpg .jpeg .png (image), .mp4 .avi (video). Files are indexed
 in the data directory first, so an interrupted upload resumes where it stopped when run again.
+Labels files beside the files are used as the platform's own uploader uses them: info.labels sets
+each listed file's category, label (or structured labels), metadata and boxes, over the flags;
+bounding_boxes.labels gives the images of its folder their boxes. Hidden files are left out.
 Progress goes to stderr; the last line is "N uploaded, M already present, K rejected, F failed".
 Exit code 0 only when every file is on the platform. Files named here are always sent: the app's
 data-quality hold (Settings → Data quality) applies to what the app queues by itself, never to a
@@ -23,10 +26,11 @@ Options:
   --api-key KEY           project API key (default: $CAPTURE_DESK_API_KEY, then the OS keychain)
   --hmac-key KEY          sign unsigned JSON/CBOR sensor files with this key (device-signed files are kept as they are)
   --category C            training (default), validation, testing, post-processing or split
-  --label L               label for every file (default: from the file name, e.g. idle.01.cbor -> idle)
+  --label L               label for every file (default: the platform derives it from the file name,
+                          e.g. idle.01.cbor -> idle, so files with different labels share a request)
   --unlabeled             upload without a label
   --metadata JSON         key/values attached to every sample, e.g. '{"subject":"ana"}'
-  --bounding-boxes JSON   bounding boxes for every image (object detection projects)
+  --bounding-boxes JSON   bounding boxes for every image (object detection projects; other files go without)
   --allow-duplicates      let the platform store files it already has (default: refuse duplicates)
   --add-date-id           append a unique id to each stored file name
   --concurrency N         requests in flight (default 4)

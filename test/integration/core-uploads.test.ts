@@ -76,8 +76,9 @@ describe('core: samples, queue, keys and the platform, through the contract', ()
     srv.setFaults({ delayMs: 300 });
     await expect(call('settings.set', { uploadConcurrency: 0 })).rejects.toThrow(/at least 1/);
     await call('settings.set', { uploadConcurrency: 1 });
-    // Different labels travel in different requests (x-label is per request).
-    const add = (label: string, i: number) => call('samples.addFile', { name: `${label}.${i}.cbor`, bytes: cbor(i), category: 'training', queue: true });
+    // Different labels set by hand travel in different requests (x-label is per request); labels the
+    // file names give would share one, since the platform derives each from its file's name.
+    const add = (label: string, i: number) => call('samples.addFile', { name: `take.${i}.cbor`, bytes: cbor(i), category: 'training', label, queue: true });
     await Promise.all(['a', 'b', 'c', 'd'].map((l, i) => add(l, i + 1)));
     await until(() => srv.samples.length === 4);
     expect(srv.maxInFlight).toBe(1);

@@ -121,6 +121,20 @@ describe('upload queue against the spec emulator', () => {
     q.start();
     await q.whenIdle();
     expect(store.get(s.id)).toMatchObject({ state: 'failed', attempts: 3, error: expect.stringContaining('gave up after 3 attempts') });
+    // The last word is the give-up: nothing in it promises another try.
+    expect(store.get(s.id)!.error).not.toMatch(/will retry/i);
+  });
+
+  it('says it will retry while it still will', async () => {
+    const { srv, store, makeQueue, add } = await setup();
+    srv.setFaults({ fail500Next: 1, delayMs: 0 });
+    const s = await add('f.1.cbor', doc(1));
+    const q = makeQueue({ maxAttempts: 3, backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    q.start();
+    const deadline = Date.now() + 10_000;
+    while (store.get(s.id)!.attempts === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(store.get(s.id)).toMatchObject({ state: 'queued', attempts: 1, error: expect.stringMatching(/internal error \(500.*\)\. Will retry\.$/) });
+    await q.stop();
   });
 
   it('marks every sample of a 400 as rejected with the server text', async () => {

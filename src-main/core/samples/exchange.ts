@@ -45,7 +45,8 @@ export async function exportSamples(store: SampleStore, samples: Sample[], outDi
       entries.push({
         path: rel,
         name: basename(rel, extname(rel)),
-        category: s.category,
+        // The folder the file is in: a 'split' sample written under training/ is a training file there.
+        category: folder,
         label: s.structuredLabels?.length ? { type: 'multi-label', labels: s.structuredLabels } : s.label === null ? { type: 'unlabeled' } : { type: 'label', label: s.label },
         metadata: s.metadata,
         ...(s.boundingBoxes.length ? { boundingBoxes: s.boundingBoxes } : {}),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
-import type { BoundingBox, Category, SampleKind, SampleState } from '../contract.js';
+import type { BoundingBox, Category, SampleKind, SampleState, StructuredLabel } from '../contract.js';
 import type { Db } from './db.js';
 
 /** One file indexed where it lies (bulk upload): no copy, its hash pins the content we promised to send. */
@@ -11,9 +11,14 @@ export interface NewReference {
   label: string | null;
   bytes: number;
   sha256: string;
+  /** Set by a labels file in the file's folder; otherwise the import's defaults apply. */
+  category?: Category;
+  metadata?: Record<string, string>;
+  boundingBoxes?: BoundingBox[];
+  structuredLabels?: StructuredLabel[] | null;
 }
 
-/** What every file of one bulk import shares. */
+/** What every file of one bulk import shares unless its own reference says otherwise. */
 export interface ReferenceDefaults {
   category: Category;
   metadata: Record<string, string>;
@@ -34,8 +39,8 @@ export interface KnownReference {
 const INSERT = `INSERT INTO samples (id, name, file, owned, source_path, source_sha256, kind, label, category, metadata, bounding_boxes,
     structured_labels, created, bytes, sha256, length_ms, incomplete, add_date_id, allow_duplicates, state, attempts, next_attempt_at,
     error, note, platform_sample_id, uploaded_at, extra)
-  SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, 0, r.value ->> 2, r.value ->> 5, r.value ->> 3, r.value ->> 4, @category, @metadata,
-    @bounding_boxes, NULL, @created, r.value ->> 6, r.value ->> 5, NULL, 0, @add_date_id, @allow_duplicates, @state, 0, 0,
+  SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, 0, r.value ->> 2, r.value ->> 5, r.value ->> 3, r.value ->> 4,
+    COALESCE(r.value ->> 7, @category), COALESCE(r.value ->> 8, @metadata), r.value ->> 9, r.value ->> 10, @created, r.value ->> 6, r.value ->> 5, NULL, 0, @add_date_id, @allow_duplicates, @state, 0, 0,
     NULL, NULL, NULL, NULL, '{}'
   FROM json_each(@rows) AS r`;
 // Newest first, so the first row seen for a (path, hash) is the one findBySource would return.
@@ -68,10 +73,14 @@ export class ReferenceIndex {
     if (refs.length === 0) return [];
     const ids = refs.map(() => randomUUID());
     this.#insert.run({
-      rows: JSON.stringify(refs.map((r, i) => [ids[i], r.name, r.path, r.kind, r.label, r.sha256, r.bytes])),
+      rows: JSON.stringify(refs.map((r, i) => [
+        ids[i], r.name, r.path, r.kind, r.label, r.sha256, r.bytes, r.category ?? null, r.metadata ? JSON.stringify(r.metadata) : null,
+        // Boxes annotate images only: the platform never stores them on other files, nor does the index.
+        JSON.stringify(r.kind === 'image' ? (r.boundingBoxes ?? d.boundingBoxes) : []),
+        r.structuredLabels?.length ? JSON.stringify(r.structuredLabels) : null,
+      ])),
       category: d.category,
       metadata: JSON.stringify(d.metadata),
-      bounding_boxes: JSON.stringify(d.boundingBoxes),
       // One timestamp per chunk: queue order within it is the insertion (rowid) order.
       created: new Date().toISOString(),
       add_date_id: d.addDateId ? 1 : 0,

@@ -301,7 +301,8 @@ export class SampleStore {
     const row: SampleRow = {
       id, name: input.name, file: where.file, owned: where.owned ? 1 : 0, source_path: where.source?.path ?? null, source_sha256: where.source?.sha256 ?? null,
       kind: input.kind, label: input.label, category: input.category, metadata: JSON.stringify(input.metadata ?? {}),
-      bounding_boxes: JSON.stringify(input.boundingBoxes ?? []), structured_labels: input.structuredLabels ? JSON.stringify(input.structuredLabels) : null,
+      // Boxes annotate images only; the platform never stores them on other files, nor does the index.
+      bounding_boxes: JSON.stringify(input.kind === 'image' ? (input.boundingBoxes ?? []) : []), structured_labels: input.structuredLabels ? JSON.stringify(input.structuredLabels) : null,
       created: new Date().toISOString(), bytes: where.bytes, sha256: where.sha256, length_ms: input.lengthMs ?? verdict?.lengthMs ?? null, incomplete: input.incomplete ? 1 : 0,
       add_date_id: input.addDateId ? 1 : 0, allow_duplicates: input.allowDuplicates ? 1 : 0, state: input.queue && !held ? 'queued' : 'local', attempts: 0,
       next_attempt_at: 0, error: null, note: input.note ?? null, platform_sample_id: null, uploaded_at: null, extra: JSON.stringify(input.extra ?? {}),

@@ -6,7 +6,8 @@ import { ReferenceIndex, referenceKey, type NewReference } from '../samples/refe
 import type { SampleStore } from '../samples/sample-store.js';
 import { readFiles } from './bulk-reader.js';
 import { ReadWorker, type HashedRead } from './read-worker.js';
-import { importFile, type ImportOptions } from './import-files.js';
+import type { FileAnnotation } from './folder-labels.js';
+import { importFile, withAnnotation, type ImportOptions } from './import-files.js';
 
 /** Per file of a bulk import: its sample (new or found) and the state it had, or why it was refused. */
 export type BulkOutcome =
@@ -29,7 +30,15 @@ const READ_WHOLE_BYTES = 8 * 1024 * 1024;
  * sending while the rest is still indexed. Re-running after a crash finds each file (path and
  * content hash) and reuses its sample, so nothing is queued twice.
  */
-export async function importFiles(store: SampleStore, paths: string[], o: ImportOptions, onChunk: (outcomes: BulkOutcome[]) => void): Promise<BulkOutcome[]> {
+export async function importFiles(
+  store: SampleStore,
+  paths: string[],
+  run: ImportOptions,
+  onChunk: (outcomes: BulkOutcome[]) => void,
+  annotations: ReadonlyMap<string, FileAnnotation> = new Map(),
+): Promise<BulkOutcome[]> {
+  const optionsFor = (path: string) => withAnnotation(run, annotations.get(path));
+  const o = run;
   const index = new ReferenceIndex(store.db);
   const reader = hashedReader();
   const all: BulkOutcome[] = [];
@@ -73,7 +82,7 @@ export async function importFiles(store: SampleStore, paths: string[], o: Import
           outcomes[k] = { path, status: 'known', id: found.id, state: found.state };
           continue;
         }
-        fresh.push({ at: k, ref: referenceFor(path, r.bytes!.length, hash, o), bytes: r.bytes! });
+        fresh.push({ at: k, ref: referenceFor(path, r.bytes!.length, hash, optionsFor(path)), bytes: r.bytes! });
       }
       const ids = store.db.transaction(() => index.insert(fresh.map((f) => f.ref), o))();
       const state: SampleState = o.queue ? 'queued' : 'local';
@@ -81,7 +90,7 @@ export async function importFiles(store: SampleStore, paths: string[], o: Import
         store.keepBytes(ids[j]!, f.bytes);
         outcomes[f.at] = { path: f.ref.path, status: 'added', id: ids[j]!, state };
       });
-      for (const k of careful) outcomes[k] = await importOne(store, chunk[k]!, o);
+      for (const k of careful) outcomes[k] = await importOne(store, chunk[k]!, optionsFor(chunk[k]!));
       all.push(...outcomes);
       onChunk(outcomes);
     }
@@ -121,5 +130,8 @@ function hashedReader(): { read(paths: string[]): Promise<HashedRead[]>; close()
 function referenceFor(path: string, bytes: number, sha256: string, o: ImportOptions): NewReference {
   // The spec lists .jpg only; the same bytes under .jpeg would be refused.
   const name = basename(path).replace(/\.jpeg$/i, '.jpg');
-  return { path, name, kind: fileKind(name) as SampleKind, label: o.label === undefined ? deriveLabel(name) : o.label, bytes, sha256 };
+  return {
+    path, name, kind: fileKind(name) as SampleKind, label: o.label === undefined ? deriveLabel(name) : o.label, bytes, sha256,
+    category: o.category, metadata: o.metadata, boundingBoxes: o.boundingBoxes, structuredLabels: o.structuredLabels ?? null,
+  };
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat as statAsync } from 'node:fs/promises';
-import { basename, extname, join, resolve } from 'node:path';
-import type { BoundingBox, Category, Sample, SampleKind } from '../contract.js';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
+import type { BoundingBox, Category, Sample, SampleKind, StructuredLabel } from '../contract.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import type { FileAnnotation } from './folder-labels.js';
 import { MAX_FILE_BYTES } from './ingestion-client.js';
 
 export interface ImportOptions {
@@ -18,6 +19,26 @@ export interface ImportOptions {
   /** Signs unsigned JSON/CBOR sensor files; files a device already signed are kept byte for byte. */
   hmacKey?: string | undefined;
   queue: boolean;
+  /** Event marks or a labels file's multi-label entry; they travel in an info.labels part. */
+  structuredLabels?: StructuredLabel[] | null;
+}
+
+/**
+ * The options for one file once its folder's labels files are applied: what a labels file says
+ * about the file wins over the run's flags. Labels are trimmed: they travel in an HTTP header,
+ * which carries no white space at either end, and the index keeps what the platform stores.
+ */
+export function withAnnotation(o: ImportOptions, a: FileAnnotation | undefined): ImportOptions {
+  const label = o.label === undefined || o.label === null ? o.label : o.label.trim();
+  if (!a) return label === o.label ? o : { ...o, label };
+  return {
+    ...o,
+    category: a.category ?? o.category,
+    label: a.label !== undefined ? a.label : label,
+    metadata: a.metadata ?? o.metadata,
+    boundingBoxes: a.boundingBoxes ?? o.boundingBoxes,
+    structuredLabels: a.structuredLabels ?? o.structuredLabels ?? null,
+  };
 }
 
 export type ImportOutcome =
@@ -25,12 +46,27 @@ export type ImportOutcome =
   | { path: string; status: 'known'; sample: Sample }
   | { path: string; status: 'refused'; reason: string };
 
-/** Every file under the given paths that the platform accepts, plus the ones it would not take. */
-export async function collectFiles(paths: string[]): Promise<{ files: string[]; skipped: Array<{ path: string; reason: string }> }> {
+/** What a walk of the given paths found. */
+export interface CollectedFiles {
+  /** Files to upload as samples. */
+  files: string[];
+  skipped: Array<{ path: string; reason: string }>;
+  /** info.labels and bounding_boxes.labels in the folders of the files (see folder-labels.ts). */
+  labelsFiles: string[];
+  /** Names starting with '.' inside the folders walked (files and folders), left out on purpose. */
+  hidden: string[];
+}
+
+/** Every file under the given paths that the platform accepts, the labels files beside them, and what was left out. */
+export async function collectFiles(paths: string[]): Promise<CollectedFiles> {
   const files: string[] = [];
   const seen = new Set<string>();
   const skipped: Array<{ path: string; reason: string }> = [];
-  const visit = async (p: string): Promise<void> => {
+  const labelsFiles = new Set<string>();
+  const hidden: string[] = [];
+  /** Folders whose labels files were looked for: a file named on its own uses its folder's too, as the platform's uploader does. */
+  const looked = new Set<string>();
+  const visit = async (p: string, named: boolean): Promise<void> => {
     let st;
     try {
       st = await statAsync(p);
@@ -39,31 +75,48 @@ export async function collectFiles(paths: string[]): Promise<{ files: string[]; 
       return;
     }
     if (st.isDirectory()) await walk(p);
-    else if (st.isFile()) take(p);
+    else if (st.isFile()) {
+      take(p);
+      if (named) await lookBeside(dirname(p));
+    }
   };
   const take = (p: string) => {
     const kind = fileKind(p);
     if (kind === null) skipped.push({ path: p, reason: `the platform does not accept "${extname(p) || 'no extension'}" files` });
-    else if (kind === 'labels') skipped.push({ path: p, reason: 'labels files are not uploaded as samples' });
-    else if (!seen.has(p)) {
+    else if (kind === 'labels') {
+      if (LABELS_FILES.includes(basename(p))) labelsFiles.add(p);
+      else skipped.push({ path: p, reason: `only ${LABELS_FILES.join(' and ')} are read as labels files` });
+    } else if (!seen.has(p)) {
       // A folder and a file in it both given: upload the file once.
       seen.add(p);
       files.push(p);
     }
   };
-  // One readdir with types per folder instead of a stat per file: folders of 10,000 captures are common.
-  const walk = async (dir: string): Promise<void> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => !e.name.startsWith('.')).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const e of entries) {
-      const full = join(dir, e.name);
-      if (e.isDirectory()) await walk(full);
-      else if (e.isFile()) take(full);
-      else if (e.isSymbolicLink()) await visit(full);
+  const lookBeside = async (dir: string): Promise<void> => {
+    if (looked.has(dir)) return;
+    looked.add(dir);
+    for (const name of LABELS_FILES) {
+      const p = join(dir, name);
+      if (await statAsync(p).then((s) => s.isFile(), () => false)) labelsFiles.add(p);
     }
   };
-  for (const p of paths) await visit(resolve(p));
-  return { files, skipped };
+  // One readdir with types per folder instead of a stat per file: folders of 10,000 captures are common.
+  const walk = async (dir: string): Promise<void> => {
+    looked.add(dir);
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
+      const full = join(dir, e.name);
+      if (e.name.startsWith('.')) hidden.push(e.isDirectory() ? `${full}${sep}` : full);
+      else if (e.isDirectory()) await walk(full);
+      else if (e.isFile()) take(full);
+      else if (e.isSymbolicLink()) await visit(full, false);
+    }
+  };
+  for (const p of paths) await visit(resolve(p), true);
+  return { files, skipped, labelsFiles: [...labelsFiles], hidden };
 }
+
+const LABELS_FILES = ['info.labels', 'bounding_boxes.labels'];
 
 /**
  * Adds one file as a sample. Re-running an import after a crash finds the same file (path and
@@ -83,7 +136,7 @@ export async function importFile(store: SampleStore, path: string, o: ImportOpti
   if (known) return { path, status: 'known', sample: known };
 
   const base = {
-    name, kind, label, category: o.category, metadata: o.metadata, boundingBoxes: o.boundingBoxes,
+    name, kind, label, category: o.category, metadata: o.metadata, boundingBoxes: o.boundingBoxes, structuredLabels: o.structuredLabels ?? null,
     addDateId: o.addDateId, allowDuplicates: o.allowDuplicates, queue: o.queue,
   };
   const ext = extname(name).toLowerCase();

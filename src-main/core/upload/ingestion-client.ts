@@ -16,8 +16,11 @@ export interface IngestionTarget {
 /** What the headers say about every file of one request. */
 export interface UploadHeaders {
   category: Category;
-  /** A label, or null for "no label" (x-no-label: 1). */
-  label: string | null;
+  /**
+   * A label, null for "no label" (x-no-label: 1), or undefined: no label header, so the platform
+   * derives each file's label from its name (spec: the leading match of ^[a-zA-Z0-9\s-_]+).
+   */
+  label: string | null | undefined;
   metadata: Record<string, string>;
   boundingBoxes: BoundingBox[];
   /** On by default, as the platform's own uploader does: makes re-sending after a crash safe. */
@@ -40,7 +43,7 @@ const DUPLICATE = /already exists/i;
 export function buildHeaders(apiKey: string, h: UploadHeaders): Record<string, string> {
   const headers: Record<string, string> = { 'x-api-key': apiKey };
   if (h.label === null) headers['x-no-label'] = '1';
-  else headers['x-label'] = headerSafe('label', h.label);
+  else if (h.label !== undefined) headers['x-label'] = headerSafe('label', h.label);
   if (h.disallowDuplicates) headers['x-disallow-duplicates'] = '1';
   if (h.addDateId) headers['x-add-date-id'] = '1';
   if (Object.keys(h.metadata).length > 0) headers['x-metadata'] = asciiJson(h.metadata);
@@ -90,7 +93,7 @@ function throwForStatus({ status, text }: HttpAnswer): void {
   if (status === 401) throw new IngestionError('unauthorized', `The platform refused the API key (401: ${said}). Check the key for this project in Settings.`, 401);
   if (status === 421) throw new IngestionError('missing-header', `The platform says a header is missing (421: ${said}).`, 421);
   if (status === 400) throw new IngestionError('bad-request', `The platform rejected the upload (400: ${said})`, 400);
-  if (status >= 500) throw new IngestionError('server', `The platform had an internal error (${status}: ${said}); will retry.`, status);
+  if (status >= 500) throw new IngestionError('server', `The platform had an internal error (${status}: ${said}).`, status);
   throw new IngestionError('bad-response', `Unexpected answer from the platform (${status}: ${said}).`, status);
 }
 

@@ -1,13 +1,19 @@
 import type { Statement } from 'better-sqlite3';
-import type { BoundingBox, Category, StructuredLabel } from '../contract.js';
+import type { BoundingBox, Category, SampleKind, StructuredLabel } from '../contract.js';
+import { deriveLabel } from '../samples/formats/label-from-filename.js';
 import type { SampleStore } from '../samples/sample-store.js';
 
 /** What every file of one request shares: they all travel under the same headers. */
 export interface BatchHeaders {
   category: Category;
+  /** The label every file has; ignored when labelFromName. */
   label: string | null;
+  /**
+   * Each file's label is the one the platform derives from its name: no x-label is sent and the
+   * platform applies its own rule to each file, so what it stores is exactly the local label.
+   */
+  labelFromName: boolean;
   metadata: Record<string, string>;
-  boundingBoxes: BoundingBox[];
   addDateId: boolean;
   allowDuplicates: boolean;
 }
@@ -21,6 +27,9 @@ export interface QueuedFile {
   sha256: string;
   attempts: number;
   structuredLabels: StructuredLabel[] | null;
+  kind: SampleKind;
+  /** Per file: they travel in a bounding_boxes.labels part, which names each image. */
+  boundingBoxes: BoundingBox[];
 }
 
 export interface QueuedBatch {
@@ -36,10 +45,10 @@ export interface UploadedMark {
 }
 
 interface HeaderRow {
+  name: string;
   category: Category;
   label: string | null;
   metadata: string;
-  bounding_boxes: string;
   add_date_id: number;
   allow_duplicates: number;
 }
@@ -52,15 +61,19 @@ interface FileRow {
   sha256: string;
   attempts: number;
   structured_labels: string | null;
+  label: string | null;
+  kind: SampleKind;
+  bounding_boxes: string;
 }
 
 // Queue order is (created, rowid); samples_queue_order = (state, created) holds exactly that order
 // (rowid is the index's tail), so naming it spares SQLite the temp sort of every queued row that
 // it picks with samples_by_state, which it otherwise does for each batch taken.
 const QUEUE_ORDER = "FROM samples INDEXED BY samples_queue_order WHERE state = 'queued' AND next_attempt_at <= ?";
-export const OLDEST_DUE = `SELECT category, label, metadata, bounding_boxes, add_date_id, allow_duplicates ${QUEUE_ORDER} ORDER BY created, rowid LIMIT 1`;
-export const DUE_IN_GROUP = `SELECT id, name, file, bytes, sha256, attempts, structured_labels ${QUEUE_ORDER}
-  AND category = ? AND label IS ? AND metadata = ? AND bounding_boxes = ? AND add_date_id = ? AND allow_duplicates = ?
+export const OLDEST_DUE = `SELECT name, category, label, metadata, add_date_id, allow_duplicates ${QUEUE_ORDER} ORDER BY created, rowid LIMIT 1`;
+// The label is matched in code (the file-name rule is not SQL); boxes travel per file.
+export const DUE_IN_GROUP = `SELECT id, name, file, bytes, sha256, attempts, structured_labels, label, kind, bounding_boxes ${QUEUE_ORDER}
+  AND category = ? AND metadata = ? AND add_date_id = ? AND allow_duplicates = ?
   ORDER BY created, rowid LIMIT ?`;
 
 /**
@@ -103,29 +116,33 @@ export class QueueStore {
   }
 
   /**
-   * Takes the oldest due sample and the due samples that share its headers (same category, label,
-   * metadata, boxes, flags) in queue order, up to the limits, and marks them uploading in one
-   * transaction. File names are unique within a batch so each per-file answer maps to exactly one
-   * sample. Null when nothing is due.
+   * Takes the oldest due sample and the due samples that share its headers (same category,
+   * metadata, flags, and label) in queue order, up to the limits, and marks them uploading in one
+   * transaction. Samples whose label is the one the platform derives from their file name share a
+   * request whatever that label is: no x-label is sent for them. File names are unique within a
+   * batch so each per-file answer maps to exactly one sample. Null when nothing is due.
    */
   takeBatch(now: number, maxFiles: number, maxBytes: number): QueuedBatch | null {
     return this.#db.transaction((): QueuedBatch | null => {
       const first = this.#stmt(OLDEST_DUE).get(now) as HeaderRow | undefined;
       if (!first) return null;
-      // Twice the limit: a name already in the batch is skipped and waits for the next one.
+      const fromName = first.label === deriveLabel(first.name);
+      const belongs = fromName ? (r: FileRow) => r.label === deriveLabel(r.name) : (r: FileRow) => r.label === first.label;
+      // Twice the limit: a name already in the batch, or a label of another group, waits for the next one.
       const due = this.#stmt(DUE_IN_GROUP).all(
-        now, first.category, first.label, first.metadata, first.bounding_boxes, first.add_date_id, first.allow_duplicates, maxFiles * 2,
+        now, first.category, first.metadata, first.add_date_id, first.allow_duplicates, maxFiles * 2,
       ) as FileRow[];
       const files: QueuedFile[] = [];
       const names = new Set<string>();
       let bytes = 0;
       for (const r of due) {
         if (files.length >= maxFiles) break;
-        if (names.has(r.name)) continue;
+        if (names.has(r.name) || !belongs(r)) continue;
         if (files.length > 0 && bytes + r.bytes > maxBytes) break;
         files.push({
           id: r.id, name: r.name, file: r.file, bytes: r.bytes, sha256: r.sha256, attempts: r.attempts,
           structuredLabels: r.structured_labels ? (JSON.parse(r.structured_labels) as StructuredLabel[]) : null,
+          kind: r.kind, boundingBoxes: JSON.parse(r.bounding_boxes) as BoundingBox[],
         });
         names.add(r.name);
         bytes += r.bytes;
@@ -133,8 +150,8 @@ export class QueueStore {
       this.#stmt("UPDATE samples SET state = 'uploading' WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(files.map((f) => f.id)));
       return {
         headers: {
-          category: first.category, label: first.label, metadata: JSON.parse(first.metadata) as Record<string, string>,
-          boundingBoxes: JSON.parse(first.bounding_boxes) as BoundingBox[], addDateId: first.add_date_id === 1, allowDuplicates: first.allow_duplicates === 1,
+          category: first.category, label: first.label, labelFromName: fromName, metadata: JSON.parse(first.metadata) as Record<string, string>,
+          addDateId: first.add_date_id === 1, allowDuplicates: first.allow_duplicates === 1,
         },
         files,
       };

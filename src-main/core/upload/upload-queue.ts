@@ -2,6 +2,7 @@ import type { QueueStatus } from '../contract.js';
 import { CoreError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import { BOUNDING_BOXES_LABELS, buildBoundingBoxesLabels } from '../samples/formats/bounding-boxes-labels.js';
 import { contentTypeFor } from '../samples/formats/label-from-filename.js';
 import { MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, sendFiles, type IngestionTarget } from './ingestion-client.js';
 import { IngestionError } from './ingestion-errors.js';
@@ -192,12 +193,14 @@ export class UploadQueue {
     }
     if (ready.length === 0) return this.#changed(ids);
     const headers = {
-      category: h.category, label: h.label, metadata: h.metadata, boundingBoxes: h.boundingBoxes,
-      disallowDuplicates: !h.allowDuplicates, addDateId: h.addDateId,
+      category: h.category, label: h.labelFromName ? undefined : h.label, metadata: h.metadata,
+      // Never the x-bounding-boxes header: it would apply to every file of the request, and boxes
+      // belong to images only. They travel per image in a bounding_boxes.labels part instead.
+      boundingBoxes: [], disallowDuplicates: !h.allowDuplicates, addDateId: h.addDateId,
     };
     try {
       const target = await this.#o.target();
-      const outcomes = await sendFiles(target, headers, parts, { sidecars: await labelsSidecar(h, ready) });
+      const outcomes = await sendFiles(target, headers, parts, { sidecars: [...(await labelsSidecar(h, ready)), ...boxesSidecar(ready)] });
       this.#online = true;
       // One commit for the whole answer: a thousand files must not cost a thousand fsyncs.
       this.#o.store.db.transaction(() => {
@@ -254,7 +257,8 @@ export class UploadQueue {
     // Exponential backoff with jitter, so a fleet of lab laptops does not retry in lockstep.
     const { baseMs, maxMs } = this.#o.backoff;
     const delay = Math.min(maxMs, baseMs * 2 ** (attempt - 1)) * (0.5 + this.#o.random() / 2);
-    this.#qs.markRetry(id, error, Math.ceil(this.#o.now() + delay));
+    // Said here, where it is decided: the same failure after the last attempt is a give-up, not a retry.
+    this.#qs.markRetry(id, `${error} Will retry.`, Math.ceil(this.#o.now() + delay));
   }
 
   #changed(ids: string[]): void {
@@ -281,4 +285,16 @@ async function labelsSidecar(h: BatchHeaders, batch: QueuedFile[]): Promise<Part
     })),
   );
   return [{ name: 'info.labels', bytes: Buffer.from(text), contentType: 'application/json' }];
+}
+
+/**
+ * The platform's object detection labels file, naming each image of this request that has boxes.
+ * Spec rule 3: it takes precedence per file, so each image gets its own boxes and the other files
+ * of the request get none.
+ */
+export function boxesSidecar(batch: QueuedFile[]): Part[] {
+  const boxed = batch.filter((f) => f.kind === 'image' && f.boundingBoxes.length > 0);
+  if (boxed.length === 0) return [];
+  const text = buildBoundingBoxesLabels(new Map(boxed.map((f) => [f.name, f.boundingBoxes])));
+  return [{ name: BOUNDING_BOXES_LABELS, bytes: Buffer.from(text), contentType: 'application/json' }];
 }

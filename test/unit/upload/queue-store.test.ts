@@ -24,14 +24,40 @@ async function open() {
 describe('QueueStore.takeBatch', () => {
   it('takes the oldest sample and the rest of its header group in queue order, and marks them uploading', async () => {
     const { store, qs, add } = await open();
-    const order = ['idle.1', 'wave.1', 'idle.2', 'idle.3', 'wave.2'].map((name) => add(`${name}.cbor`, { label: name.split('.')[0]! }));
+    // Labels set by hand (not the ones the names give): x-label is per request, so one label per batch.
+    const order = ['idle.1', 'wave.1', 'idle.2', 'idle.3', 'wave.2'].map((name) => add(`take-${name}.cbor`, { label: name.split('.')[0]! }));
     const batch = qs.takeBatch(Date.now(), 10, 1e9)!;
-    expect(batch.headers).toMatchObject({ category: 'training', label: 'idle', metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false });
-    expect(batch.files.map((f) => f.name)).toEqual(['idle.1.cbor', 'idle.2.cbor', 'idle.3.cbor']);
-    expect(batch.files[0]).toMatchObject({ id: order[0]!.id, file: order[0]!.file, bytes: 10, sha256: order[0]!.sha256, attempts: 0, structuredLabels: null });
+    expect(batch.headers).toEqual({ category: 'training', label: 'idle', labelFromName: false, metadata: {}, addDateId: false, allowDuplicates: false });
+    expect(batch.files.map((f) => f.name)).toEqual(['take-idle.1.cbor', 'take-idle.2.cbor', 'take-idle.3.cbor']);
+    expect(batch.files[0]).toMatchObject({ id: order[0]!.id, file: order[0]!.file, bytes: 10, sha256: order[0]!.sha256, attempts: 0, structuredLabels: null, kind: 'sensor', boundingBoxes: [] });
     expect(store.counts()).toMatchObject({ uploading: 3, queued: 2 });
-    expect(qs.takeBatch(Date.now(), 10, 1e9)!.files.map((f) => f.name)).toEqual(['wave.1.cbor', 'wave.2.cbor']);
+    expect(qs.takeBatch(Date.now(), 10, 1e9)!.files.map((f) => f.name)).toEqual(['take-wave.1.cbor', 'take-wave.2.cbor']);
     expect(qs.takeBatch(Date.now(), 10, 1e9)).toBeNull();
+  });
+
+  it('puts files whose label is the one their name gives in one request, whatever the label, and keeps hand-set labels apart', async () => {
+    const { qs, add } = await open();
+    add('idle.1.cbor', { label: 'idle' });
+    add('door knock (1).wav', { kind: 'audio', label: 'door knock ' });
+    add('x.1.cbor', { label: 'idle' }); // set by hand: not what "x.1.cbor" gives
+    add('(odd).cbor', { label: null }); // the name gives no label: the platform stores none either
+    add('wave.2.cbor', { label: 'wave' });
+    add('y.2.cbor', { label: 'wave' });
+    const first = qs.takeBatch(Date.now(), 10, 1e9)!;
+    expect(first.headers).toMatchObject({ labelFromName: true });
+    expect(first.files.map((f) => f.name)).toEqual(['idle.1.cbor', 'door knock (1).wav', '(odd).cbor', 'wave.2.cbor']);
+    expect(qs.takeBatch(Date.now(), 10, 1e9)).toMatchObject({ headers: { label: 'idle', labelFromName: false }, files: [{ name: 'x.1.cbor' }] });
+    expect(qs.takeBatch(Date.now(), 10, 1e9)).toMatchObject({ headers: { label: 'wave', labelFromName: false }, files: [{ name: 'y.2.cbor' }] });
+  });
+
+  it('lets images with different boxes share a request: boxes travel per file', async () => {
+    const { qs, add } = await open();
+    const box = { label: 'cat', x: 1, y: 2, width: 3, height: 4 };
+    add('cat.1.png', { kind: 'image', label: 'cat', boundingBoxes: [box] });
+    add('cat.2.png', { kind: 'image', label: 'cat', boundingBoxes: [] });
+    add('cat.3.cbor', { label: 'cat', boundingBoxes: [box] }); // not an image: the index keeps no boxes
+    const batch = qs.takeBatch(Date.now(), 10, 1e9)!;
+    expect(batch.files.map((f) => [f.name, f.boundingBoxes])).toEqual([['cat.1.png', [box]], ['cat.2.png', []], ['cat.3.cbor', []]]);
   });
 
   it('keeps apart samples whose metadata or flags differ, and honours the file and byte limits', async () => {
@@ -62,7 +88,7 @@ describe('QueueStore.takeBatch', () => {
   it('walks the queue-order index instead of sorting every queued sample for each batch', async () => {
     const { store } = await open();
     const plan = (sql: string, ...args: unknown[]) => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
-    for (const p of [plan(OLDEST_DUE, 0), plan(DUE_IN_GROUP, 0, 'training', null, '{}', '[]', 0, 0, 10)]) {
+    for (const p of [plan(OLDEST_DUE, 0), plan(DUE_IN_GROUP, 0, 'training', '{}', 0, 0, 10)]) {
       expect(p).toContain('samples_queue_order');
       expect(p).not.toContain('TEMP B-TREE');
     }
