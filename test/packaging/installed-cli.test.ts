@@ -15,9 +15,9 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, win32 } from 'node:path';
 import { extractAll } from '@electron/asar';
-import { CLI_COMMANDS } from '../../src-main/cli/commands.js';
+import { CLI_COMMANDS, CLI_HELP_ARGS, CLI_VERSION_ARGS } from '../../src-main/cli/commands.js';
 import { run, tail } from './helpers.js';
 import { buildLinuxDir, ROOT, type LinuxDirBuild } from './linux-dir.js';
 
@@ -176,36 +176,39 @@ describe('the installed `capture-desk` command (offline linux dir build, Node as
     expect(bare.code).toBe(3);
     expect(bare.stderr).toContain('only ELECTRON_RUN_AS_NODE=1 is supported');
 
-    // `serve` stays up long enough to look at the process. The launcher and the stand-in both
+    // `samples import` of a FIFO: the CLI opens the sample store (SQLite's native module) and then
+    // waits for the CSV, long enough to look at the process. The launcher and the stand-in both
     // exec, so the spawned pid is the process running the CLI.
-    const child = spawn(usrBin, ['serve', '--port', '0', '--data-dir', join(build.work, 'serve data')], { env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const fifo = join(build.work, 'slow.1.csv');
+    expect((await run('mkfifo', [fifo])).code).toBe(0);
+    const child = spawn(usrBin, ['samples', 'import', fifo, '--data-dir', join(build.work, 'fifo data')], { env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const pid = String(child.pid);
+    const nativeMapped = () =>
+      [...new Set(readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n').map((l) => l.split(/\s+/).slice(5).join(' ')).filter((f) => f.endsWith('.node')))];
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('\n')) resolve(out.split('\n')[0] ?? '');
-        });
-        void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${tail(stderr)}`)));
-      });
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
-      const pid = String(child.pid);
-      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      expect(environ).toContain('ELECTRON_RUN_AS_NODE=1');
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      expect(argv).toContain(join(appDir, 'resources/app.asar/dist/cli/capture-desk.js'));
-      const mapped = [...new Set(readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n').map((l) => l.split(/\s+/).slice(5).join(' ')).filter((f) => f.endsWith('.node')))];
-      const packaged = mapped.filter((f) => f.startsWith(join(appDir, 'resources/app.asar/node_modules') + '/'));
-      expect(packaged.length, `native modules mapped by the CLI:\n${mapped.join('\n')}`).toBeGreaterThan(0);
+      const packagedModules = join(appDir, 'resources/app.asar/node_modules') + '/';
+      let mapped: string[] = [];
+      for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+        if (child.exitCode !== null) throw new Error(`the CLI ended early (${child.exitCode}):\n${tail(output)}`);
+        mapped = nativeMapped();
+        if (mapped.some((f) => f.startsWith(packagedModules))) break;
+      }
+      expect(mapped.filter((f) => f.startsWith(packagedModules)).length, `native modules mapped by the CLI:\n${mapped.join('\n')}`).toBeGreaterThan(0);
       expect(mapped.filter((f) => f.startsWith(join(ROOT, 'node_modules')))).toEqual([]);
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('ELECTRON_RUN_AS_NODE=1');
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(join(appDir, 'resources/app.asar/dist/cli/capture-desk.js'));
+      writeFileSync(fifo, 'timestamp,accX\n0,1\n10,2\n');
+      expect(await exited, output).toBe(0);
+      expect(output).toContain('"name":"slow.1.cbor"');
     } finally {
-      child.kill('SIGTERM');
+      child.kill('SIGKILL');
       await exited;
     }
-  });
+  }, 60_000);
 
   it('no command starts the GUI binary as itself: never as Node, even with ELECTRON_RUN_AS_NODE inherited', async () => {
     // The stand-in refuses anything but Node mode, so reaching it without the variable is the proof.
@@ -251,10 +254,14 @@ describe('the installed `capture-desk` command (offline linux dir build, Node as
         '\n',
     );
     try {
-      const data = join(build.work, 'data dir');
+      const data = join(build.work, 'appimage data');
+      const csv = join(build.work, 'idle.7.csv');
+      writeFileSync(csv, 'timestamp,accX\n0,1\n10,2\n');
+      const imp = await exec(process.execPath, [main, '--no-sandbox', 'samples', 'import', csv, '--data-dir', data], { env: userEnv() });
+      expect(imp.code, imp.stderr).toBe(0);
       const res = await exec(process.execPath, [main, '--no-sandbox', 'samples', 'list', '--json', '--data-dir', data], { env: userEnv() });
       expect(res.code, res.stderr).toBe(0);
-      expect(res.stdout).toContain('"name":"knock.3.cbor"');
+      expect(JSON.parse(res.stdout)).toMatchObject({ name: 'idle.7.cbor', label: 'idle', state: 'local' });
       // Negative control: without a CLI command the app starts, and the stand-in says so.
       const gui = await exec(process.execPath, [main, '--no-sandbox'], { env: userEnv() });
       expect(gui.code).not.toBe(0);
@@ -264,11 +271,85 @@ describe('the installed `capture-desk` command (offline linux dir build, Node as
     }
   });
 
+  it('finds the binary in a macOS bundle (Contents/MacOS) through a /usr/local/bin symlink', async () => {
+    // The same script on macOS: uname says Darwin, the binary is Contents/MacOS/<productName>.
+    const contents = join(build.work, 'Applications', 'Capture Desk.app', 'Contents');
+    mkdirSync(join(contents, 'MacOS'), { recursive: true });
+    mkdirSync(join(contents, 'Resources', 'bin'), { recursive: true });
+    writeFileSync(join(contents, 'MacOS', 'Capture Desk'), readFileSync(join(appDir, 'capture-desk')));
+    chmodSync(join(contents, 'MacOS', 'Capture Desk'), 0o755);
+    writeFileSync(join(contents, 'Resources', 'bin', 'capture-desk'), readFileSync(launcher));
+    chmodSync(join(contents, 'Resources', 'bin', 'capture-desk'), 0o755);
+    symlinkSync(join(appDir, 'resources', 'app.asar'), join(contents, 'Resources', 'app.asar'));
+    const fakeBin = join(build.work, 'darwin-tools');
+    mkdirSync(fakeBin);
+    writeFileSync(join(fakeBin, 'uname'), '#!/bin/sh\necho Darwin\n');
+    chmodSync(join(fakeBin, 'uname'), 0o755);
+    const local = join(build.work, 'usr-local-bin');
+    mkdirSync(local);
+    symlinkSync(join(contents, 'Resources', 'bin', 'capture-desk'), join(local, 'capture-desk'));
+    const res = await exec(join(local, 'capture-desk'), ['--version'], { env: userEnv({ PATH: `${fakeBin}:${process.env.PATH ?? ''}` }) });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.trim()).toBe(`capture-desk ${pkg.version}`);
+  });
+
   it('after-remove removes the /usr/bin link and the udev rule', async () => {
     writeFileSync(join(build.work, 'after-remove.sh'), reroot(render('resources/linux/after-remove.sh'), root));
     const res = await run('bash', [join(build.work, 'after-remove.sh'), 'remove'], { env: scriptEnv(), timeoutMs: 30_000 });
     expect(res.code, res.output).toBe(0);
     expect(existsSync(usrBin) || (() => { try { return lstatSync(usrBin).isSymbolicLink(); } catch { return false; } })()).toBe(false);
     expect(existsSync(join(root, 'etc/udev/rules.d/99-capture-desk.rules'))).toBe(false);
+  });
+});
+
+describe('capture-desk.cmd (cmd.exe cannot run here, so its text is checked)', () => {
+  const text = readFileSync(join(ROOT, 'resources/bin/capture-desk.cmd'), 'utf8');
+  const lines = text.split('\r\n');
+  const code = lines.filter((l) => !/^(rem |@echo off|$)/i.test(l));
+
+  it('has CRLF line endings (cmd.exe misreads labels in LF-only files)', () => {
+    expect(text.endsWith('\r\n')).toBe(true);
+    expect(text.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
+  });
+
+  it('finds the app and the CLI from its own folder, as the NSIS install lays them out', () => {
+    const exe = /^set "CAPTURE_DESK_EXE=%~dp0(.+)"$/m.exec(text)?.[1];
+    const cli = /^set "CAPTURE_DESK_CLI=%~dp0(.+)"$/m.exec(text)?.[1];
+    // %~dp0 is the .cmd's folder with a trailing backslash, e.g. under "Program Files (x86)".
+    const install = 'C:\\Program Files (x86)\\Capture Desk';
+    const here = `${install}\\resources\\bin\\`;
+    // electron-builder names the Windows executable <productName>.exe.
+    expect(win32.resolve(here + exe)).toBe(win32.join(install, 'Capture Desk.exe'));
+    const bin = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['capture-desk'];
+    expect(win32.resolve(here + cli)).toBe(win32.join(install, 'resources', 'app.asar', ...String(bin).split('/')));
+  });
+
+  it('quotes every path it expands and has no parenthesised block a path could break', () => {
+    for (const line of code) {
+      for (const m of line.matchAll(/%~dp0|%CAPTURE_DESK_(EXE|CLI)%/g)) {
+        const quotesBefore = (line.slice(0, m.index).match(/"/g) ?? []).length;
+        expect(quotesBefore % 2, `unquoted ${m[0]} in: ${line}`).toBe(1);
+      }
+      expect(line, 'a ( ) block breaks when a path with "(x86)" is expanded inside it').not.toMatch(/[()]/);
+    }
+  });
+
+  it('runs the CLI with ELECTRON_RUN_AS_NODE=1 and all arguments, passes the exit code on, starts the GUI without it', () => {
+    expect(code[0]).toBe('setlocal'); // nothing it sets outlives the call
+    const at = (l: string) => code.indexOf(l);
+    expect(at(':cli')).toBeGreaterThan(-1);
+    expect(code.slice(at(':cli'), at(':cli') + 4)).toEqual([':cli', 'set ELECTRON_RUN_AS_NODE=1', '"%CAPTURE_DESK_EXE%" "%CAPTURE_DESK_CLI%" %*', 'exit /b %ERRORLEVEL%']);
+    expect(code.slice(at(':gui'), at(':gui') + 4)).toEqual([':gui', 'set ELECTRON_RUN_AS_NODE=', 'start "" "%CAPTURE_DESK_EXE%" %*', 'exit /b 0']);
+  });
+
+  it('decides CLI or GUI by the same rule as the POSIX launcher and the CLI', () => {
+    const cmdFlags = [...text.matchAll(/^if "%~1"=="(-[^"]*)" goto cli$/gm)].map((m) => m[1]).sort();
+    const sh = readFileSync(join(ROOT, 'resources/bin/capture-desk'), 'utf8');
+    const shFlags = (/^\s*(-h \|[^)]*)\) mode=cli/m.exec(sh)?.[1] ?? '').split('|').map((f) => f.trim()).sort();
+    const cliFlags = [...CLI_HELP_ARGS, ...CLI_VERSION_ARGS].filter((a) => a.startsWith('-')).sort();
+    expect(cmdFlags).toEqual(cliFlags);
+    expect(shFlags).toEqual(cliFlags);
+    expect(text).toMatch(/^if "%~1"=="" goto gui$/m);
+    expect(text).toMatch(/^if "%CAPTURE_DESK_FIRST:~0,1%"=="-" goto gui$/m);
   });
 });
