@@ -5,15 +5,22 @@
 # install at the end. electron-builder substitutes every dollar-brace macro (executable,
 # sanitizedProductName) when it builds the package and fails on unknown ones, so the shell variables
 # added below are written as plain $NAME.
+#
+# One change to the default: /usr/bin/${executable} points at the `capture-desk` launcher
+# (resources/bin/, from resources/bin/capture-desk) instead of the GUI binary. The launcher starts
+# the GUI when given no command, as the old link did, and runs the CLI when given one. The desktop
+# entry starts '/opt/${sanitizedProductName}/${executable}' directly, so it does not depend on this link.
 
 if type update-alternatives >/dev/null 2>&1; then
     # Remove previous link if it doesn't use update-alternatives
     if [ -L '/usr/bin/${executable}' -a -e '/usr/bin/${executable}' -a "`readlink '/usr/bin/${executable}'`" != '/etc/alternatives/${executable}' ]; then
         rm -f '/usr/bin/${executable}'
     fi
-    update-alternatives --install '/usr/bin/${executable}' '${executable}' '/opt/${sanitizedProductName}/${executable}' 100 || ln -sf '/opt/${sanitizedProductName}/${executable}' '/usr/bin/${executable}'
+    # Versions before the launcher registered the GUI binary; drop that choice so it cannot win.
+    update-alternatives --remove '${executable}' '/opt/${sanitizedProductName}/${executable}' >/dev/null 2>&1 || true
+    update-alternatives --install '/usr/bin/${executable}' '${executable}' '/opt/${sanitizedProductName}/resources/bin/${executable}' 100 || ln -sf '/opt/${sanitizedProductName}/resources/bin/${executable}' '/usr/bin/${executable}'
 else
-    ln -sf '/opt/${sanitizedProductName}/${executable}' '/usr/bin/${executable}'
+    ln -sf '/opt/${sanitizedProductName}/resources/bin/${executable}' '/usr/bin/${executable}'
 fi
 
 # Check if user namespaces are supported by the kernel and working with a quick test:

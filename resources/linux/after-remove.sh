@@ -8,8 +8,9 @@
 # Delete the link to the binary
 # update-alternatives --remove <name> <path>: 'path' must be the registered alternative binary,
 # not the generic symlink — see https://man7.org/linux/man-pages/man1/update-alternatives.1.html
+# Here that is the `capture-desk` launcher (after-install.sh registers it, not the GUI binary).
 if type update-alternatives >/dev/null 2>&1; then
-    update-alternatives --remove '${executable}' '/opt/${sanitizedProductName}/${executable}'
+    update-alternatives --remove '${executable}' '/opt/${sanitizedProductName}/resources/bin/${executable}'
 else
     rm -f '/usr/bin/${executable}'
 fi

@@ -1,4 +1,6 @@
+import { APP_VERSION } from '../core/version.js';
 import { UsageError } from './args.js';
+import { CLI_HELP_ARGS, CLI_VERSION_ARGS, type CliCommand } from './commands.js';
 
 const USAGE = `Usage: capture-desk <command> [options]
 
@@ -9,12 +11,13 @@ Commands:
   record    record a sample: "record serial" from a board, "record audio" from a microphone
   devices   list capture devices: "devices audio"
 
-Run "capture-desk <command> --help" for a command's options.
+Run "capture-desk <command> --help" for a command's options; "capture-desk --version" prints the version.
 `;
 
 type Command = (argv: string[]) => Promise<number>;
 // Loaded on demand: a script calling `upload` should not pay for the HTTP server's start-up.
-const commands: Record<string, () => Promise<Command>> = {
+// Typed by CLI_COMMANDS so the desktop app's passthrough (electron/cli-passthrough.ts) knows every command.
+const commands: Record<CliCommand, () => Promise<Command>> = {
   serve: async () => (await import('./serve.js')).serveCommand,
   upload: async () => (await import('./upload.js')).uploadCommand,
   samples: async () => (await import('./samples.js')).samplesCommand,
@@ -33,11 +36,15 @@ async function recordCommand([what, ...rest]: string[]): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined || (CLI_HELP_ARGS as readonly string[]).includes(name)) {
     process.stdout.write(USAGE);
     return name === undefined ? 2 : 0;
   }
-  const load = commands[name];
+  if ((CLI_VERSION_ARGS as readonly string[]).includes(name)) {
+    process.stdout.write(`capture-desk ${APP_VERSION}\n`);
+    return 0;
+  }
+  const load = Object.hasOwn(commands, name) ? commands[name as CliCommand] : undefined;
   if (!load) {
     process.stderr.write(`capture-desk: unknown command "${name}".\n\n${USAGE}`);
     return 2;

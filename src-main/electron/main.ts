@@ -9,6 +9,10 @@ import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { isAllowedExternalUrl } from './external-links.js';
 import { bindIpc } from './ipc.js';
 import { buildMenu } from './menu.js';
+import { passCliThrough } from './cli-passthrough.js';
+
+// First: `Capture-Desk.AppImage samples list` runs the CLI and exits here (see cli-passthrough.ts).
+passCliThrough(import.meta.url);
 
 const log = stderrLogger({ shell: 'electron' });
 const rendererIndex = fileURLToPath(new URL('../renderer/index.html', import.meta.url));

@@ -186,7 +186,18 @@ describe('electron-builder.yml', () => {
     for (const file of [deb.afterInstall, deb.afterRemove, mac.entitlements, mac.entitlementsInherit, linux.icon]) {
       expect(existsSync(join(ROOT, String(file))), String(file)).toBe(true);
     }
-    for (const { from } of linux.extraResources as { from: string }[]) expect(existsSync(join(ROOT, from)), from).toBe(true);
+    for (const os of ['linux', 'win', 'mac']) {
+      for (const { from } of (section(config, os).extraResources ?? []) as { from: string }[]) expect(existsSync(join(ROOT, from)), `${os}: ${from}`).toBe(true);
+    }
+    // The `capture-desk` launcher on every OS (test/packaging/installed-cli.test.ts runs it).
+    const launcherOf = (os: string) => (section(config, os).extraResources as { from: string; to: string }[]).find((r) => r.to.startsWith('bin/'));
+    expect([launcherOf('linux'), launcherOf('mac'), launcherOf('win')]).toEqual([
+      { from: 'resources/bin/capture-desk', to: 'bin/capture-desk' },
+      { from: 'resources/bin/capture-desk', to: 'bin/capture-desk' },
+      { from: 'resources/bin/capture-desk.cmd', to: 'bin/capture-desk.cmd' },
+    ]);
+    // It runs the CLI with ELECTRON_RUN_AS_NODE=1, which Electron's RunAsNode fuse can switch off.
+    expect((config.electronFuses as Record<string, unknown> | undefined)?.runAsNode, 'electronFuses.runAsNode must stay on').not.toBe(false);
 
     // resources/icon.png: the default icon electron-builder converts for Windows and macOS.
     expect(checkPng(readFileSync(join(ROOT, 'resources/icon.png')))).toMatchObject({ width: 512, height: 512 });
