@@ -102,7 +102,8 @@ export interface ImportedSet {
 
 /** Reads an info.labels file (or a folder holding one) and adds every file it lists, as it says. */
 export async function importInfoLabels(store: SampleStore, path: string, opts: { queue: boolean }): Promise<ImportedSet> {
-  const file = basename(path) === 'info.labels' ? resolve(path) : join(resolve(path), 'info.labels');
+  // INFO.LABELS is the same file on Windows and macOS; on Linux a file given by name is clearly meant too.
+  const file = basename(path).toLowerCase() === 'info.labels' ? resolve(path) : join(resolve(path), 'info.labels');
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -148,3 +148,18 @@ describe('export layout on disk', () => {
     }
   });
 });
+
+describe('info.labels named in capitals', () => {
+  it('is read as the labels file, not as a folder holding one', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'cd-import-caps-'));
+    await mkdir(join(root, 'training'));
+    await writeFile(join(root, 'training', 'idle.01.jpg'), Buffer.from([0xff, 0xd8, 3]));
+    await writeFile(join(root, 'INFO.LABELS'), JSON.stringify({ version: 1, files: [{ path: 'training/idle.01.jpg', category: 'training' }] }));
+    const store = await SampleStore.open(join(root, 'data'), silentLogger);
+    try {
+      expect((await importInfoLabels(store, join(root, 'INFO.LABELS'), { queue: false })).added).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+  });
+});
