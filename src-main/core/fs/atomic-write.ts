@@ -19,8 +19,45 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     throw err;
   }
   await fh.close();
-  await rename(tmp, path);
+  try {
+    await replaceFile(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
   await fsyncDir(dirname(path));
+}
+
+/** Codes Windows gives while another program (a virus scanner, the search indexer) has the target open. */
+const TRANSIENT_ON_WINDOWS = new Set(['EPERM', 'EACCES', 'EBUSY']);
+
+/**
+ * rename() over an existing file. On Windows that fails for a moment whenever a scanner or the
+ * indexer has just opened the new file or the old one; waiting a little and trying again is what
+ * every Windows-hardened writer does (graceful-fs, write-file-atomic). Elsewhere such a code means
+ * a real permission problem and is thrown at once.
+ */
+export async function replaceFile(
+  from: string,
+  to: string,
+  o: { platform?: NodeJS.Platform; rename?: (a: string, b: string) => Promise<void>; sleep?: (ms: number) => Promise<void> } = {},
+): Promise<void> {
+  const platform = o.platform ?? process.platform;
+  const doRename = o.rename ?? rename;
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  // About 2.5 s in all: longer than a scan of a small file takes, short enough not to stall a save.
+  const waits = platform === 'win32' ? [10, 20, 40, 80, 160, 320, 640, 1280] : [];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await doRename(from, to);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      const wait = waits[attempt];
+      if (wait === undefined || !TRANSIENT_ON_WINDOWS.has(code)) throw err;
+      await sleep(wait);
+    }
+  }
 }
 
 /** Makes a rename or create in `dir` durable. */

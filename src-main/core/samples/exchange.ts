@@ -2,6 +2,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Category, Sample } from '../contract.js';
 import { CoreError } from '../errors.js';
+import { pathFlavor, isInside, type PathFlavor } from '../fs/path-flavor.js';
+import { nameClashKey, portableFileName } from '../fs/portable-name.js';
 import { decodeAcquisition, detectAcquisitionFormat, encodeAcquisition } from './formats/acquisition.js';
 import { decodeCsv, encodeCsv } from './formats/csv.js';
 import { buildInfoLabels, parseInfoLabels, type InfoLabelsEntry } from './formats/info-labels.js';
@@ -36,15 +38,16 @@ export async function exportSamples(store: SampleStore, samples: Sample[], outDi
         name = name.replace(/\.(json|cbor)$/i, '.csv');
       }
       const folder = s.category === 'split' ? 'training' : s.category;
-      let rel = `${folder}/${name}`;
-      for (let i = 2; used.has(rel); i++) rel = `${folder}/${basename(name, extname(name))}-${i}${extname(name)}`;
-      used.add(rel);
+      const file = exportFileName(name, (candidate) => used.has(nameClashKey(`${folder}/${candidate}`)));
+      used.add(nameClashKey(`${folder}/${file}`));
+      // info.labels names files with '/' on every OS, as the platform's own exports do.
+      const rel = `${folder}/${file}`;
       await mkdir(join(outDir, folder), { recursive: true });
-      await writeFile(join(outDir, rel), bytes);
-      written.push(join(outDir, rel));
+      await writeFile(join(outDir, folder, file), bytes);
+      written.push(join(outDir, folder, file));
       entries.push({
         path: rel,
-        name: basename(rel, extname(rel)),
+        name: stemOf(file),
         // The folder the file is in: a 'split' sample written under training/ is a training file there.
         category: folder,
         label: s.structuredLabels?.length ? { type: 'multi-label', labels: s.structuredLabels } : s.label === null ? { type: 'unlabeled' } : { type: 'label', label: s.label },
@@ -62,6 +65,37 @@ export async function exportSamples(store: SampleStore, samples: Sample[], outDi
   return { files: entries.length };
 }
 
+/**
+ * The name a sample's file gets in an export: one every OS accepts (a label may hold ':' or '/'),
+ * numbered when `taken` says the folder has it already. Taken is asked about the name as a whole,
+ * since Windows and macOS see `Idle.cbor` and `idle.cbor` as one file.
+ */
+export function exportFileName(sampleName: string, taken: (name: string) => boolean): string {
+  const name = portableFileName(sampleName);
+  const ext = extname(name);
+  let file = name;
+  for (let i = 2; taken(file); i++) file = `${name.slice(0, name.length - ext.length)}-${i}${ext}`;
+  return file;
+}
+
+function stemOf(file: string): string {
+  const ext = extname(file);
+  return file.slice(0, file.length - ext.length);
+}
+
+/**
+ * Where an info.labels entry's file lies. The platform writes '/', but a file edited or made on
+ * Windows may say `training\idle.cbor`; that is read as a folder on every OS. Null when the entry
+ * points outside the export's folder (absolute, or up through '..'): an info.labels from
+ * elsewhere must not pick files off the rest of the disk to upload.
+ */
+export function entryPath(labelsDir: string, entry: string, flavor: PathFlavor = pathFlavor()): string | null {
+  const rel = entry.replace(/\\/g, '/');
+  if (rel.startsWith('/') || /^[a-zA-Z]:/.test(rel)) return null;
+  const full = flavor.api.join(labelsDir, ...rel.split('/'));
+  return isInside(labelsDir, full, flavor) ? full : null;
+}
+
 export interface ImportedSet {
   added: Sample[];
   problems: Array<{ path: string; reason: string }>;
@@ -69,7 +103,8 @@ export interface ImportedSet {
 
 /** Reads an info.labels file (or a folder holding one) and adds every file it lists, as it says. */
 export async function importInfoLabels(store: SampleStore, path: string, opts: { queue: boolean }): Promise<ImportedSet> {
-  const file = basename(path) === 'info.labels' ? resolve(path) : join(resolve(path), 'info.labels');
+  // INFO.LABELS is the same file on Windows and macOS; on Linux a file given by name is clearly meant too.
+  const file = basename(path).toLowerCase() === 'info.labels' ? resolve(path) : join(resolve(path), 'info.labels');
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -79,7 +114,11 @@ export async function importInfoLabels(store: SampleStore, path: string, opts: {
   const parsed = parseInfoLabels(text);
   const result: ImportedSet = { added: [], problems: [] };
   for (const e of parsed.files) {
-    const full = join(dirname(file), e.path);
+    const full = entryPath(dirname(file), e.path);
+    if (full === null) {
+      result.problems.push({ path: e.path, reason: 'it points outside the folder of info.labels; list files by their path below that folder, as the platform does' });
+      continue;
+    }
     const kind = fileKind(full);
     if (kind === null || kind === 'labels') {
       result.problems.push({ path: full, reason: 'not a file type the platform accepts' });

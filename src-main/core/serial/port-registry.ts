@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { SerialOpener } from './byte-link.js';
 import type { PortLister } from './port-lister.js';
+import { normalizePortPath, portKey } from './port-names.js';
 
 export const DEFAULT_PORT_SETTINGS: PortSettings = { baudRate: 115_200, mode: 'lines', frequencyHz: null, axes: null, units: null };
 
@@ -32,6 +33,8 @@ export class PortRegistry {
     private readonly lister: PortLister,
     private readonly opener: SerialOpener,
     private readonly log: Logger,
+    /** Whose port names these are: COM3 and com3 are one port on Windows, tty.X and cu.X one on macOS. */
+    private readonly platform: NodeJS.Platform = process.platform,
   ) {
     this.#file = join(dataDir, 'serial-ports.json');
   }
@@ -67,20 +70,25 @@ export class PortRegistry {
     return this.ports();
   }
 
+  /** Listed ports, then ports added by path that the system does not list under any spelling. */
   ports(): SerialPortInfo[] {
-    const listed = new Set(this.#listed.map((p) => p.path));
-    const manual = this.#saved.manualPaths.filter((p) => !listed.has(p)).map((path) => ({ path, friendlyName: `${path} (added by path)` }));
+    const listed = new Set(this.#listed.map((p) => this.#same(p.path)));
+    const manual = this.#saved.manualPaths.filter((p) => !listed.has(this.#same(p))).map((path) => ({ path, friendlyName: `${path} (added by path)` }));
     return [...this.#listed, ...manual];
   }
 
+  /** The port `path` names, in the spelling it is listed and opened by (`com3` finds COM3). */
   find(path: string): SerialPortInfo | undefined {
-    return this.ports().find((p) => p.path === path);
+    const key = this.#same(path);
+    return this.ports().find((p) => this.#same(p.path) === key);
   }
 
   /** Remembers a port the system does not list, after checking something is there. */
-  async addPath(path: string): Promise<SerialPortInfo> {
-    if (!(await this.opener.exists(path))) throw new CoreError('NotFound', `Nothing at ${path}. Check the path (e.g. /dev/pts/3, /dev/rfcomm0, COM7).`);
-    if (!this.#saved.manualPaths.includes(path)) {
+  async addPath(input: string): Promise<SerialPortInfo> {
+    const path = normalizePortPath(input, this.platform);
+    const example = this.platform === 'win32' ? 'COM7' : this.platform === 'darwin' ? '/dev/cu.usbserial-0001' : '/dev/pts/3, /dev/rfcomm0';
+    if (!(await this.opener.exists(path))) throw new CoreError('NotFound', `Nothing at ${path}. Check the port's name (e.g. ${example}).`);
+    if (!this.#saved.manualPaths.some((p) => this.#same(p) === this.#same(path))) {
       this.#saved.manualPaths.push(path);
       await this.#save();
     }
@@ -88,7 +96,7 @@ export class PortRegistry {
   }
 
   async removePath(path: string): Promise<void> {
-    this.#saved.manualPaths = this.#saved.manualPaths.filter((p) => p !== path);
+    this.#saved.manualPaths = this.#saved.manualPaths.filter((p) => this.#same(p) !== this.#same(path));
     await this.#save();
   }
 
@@ -104,8 +112,12 @@ export class PortRegistry {
   }
 
   #key(path: string): string {
-    const sn = this.#listed.find((p) => p.path === path)?.serialNumber;
-    return sn ? `sn:${sn}` : `path:${path}`;
+    const sn = this.#listed.find((p) => this.#same(p.path) === this.#same(path))?.serialNumber;
+    return sn ? `sn:${sn}` : `path:${this.#same(path)}`;
+  }
+
+  #same(path: string): string {
+    return portKey(path, this.platform);
   }
 
   async #save(): Promise<void> {

@@ -1,13 +1,12 @@
 import { SerialPort } from 'serialport';
 import { CoreError } from '../errors.js';
-import { describePort, type PortLister } from './port-lister.js';
+import { describePorts, type PortLister } from './port-lister.js';
 
 /** The real port lister. On Linux it needs udevadm; pseudo-terminals never show up here. */
 export const serialportLister: PortLister = {
   async list() {
     try {
-      const ports = await SerialPort.list();
-      return ports.map(describePort).sort((a, b) => a.path.localeCompare(b.path));
+      return describePorts(await SerialPort.list());
     } catch (err) {
       throw new CoreError(
         'Unavailable',

@@ -2,12 +2,14 @@ import { access } from 'node:fs/promises';
 import { SerialPort } from 'serialport';
 import { CoreError } from '../errors.js';
 import type { ByteLink, SerialOpener } from './byte-link.js';
+import { normalizePortPath, portKey } from './port-names.js';
 
 const UDEV_HINT = 'or install the udev rule in resources/linux/99-capture-desk.rules (see the README)';
 
 /** Opens ports with node-serialport and turns its errors into ones a lab user can act on. */
 export const serialportOpener: SerialOpener = {
-  async open(path, baudRate) {
+  async open(given, baudRate) {
+    const path = normalizePortPath(given);
     const port = new SerialPort({ path, baudRate, autoOpen: false });
     await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(openError(path, err)) : resolve())));
     // Whatever the OS buffered before we opened is from an unknown time: it would arrive as one
@@ -15,15 +17,46 @@ export const serialportOpener: SerialOpener = {
     await new Promise<void>((resolve) => port.flush(() => resolve()));
     return wrap(path, port);
   },
-  async exists(path) {
+  exists: (path) => portExists(path, process.platform, { access, list: () => SerialPort.list(), tryOpen }),
+};
+
+export interface PortProbe {
+  access(path: string): Promise<void>;
+  list(): Promise<Array<{ path: string }>>;
+  /** Opens and closes the port at once; rejects with serialport's error. */
+  tryOpen(path: string): Promise<void>;
+}
+
+/**
+ * Whether a serial port is there. On Linux and macOS a port is a file under /dev. On Windows it
+ * is not (COM10 is no file, and checking "COM7" looks for a file of that name in the working
+ * folder), so the system's list is asked, and for a port it does not list (virtual pairs such
+ * as com0com) an open is tried: a port another program holds ("Access denied") is there too.
+ */
+export async function portExists(given: string, platform: NodeJS.Platform, probe: PortProbe): Promise<boolean> {
+  const path = normalizePortPath(given, platform);
+  if (platform !== 'win32') {
     try {
-      await access(path);
+      await probe.access(path);
       return true;
     } catch {
       return false;
     }
-  },
-};
+  }
+  const key = portKey(path, platform);
+  if ((await probe.list().catch(() => [])).some((p) => portKey(p.path, platform) === key)) return true;
+  try {
+    await probe.tryOpen(path);
+    return true;
+  } catch (err) {
+    return /Access denied/i.test((err as Error).message);
+  }
+}
+
+function tryOpen(path: string): Promise<void> {
+  const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });
+  return new Promise((resolve, reject) => port.open((err) => (err ? reject(err) : port.close(() => resolve()))));
+}
 
 function wrap(path: string, port: SerialPort): ByteLink {
   return {
@@ -57,11 +90,11 @@ function wrap(path: string, port: SerialPort): ByteLink {
   };
 }
 
-export function openError(path: string, err: Error): CoreError {
+export function openError(path: string, err: Error, platform: NodeJS.Platform = process.platform): CoreError {
   const m = err.message;
   if (/EACCES|Permission denied/i.test(m)) {
     const fix =
-      process.platform === 'linux'
+      platform === 'linux'
         ? ` Join the dialout group (sudo usermod -aG dialout $USER, then log out and in) ${UDEV_HINT}.`
         : ' Check that no other program holds the port and that you may use it.';
     return new CoreError('PermissionDenied', `Permission denied opening ${path}.${fix}`, { path });
@@ -69,7 +102,8 @@ export function openError(path: string, err: Error): CoreError {
   if (/ENOENT|No such file|cannot open|File not found/i.test(m)) {
     return new CoreError('NotFound', `No serial port at ${path}. Is the board plugged in? Pick it from the device list or check the path.`, { path });
   }
-  if (/EBUSY|Resource busy|locked|Access denied/i.test(m)) {
+  // "Cannot lock port": another program holds the flock serialport takes on Linux and macOS.
+  if (/EBUSY|Resource busy|locked|Cannot lock port|Access denied/i.test(m)) {
     return new CoreError('Busy', `${path} is in use by another program (a serial monitor, the Arduino IDE, another Capture Desk?). Close it and try again.`, { path });
   }
   return new CoreError('Unavailable', `Could not open ${path}: ${m}`, { path });

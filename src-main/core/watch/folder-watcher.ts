@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { basename, isAbsolute } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { CoreError } from '../errors.js';
+import { canonicalFolder, pathFlavor } from '../fs/path-flavor.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { importFile, type ImportOutcome } from '../upload/import-files.js';
@@ -92,8 +93,8 @@ export class FolderWatcher {
     }
     const raw = parsed.data.path;
     if (!isAbsolute(raw)) throw new CoreError('InvalidArguments', `${raw} is not an absolute path on this computer; choose the folder again.`);
-    // resolve() drops a trailing slash and "..", so one folder has one spelling in the file.
-    const folder: WatchedFolder = { id: randomUUID(), ...parsed.data, path: resolve(raw) };
+    // One folder, one spelling in the file: no trailing separator or "..", and C: not c: on Windows.
+    const folder: WatchedFolder = { id: randomUUID(), ...parsed.data, path: canonicalFolder(raw, pathFlavor()) };
     return this.#exclusive(async () => {
       await assertFolder(folder.path);
       await assertNoOverlap(folder.path, this.#o.dataDir, this.#folders);

@@ -61,7 +61,7 @@ export class WatchedFolders {
     this.formError = null;
     const path = this.path.trim();
     if (!path) {
-      this.formError = 'Type the folder to watch, e.g. /home/me/captures.';
+      this.formError = 'Type the full path of the folder to watch, as in the example in the box.';
       return false;
     }
     if (this.labelMode === 'fixed' && !this.fixedLabel.trim()) {
