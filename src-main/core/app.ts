@@ -20,6 +20,7 @@ import { SampleStore } from './samples/sample-store.js';
 import { qualityGate } from './samples/quality/policy.js';
 import type { Keychain } from './secrets/keychain.js';
 import { ProjectKeys } from './secrets/project-keys.js';
+import type { KnownSecrets } from './secrets/known-secrets.js';
 import { UploadService } from './upload/upload-service.js';
 import { FolderWatcher } from './watch/folder-watcher.js';
 import { RecordingService } from './capture/recording-service.js';
@@ -48,6 +49,8 @@ export interface CoreOptions {
   /** Start the upload queue (default true); the CLI's one-shot commands run their own. */
   uploads?: boolean;
   log?: Logger;
+  /** Learns every key the core reads or stores; the shells' loggers redact with it (see logs/app-log.ts). */
+  secrets?: KnownSecrets;
 }
 
 export interface Core {
@@ -96,7 +99,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   }
   // Every new sample (recording, AT read-back, drop, watched folder) is checked where it is indexed.
   const store = await SampleStore.open(dataDir, log, { quality: qualityGate(() => settings.get()) });
-  const keys = new ProjectKeys(opts.hardware.keychain);
+  const keys = new ProjectKeys(opts.hardware.keychain, opts.secrets);
   // Recordings the last run did not get to finish become incomplete samples before anything new starts.
   await recoverRecordings(store, log, async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined);
   const uploads = new UploadService({ store, settings, keys, bus, log });
