@@ -73,6 +73,11 @@ export class PortRegistry {
     return [...this.#listed, ...manual];
   }
 
+  /** The paths the user added by hand (listed by the system or not). */
+  addedPaths(): string[] {
+    return [...this.#saved.manualPaths];
+  }
+
   find(path: string): SerialPortInfo | undefined {
     return this.ports().find((p) => p.path === path);
   }
