@@ -185,22 +185,20 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       dataDir,
       nodeVersion: process.versions.node,
     }),
-    'app.diagnostics': () => {
-      const audio = opts.hardware.audio;
-      return collectDiagnostics({
+    'app.diagnostics': () =>
+      collectDiagnostics({
         app: { name: APP_NAME, version: APP_VERSION, shell: opts.shell },
         dataDir,
         logsDir: logsDirOf(dataDir),
         serialPorts: () => ports.refresh(),
         addedPaths: () => ports.addedPaths(),
-        audioDevices: mics && audio ? () => audio.listDevices() : null,
+        audioDevices: mics ? () => mics.lastListing() : null,
         keyStatus: () => keyStatus(keys, settings.get().projectId),
         queue: () => uploads.queue.status(),
         flaggedSamples: () => store.count({ flagged: true }),
         settings: () => settings.get(),
         secrets,
-      });
-    },
+      }),
     'settings.get': () => settings.get(),
     'settings.set': async (patch) => {
       const next = await settings.set(patch);

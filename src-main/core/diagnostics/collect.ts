@@ -13,26 +13,26 @@ export interface DiagnosticsSources {
   /** The ports seen now (the system's list, refreshed) and the paths the user added by hand. */
   serialPorts(): Promise<SerialPortInfo[]>;
   addedPaths(): string[];
-  /** Lists microphones the way the app does (in the capture process, opening nothing); null: this shell has none. */
-  audioDevices: (() => Promise<AudioDevice[]>) | null;
+  /**
+   * The microphones as the app last listed them (kept current by its device watch), so a report
+   * never starts the capture process or waits on it; null: this shell has no microphone capture.
+   */
+  audioDevices: (() => { devices: AudioDevice[]; problem: string | null }) | null;
   keyStatus(): Promise<KeyStatus>;
   queue(): QueueStatus;
   flaggedSamples(): number;
   settings(): Settings;
   /** The whole answer is redacted against these before it leaves the core. */
   secrets: KnownSecrets;
-  /** How long the keychain and the device list may take before the report says "no answer". Default 15 s. */
+  /** How long the keychain may take (a locked one waits for a password) before the report says "no answer". Default 10 s. */
   timeoutMs?: number;
 }
 
 /** Each part is gathered on its own: a broken keychain or sound system shows up in the report instead of failing it. */
 export async function collectDiagnostics(src: DiagnosticsSources): Promise<Diagnostics> {
-  const timeoutMs = src.timeoutMs ?? 15_000;
-  const [ports, audio, keychain] = await Promise.all([
-    src.serialPorts(),
-    audioPart(src.audioDevices, timeoutMs),
-    keychainPart(src.keyStatus, timeoutMs),
-  ]);
+  const timeoutMs = src.timeoutMs ?? 10_000;
+  const [ports, keychain] = await Promise.all([src.serialPorts(), keychainPart(src.keyStatus, timeoutMs)]);
+  const audio = audioPart(src.audioDevices);
   const added = new Set(src.addedPaths());
   const queue = src.queue();
   const settings = src.settings();
@@ -67,14 +67,10 @@ export async function collectDiagnostics(src: DiagnosticsSources): Promise<Diagn
   return { report: redacted, text: diagnosticsText(redacted) };
 }
 
-async function audioPart(list: DiagnosticsSources['audioDevices'], timeoutMs: number): Promise<DiagnosticsReport['audio']> {
+function audioPart(list: DiagnosticsSources['audioDevices']): DiagnosticsReport['audio'] {
   if (!list) return { available: false, devices: [], problem: 'this shell has no microphone capture' };
-  try {
-    const devices = await within(list(), timeoutMs, 'the audio device list');
-    return { available: true, devices: devices.map((d) => ({ name: d.name, default: d.default })), problem: null };
-  } catch (err) {
-    return { available: false, devices: [], problem: messageOf(err) };
-  }
+  const { devices, problem } = list();
+  return { available: problem === null, devices: devices.map((d) => ({ name: d.name, default: d.default })), problem };
 }
 
 async function keychainPart(status: () => Promise<KeyStatus>, timeoutMs: number): Promise<DiagnosticsReport['keychain']> {
