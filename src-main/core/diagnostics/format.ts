@@ -19,7 +19,9 @@ export function diagnosticsText(r: DiagnosticsReport): string {
   lines.push('', `Serial ports (${r.serial.ports.length})`);
   for (const p of r.serial.ports) {
     const ids = p.vendorId || p.productId ? ` [${p.vendorId ?? '?'}:${p.productId ?? '?'}]` : '';
-    lines.push(`  ${p.path}  ${p.name}${ids}${p.addedByPath ? '  (added by path)' : ''}`);
+    // The registry names a port it does not list "<path> (added by path)" already.
+    const added = p.addedByPath && !p.name.includes('(added by path)') ? '  (added by path)' : '';
+    lines.push(`  ${p.path}  ${p.name}${ids}${added}`);
   }
   if (r.serial.ports.length === 0) lines.push('  none seen');
 
