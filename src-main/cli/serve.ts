@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore } from '../core/app.js';
 import { defaultDataDir } from '../core/data-dir.js';
-import { stderrLogger } from '../core/log.js';
+import { LOG_FILE_NAMES, openAppLog } from '../core/logs/app-log.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
 import { serialportOpener } from '../core/serial/serialport-opener.js';
@@ -48,12 +48,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const port = parsePort(values.port, 8765);
   const host = values.host;
   if (!host.trim()) throw new UsageError('--host must not be empty.');
-  const log = stderrLogger({ shell: 'browser' });
+  const dataDir = values['data-dir'] ?? defaultDataDir();
+  // A headless station's log is what its user can send: stderr and <data dir>/logs/serve.log.
+  const appLog = openAppLog({ dataDir, fileName: LOG_FILE_NAMES.browser, base: { shell: 'browser' } });
+  const log = appLog.log;
   const core = await createCore({
-    dataDir: values['data-dir'] ?? defaultDataDir(),
+    dataDir,
     shell: 'browser',
     hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener, audio: new AudioSupervisor({ log }) },
     log,
+    secrets: appLog.secrets,
   });
   const rendererDir = findRendererDir();
   let shell;
@@ -61,6 +65,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     shell = await startBrowserShell({ core, rendererDir, token: createSessionToken(), host, port, log });
   } catch (err) {
     await core.close();
+    await appLog.close();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') throw new UsageError(`Port ${port} is already in use. Pick another with --port, or --port 0 for any free port.`);
     throw err;
@@ -91,6 +96,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   process.once('SIGTERM', force('second signal'));
   await shell.close();
   await core.close();
+  await appLog.close();
   clearTimeout(deadline);
   // Everything is closed; whatever still holds the event loop now is a leak: name it, then go.
   setTimeout(() => {

@@ -20,6 +20,10 @@ import { SampleStore } from './samples/sample-store.js';
 import { qualityGate } from './samples/quality/policy.js';
 import type { Keychain } from './secrets/keychain.js';
 import { ProjectKeys } from './secrets/project-keys.js';
+import { KnownSecrets } from './secrets/known-secrets.js';
+import { keyStatus } from './secrets/key-service.js';
+import { collectDiagnostics } from './diagnostics/collect.js';
+import { logsDirOf } from './logs/app-log.js';
 import { UploadService } from './upload/upload-service.js';
 import { FolderWatcher } from './watch/folder-watcher.js';
 import { RecordingService } from './capture/recording-service.js';
@@ -48,6 +52,8 @@ export interface CoreOptions {
   /** Start the upload queue (default true); the CLI's one-shot commands run their own. */
   uploads?: boolean;
   log?: Logger;
+  /** Learns every key the core reads or stores; the shells' loggers redact with it (see logs/app-log.ts). */
+  secrets?: KnownSecrets;
 }
 
 export interface Core {
@@ -68,6 +74,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const log = opts.log ?? stderrLogger();
   const clock = opts.hardware.clock ?? systemClock;
   const dataDir = await ensureDataDir(opts.dataDir);
+  const secrets = opts.secrets ?? new KnownSecrets();
   const bus = new EventBus();
   const settings = await SettingsStore.open(dataDir, log);
   const streams = new StreamHub(bus, clock);
@@ -96,7 +103,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   }
   // Every new sample (recording, AT read-back, drop, watched folder) is checked where it is indexed.
   const store = await SampleStore.open(dataDir, log, { quality: qualityGate(() => settings.get()) });
-  const keys = new ProjectKeys(opts.hardware.keychain);
+  const keys = new ProjectKeys(opts.hardware.keychain, secrets);
   // Recordings the last run did not get to finish become incomplete samples before anything new starts.
   await recoverRecordings(store, log, async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined);
   const uploads = new UploadService({ store, settings, keys, bus, log });
@@ -178,6 +185,20 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       dataDir,
       nodeVersion: process.versions.node,
     }),
+    'app.diagnostics': () =>
+      collectDiagnostics({
+        app: { name: APP_NAME, version: APP_VERSION, shell: opts.shell },
+        dataDir,
+        logsDir: logsDirOf(dataDir),
+        serialPorts: () => ports.refresh(),
+        addedPaths: () => ports.addedPaths(),
+        audioDevices: mics ? () => mics.lastListing() : null,
+        keyStatus: () => keyStatus(keys, settings.get().projectId),
+        queue: () => uploads.queue.status(),
+        flaggedSamples: () => store.count({ flagged: true }),
+        settings: () => settings.get(),
+        secrets,
+      }),
     'settings.get': () => settings.get(),
     'settings.set': async (patch) => {
       const next = await settings.set(patch);

@@ -7,6 +7,7 @@
  * this file, which is why nothing here may import Node or Electron modules.
  */
 import { z } from 'zod';
+import { Diagnostics } from './diagnostics/diagnostics-schema.js';
 import { ImportPendingResult, PendingFile, WatchedFolder, WatchedFolderInput, WatchedFolderState } from './watch/watch-config.js';
 
 // ---------- shared shapes ----------
@@ -399,6 +400,8 @@ const Label = z.string().trim().min(1, 'label must not be empty').max(128).refin
 
 export const methods = {
   'app.info': { input: none, output: AppInfo },
+  /** Versions, OS, paths, devices, keychain and queue state for a bug report; never a key. */
+  'app.diagnostics': { input: none, output: Diagnostics },
   'settings.get': { input: none, output: Settings },
   'settings.set': { input: Settings.partial().strict(), output: Settings },
   'serial.listPorts': { input: none, output: z.array(SerialPortInfo) },
@@ -550,6 +553,8 @@ export const events = {
   /** Progress of a split or export job, a few times a second, then once with its final state. */
   'samples.progress': JobProgress,
   'audio.levels': AudioLevels,
+  /** Sent by the desktop app's Help menu (not by the core): show the keyboard shortcuts or the diagnostics. */
+  'app.showHelp': z.object({ panel: z.enum(['shortcuts', 'diagnostics']) }),
 } as const;
 
 // ---------- derived types (the renderer imports only these) ----------

@@ -1,12 +1,14 @@
-import { app, BrowserWindow, ipcMain, Menu, session, shell, type WebContents } from 'electron';
+import { app, BrowserWindow, clipboard, ipcMain, Menu, session, shell, type WebContents } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore, type Core } from '../core/app.js';
-import { stderrLogger } from '../core/log.js';
+import { LOG_FILE_NAMES, openAppLog } from '../core/logs/app-log.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
 import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { isAllowedExternalUrl } from './external-links.js';
+import { EVENT_CHANNEL } from './bridge.js';
+import { helpActions } from './help-actions.js';
 import { bindIpc } from './ipc.js';
 import { buildMenu } from './menu.js';
 import { passCliThrough } from './cli-passthrough.js';
@@ -14,7 +16,9 @@ import { passCliThrough } from './cli-passthrough.js';
 // First: `Capture-Desk.AppImage samples list` runs the CLI and exits here (see cli-passthrough.ts).
 passCliThrough(import.meta.url);
 
-const log = stderrLogger({ shell: 'electron' });
+// Started from a desktop launcher, stderr goes nowhere: the log file is what a user can send.
+const appLog = openAppLog({ dataDir: app.getPath('userData'), fileName: LOG_FILE_NAMES.electron, base: { shell: 'electron' } });
+const log = appLog.log;
 const rendererIndex = fileURLToPath(new URL('../renderer/index.html', import.meta.url));
 const rendererUrl = pathToFileURL(rendererIndex).href;
 const preload = fileURLToPath(new URL('./preload.cjs', import.meta.url));
@@ -36,6 +40,7 @@ if (!app.requestSingleInstanceLock()) {
   app.on('web-contents-created', (_e, contents) => lockDown(contents));
   void app.whenReady().then(start).catch((err: unknown) => {
     log.error('start-up failed', { error: String(err) });
+    appLog.file.flushSync(); // app.exit() leaves no turn of the event loop for the buffered line
     app.exit(1);
   });
 }
@@ -43,7 +48,8 @@ if (!app.requestSingleInstanceLock()) {
 async function start(): Promise<void> {
   // The renderer never needs camera, microphone or notifications from Chromium: capture runs here.
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  const core = await createCore({ dataDir: app.getPath('userData'), shell: 'electron', hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener, audio: new AudioSupervisor({ log }) }, log });
+  const dataDir = app.getPath('userData');
+  const core = await createCore({ dataDir, shell: 'electron', hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener, audio: new AudioSupervisor({ log }) }, log, secrets: appLog.secrets });
   const unbind = bindIpc({
     core,
     ipcMain,
@@ -54,7 +60,19 @@ async function start(): Promise<void> {
     },
     targets: () => [...windows].map((w) => w.webContents),
   });
-  Menu.setApplicationMenu(buildMenu());
+  const help = helpActions({
+    dataDir,
+    logsDir: appLog.logsDir,
+    dispatch: core.dispatch,
+    openPath: (p) => shell.openPath(p),
+    writeText: (t) => clipboard.writeText(t),
+    showHelp: (payload) => {
+      const focused = BrowserWindow.getFocusedWindow();
+      (focused && windows.has(focused) ? focused : [...windows][0])?.webContents.send(EVENT_CHANNEL, 'app.showHelp', payload);
+    },
+    log,
+  });
+  Menu.setApplicationMenu(buildMenu(Menu, help));
   createWindow();
   app.on('activate', () => {
     if (windows.size === 0) createWindow();
@@ -71,7 +89,10 @@ function shutdown(e: Electron.Event, core: Core, unbind: () => void): void {
   closing = true;
   e.preventDefault();
   unbind();
-  void core.close().finally(() => app.quit());
+  void core
+    .close()
+    .finally(() => appLog.close())
+    .finally(() => app.quit());
 }
 
 function windowIdOf(webContentsId: number): number | undefined {

@@ -1,13 +1,46 @@
-import { Menu, type MenuItemConstructorOptions } from 'electron';
+import type { MenuItemConstructorOptions } from 'electron';
 
-/** Standard roles only: they give every platform its expected shortcuts (copy, reload, zoom, quit). */
-export function buildMenu(): Menu {
-  const template: MenuItemConstructorOptions[] = [
-    ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
+/** What the Help menu does; main.ts wires these to shell, clipboard and the window. */
+export interface HelpActions {
+  openDataFolder(): void;
+  openLogsFolder(): void;
+  copyDiagnostics(): void;
+  showShortcuts(): void;
+}
+
+/** The part of Electron's Menu used here, so a test can build the menu without Electron. */
+export interface MenuBuilder<M> {
+  buildFromTemplate(template: MenuItemConstructorOptions[]): M;
+}
+
+/**
+ * Standard roles for everything but Help: they give every platform its expected menus and
+ * shortcuts (copy, reload, zoom, quit; the app menu and "About" where each platform puts them).
+ */
+export function menuTemplate(actions: HelpActions, platform: NodeJS.Platform = process.platform): MenuItemConstructorOptions[] {
+  const mac = platform === 'darwin';
+  return [
+    ...(mac ? [{ role: 'appMenu' as const }] : []),
     { role: 'fileMenu' },
     { role: 'editMenu' },
     { role: 'viewMenu' },
     { role: 'windowMenu' },
+    {
+      // role "help" makes it the Help menu macOS adds its search field to.
+      role: 'help',
+      submenu: [
+        { label: 'Keyboard Shortcuts', click: () => actions.showShortcuts() },
+        { type: 'separator' },
+        { label: 'Open Data Folder', click: () => actions.openDataFolder() },
+        { label: 'Open Logs Folder', click: () => actions.openLogsFolder() },
+        { label: 'Copy Diagnostics', click: () => actions.copyDiagnostics() },
+        // macOS has About in the app menu; elsewhere it belongs at the end of Help.
+        ...(mac ? [] : [{ type: 'separator' as const }, { role: 'about' as const }]),
+      ],
+    },
   ];
-  return Menu.buildFromTemplate(template);
+}
+
+export function buildMenu<M>(menu: MenuBuilder<M>, actions: HelpActions, platform: NodeJS.Platform = process.platform): M {
+  return menu.buildFromTemplate(menuTemplate(actions, platform));
 }

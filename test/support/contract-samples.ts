@@ -9,6 +9,7 @@ import { encodeCbor, sensorDoc } from './ingestion-server/fixtures.js';
  */
 export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'app.info': {},
+  'app.diagnostics': {},
   'settings.get': {},
   'settings.set': { deviceName: 'bench-01' },
   'serial.listPorts': {},

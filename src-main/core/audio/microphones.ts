@@ -41,6 +41,8 @@ interface Active {
  */
 export class Microphones {
   #devices: AudioDevice[] = [];
+  /** Why the last listing failed, until one succeeds (shown in diagnostics). */
+  #listProblem: string | null = null;
   #choice: AudioChoice | null;
   #active: Active | null = null;
   #unwatch: (() => void) | null = null;
@@ -58,6 +60,7 @@ export class Microphones {
     this.#unwatch ??= this.d.input.watchDevices((change) => {
       const before = this.#devices.map((x) => x.id).join('\n');
       this.#devices = change.devices;
+      this.#listProblem = null;
       if (before !== change.devices.map((x) => x.id).join('\n')) this.d.onDevicesChanged();
     });
   }
@@ -65,12 +68,19 @@ export class Microphones {
   async refresh(): Promise<AudioDevice[]> {
     try {
       this.#devices = await this.d.input.listDevices();
+      this.#listProblem = null;
     } catch (err) {
+      this.#listProblem = err instanceof Error ? err.message : String(err);
       // No sound system is not an error of the app: it just has no microphones to offer.
       this.d.log.warn('could not list audio input devices', { error: String(err) });
       this.#devices = [];
     }
     return this.#devices;
+  }
+
+  /** The devices as last listed (nothing is opened or listed anew), and why listing failed if it did. */
+  lastListing(): { devices: AudioDevice[]; problem: string | null } {
+    return { devices: [...this.#devices], problem: this.#listProblem };
   }
 
   sources(isStreaming: (id: string) => boolean): Source[] {

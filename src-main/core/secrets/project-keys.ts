@@ -1,5 +1,6 @@
 import { CoreError } from '../errors.js';
 import type { Keychain } from './keychain.js';
+import type { KnownSecrets } from './known-secrets.js';
 
 /** The platform's numeric project ID; null while none is chosen (keys then go to the "default" account). */
 export type ProjectId = number | null;
@@ -62,16 +63,19 @@ function invalid(message: string): CoreError {
 /** A project's API key and HMAC key, kept in the keychain and nowhere else. */
 export class ProjectKeys {
   readonly #keychain: Keychain;
+  readonly #known: KnownSecrets | undefined;
 
-  constructor(keychain: Keychain) {
+  /** `known` learns every key read or stored, so the app's logger can redact it. */
+  constructor(keychain: Keychain, known?: KnownSecrets) {
     this.#keychain = keychain;
+    this.#known = known;
   }
 
   async setApiKey(projectId: ProjectId, key: string): Promise<void> {
     return this.#set(projectId, 'api-key', checkKey('API key', key));
   }
   async getApiKey(projectId: ProjectId): Promise<string | null> {
-    return this.#keychain.get(projectAccount(projectId, 'api-key'));
+    return this.#get(projectId, 'api-key');
   }
   async clearApiKey(projectId: ProjectId): Promise<boolean> {
     return this.#keychain.delete(projectAccount(projectId, 'api-key'));
@@ -81,7 +85,7 @@ export class ProjectKeys {
     return this.#set(projectId, 'hmac-key', checkKey('HMAC key', key));
   }
   async getHmacKey(projectId: ProjectId): Promise<string | null> {
-    return this.#keychain.get(projectAccount(projectId, 'hmac-key'));
+    return this.#get(projectId, 'hmac-key');
   }
   async clearHmacKey(projectId: ProjectId): Promise<boolean> {
     return this.#keychain.delete(projectAccount(projectId, 'hmac-key'));
@@ -93,7 +97,15 @@ export class ProjectKeys {
     return { apiKey: apiKey === null ? 'not set' : 'set', hmacKey: hmacKey === null ? 'not set' : 'set' };
   }
 
+  async #get(projectId: ProjectId, kind: KeyKind): Promise<string | null> {
+    const key = await this.#keychain.get(projectAccount(projectId, kind));
+    this.#known?.add(key);
+    return key;
+  }
+
   async #set(projectId: ProjectId, kind: KeyKind, key: string): Promise<void> {
+    // Known before it is stored: a failing keychain's error text must not carry it into a log either.
+    this.#known?.add(key);
     return this.#keychain.set(projectAccount(projectId, kind), key);
   }
 }

@@ -77,6 +77,11 @@ export class PortRegistry {
     return [...this.#listed, ...manual];
   }
 
+  /** The paths the user added by hand (listed by the system or not). */
+  addedPaths(): string[] {
+    return [...this.#saved.manualPaths];
+  }
+
   /** The port `path` names, in the spelling it is listed and opened by (`com3` finds COM3). */
   find(path: string): SerialPortInfo | undefined {
     const key = this.#same(path);
