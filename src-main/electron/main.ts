@@ -1,4 +1,4 @@
-import { app, BrowserWindow, ipcMain, Menu, session, shell, type WebContents } from 'electron';
+import { app, BrowserWindow, ipcMain, Menu, screen, session, shell, type WebContents } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore, type Core } from '../core/app.js';
@@ -9,6 +9,7 @@ import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { isAllowedExternalUrl } from './external-links.js';
 import { bindIpc } from './ipc.js';
 import { buildMenu } from './menu.js';
+import { restorePlacement, trackWindowState, WINDOW_DEFAULTS } from './window-state.js';
 
 const log = stderrLogger({ shell: 'electron' });
 const rendererIndex = fileURLToPath(new URL('../renderer/index.html', import.meta.url));
@@ -76,11 +77,11 @@ function windowIdOf(webContentsId: number): number | undefined {
 }
 
 function createWindow(): void {
+  const placement = restorePlacement(app.getPath('userData'), screen, log);
   const win = new BrowserWindow({
-    width: 1280,
-    height: 820,
-    minWidth: 800,
-    minHeight: 560,
+    ...placement.bounds,
+    minWidth: WINDOW_DEFAULTS.minWidth,
+    minHeight: WINDOW_DEFAULTS.minHeight,
     title: 'Capture Desk',
     show: false,
     webPreferences: {
@@ -92,6 +93,8 @@ function createWindow(): void {
       spellcheck: false,
     },
   });
+  if (placement.maximized) win.maximize();
+  trackWindowState(win, app.getPath('userData'), log);
   windows.add(win);
   win.on('closed', () => windows.delete(win));
   win.once('ready-to-show', () => win.show());
