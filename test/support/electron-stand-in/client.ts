@@ -1,13 +1,16 @@
 // The test's side: installs the stand-in where a packaged app resolves `electron`, starts the app
 // on it as a child process, and drives it (protocol.ts).
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { AppSnapshot, DriverOp, FromApp, SenderKind } from './protocol.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+/** The Electron version the app is built against (its package.json only: the module itself cannot load here). */
+const ELECTRON_VERSION = (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('electron/package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * Bundles the stand-in into <appDir>/node_modules/electron/ (index.js is the `electron` module,
@@ -49,7 +52,7 @@ export interface RunningApp {
 export function startApp(boot: string, appDir: string, env: NodeJS.ProcessEnv): RunningApp {
   const childEnv: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VITEST') && k !== 'NODE_OPTIONS') childEnv[k] = v;
-  const child = fork(boot, [appDir], { cwd: appDir, env: { ...childEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'advanced', execArgv: [] });
+  const child = fork(boot, [appDir], { cwd: appDir, env: { ...childEnv, ELECTRON_STAND_IN_VERSION: ELECTRON_VERSION, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'advanced', execArgv: [] });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
