@@ -93,11 +93,14 @@ function createWindow(): void {
       spellcheck: false,
     },
   });
-  if (placement.maximized) win.maximize();
   trackWindowState(win, app.getPath('userData'), log);
   windows.add(win);
   win.on('closed', () => windows.delete(win));
-  win.once('ready-to-show', () => win.show());
+  win.once('ready-to-show', () => {
+    // Not earlier: maximize() shows a hidden window, which would flash an empty frame.
+    if (placement.maximized) win.maximize();
+    win.show();
+  });
   void win.loadFile(rendererIndex);
 }
 

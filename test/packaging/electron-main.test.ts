@@ -219,8 +219,8 @@ describe('Electron main process from the packaged app.asar', () => {
     // Third start, and the second monitor it was on has gone: maximized again, normal bounds on screen.
     const third = start(userData());
     await third.note('window-created');
+    await expect.poll(async () => (await third.snapshot()).windows[0]!.maximized).toBe(true);
     win = (await third.snapshot()).windows[0]!;
-    expect(win.maximized).toBe(true);
     expect(win.options).toMatchObject({ x: 140, y: 60, width: 1100, height: 700 });
     await third.call({ op: 'app.quit' });
     expect(await exitWithin(third, 8_000), third.output()).toEqual({ code: 0, signal: null });
