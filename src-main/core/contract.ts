@@ -201,6 +201,14 @@ export const Sample = z.object({
 });
 export type Sample = z.infer<typeof Sample>;
 
+/** One file of samples.addPaths: added now, already added earlier (same path and content), or refused and why. */
+export const AddPathResult = z.discriminatedUnion('status', [
+  z.object({ path: z.string(), status: z.literal('added'), sample: Sample }),
+  z.object({ path: z.string(), status: z.literal('known'), sample: Sample }),
+  z.object({ path: z.string(), status: z.literal('refused'), reason: z.string() }),
+]);
+export type AddPathResult = z.infer<typeof AddPathResult>;
+
 export const QueueStatus = z.object({
   paused: z.boolean(),
   /** Why the queue is not sending, in words the user can act on (e.g. the key was refused). */
@@ -439,6 +447,17 @@ export const methods = {
       .object({ name: z.string().min(1).max(255), bytes: z.instanceof(Uint8Array), category: Category, label: Label.nullable().optional(), metadata: Metadata.optional(), queue: z.boolean().optional() })
       .strict(),
     output: Sample,
+  },
+  /**
+   * Files added where they lie (the Electron window's drop and picker, which know real paths): no
+   * copy through the UI, so the only size cap is the platform's 100 MB per file. Each path gets its
+   * own outcome; one refused file never stops the others. label as in samples.addFile.
+   */
+  'samples.addPaths': {
+    input: z
+      .object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(10_000), category: Category, label: Label.nullable().optional(), metadata: Metadata.optional(), queue: z.boolean().optional() })
+      .strict(),
+    output: z.object({ results: z.array(AddPathResult) }),
   },
   /** Runs the data-quality checks again (e.g. after changing the minimum length); never changes queue state. */
   'samples.checkQuality': { input: z.object({ ids: Ids }).strict(), output: z.object({ checked: z.array(Sample) }) },

@@ -11,4 +11,9 @@ export interface CaptureDeskBridge {
   call(method: string, input: unknown): Promise<CallResult>;
   /** Every core event; returns the function that removes this listener. */
   onEvent(listener: (name: EventName, payload: unknown) => void): () => void;
+  /**
+   * The path of a dropped or picked file (Electron's webUtils.getPathForFile), so the core reads it
+   * from disk instead of the renderer sending its bytes; '' for a file with no path on disk.
+   */
+  pathForFile(file: File): string;
 }

@@ -1,4 +1,4 @@
-import { app, BrowserWindow, clipboard, ipcMain, Menu, session, shell, type WebContents } from 'electron';
+import { app, BrowserWindow, clipboard, ipcMain, Menu, screen, session, shell, type WebContents } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore, type Core } from '../core/app.js';
@@ -12,6 +12,7 @@ import { helpActions } from './help-actions.js';
 import { bindIpc } from './ipc.js';
 import { buildMenu } from './menu.js';
 import { passCliThrough } from './cli-passthrough.js';
+import { restorePlacement, trackWindowState, WINDOW_DEFAULTS } from './window-state.js';
 
 // First: `Capture-Desk.AppImage samples list` runs the CLI and exits here (see cli-passthrough.ts).
 passCliThrough(import.meta.url);
@@ -101,11 +102,11 @@ function windowIdOf(webContentsId: number): number | undefined {
 }
 
 function createWindow(): void {
+  const placement = restorePlacement(app.getPath('userData'), screen, log);
   const win = new BrowserWindow({
-    width: 1280,
-    height: 820,
-    minWidth: 800,
-    minHeight: 560,
+    ...placement.bounds,
+    minWidth: WINDOW_DEFAULTS.minWidth,
+    minHeight: WINDOW_DEFAULTS.minHeight,
     title: 'Capture Desk',
     show: false,
     webPreferences: {
@@ -117,9 +118,14 @@ function createWindow(): void {
       spellcheck: false,
     },
   });
+  trackWindowState(win, app.getPath('userData'), log);
   windows.add(win);
   win.on('closed', () => windows.delete(win));
-  win.once('ready-to-show', () => win.show());
+  win.once('ready-to-show', () => {
+    // Not earlier: maximize() shows a hidden window, which would flash an empty frame.
+    if (placement.maximized) win.maximize();
+    win.show();
+  });
   void win.loadFile(rendererIndex);
 }
 

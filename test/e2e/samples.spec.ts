@@ -92,7 +92,7 @@ test('local samples are selected with shift-click and Ctrl+A, relabelled, and de
     { name: 'noise.1.cbor', buffer: sensorFile('x', 90).buffer },
     { name: 'huge.wav', zeros: 32 * 1024 * 1024 + 1 },
   ]);
-  await expect(page.getByTestId('import-files').locator('li[data-status=refused]')).toContainText('use `capture-desk upload` for big files');
+  await expect(page.getByTestId('import-files').locator('li[data-status=refused]')).toContainText('the limit for files added in the browser; use the desktop app or `capture-desk upload` for big files');
 
   const rows = page.getByTestId('sample-table').locator('tbody tr');
   await expect(rows).toHaveCount(3);

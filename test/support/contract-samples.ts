@@ -24,6 +24,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'samples.update': { ids: ['no-such-sample'], label: 'idle' },
   'samples.delete': { ids: ['no-such-sample'] },
   'samples.addFile': { name: 'idle.1.cbor', bytes: new Uint8Array(encodeCbor(sensorDoc())), category: 'training' },
+  'samples.addPaths': { paths: ['/capture-desk/no-such-file.cbor'], category: 'training' },
   'samples.move': { id: 'no-such-sample', newCategory: 'testing' },
   'samples.checkQuality': { ids: ['no-such-sample'] },
   'record.start': { sourceIds: ['no-such-source'], label: 'idle', category: 'training', lengthMs: 1000 },

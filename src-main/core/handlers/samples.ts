@@ -4,11 +4,12 @@ import { CoreError } from '../errors.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
 import { localSummary } from '../samples/local-summary.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import { addPaths } from '../upload/add-paths.js';
 import { MAX_FILE_BYTES } from '../upload/ingestion-client.js';
 import { moveSample } from '../upload/management-client.js';
 import type { UploadService } from '../upload/upload-service.js';
 
-type SampleMethods = 'samples.list' | 'samples.update' | 'samples.delete' | 'samples.addFile' | 'samples.move' | 'samples.checkQuality' | 'dataset.summary';
+type SampleMethods = 'samples.list' | 'samples.update' | 'samples.delete' | 'samples.addFile' | 'samples.addPaths' | 'samples.move' | 'samples.checkQuality' | 'dataset.summary';
 
 export function sampleHandlers(store: SampleStore, uploads: UploadService): Pick<Handlers, SampleMethods> {
   return {
@@ -44,6 +45,13 @@ export function sampleHandlers(store: SampleStore, uploads: UploadService): Pick
       if (queue) uploads.queue.enqueue([sample.id]);
       uploads.announce([sample.id]);
       return sample;
+    },
+    'samples.addPaths': async ({ paths, category, label, metadata, queue }) => {
+      const results = await addPaths(store, paths, { category, label, metadata: metadata ?? {}, queue: queue ?? false });
+      const added = results.flatMap((r) => (r.status === 'added' ? [r.sample.id] : []));
+      if (queue && added.length > 0) uploads.queue.enqueue(added);
+      if (added.length > 0) uploads.announce(added);
+      return { results };
     },
     'samples.move': async ({ id, newCategory }) => {
       const s = store.get(id);

@@ -1,12 +1,6 @@
 import type { Category } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
-import { errorText, formatBytes } from '../format.js';
-
-/**
- * Files larger than this are refused before reading: they would have to sit in the renderer's
- * memory and cross the connection in one message. The CLI streams big files from disk instead.
- */
-export const MAX_DROP_BYTES = 32 * 1024 * 1024;
+import { addOneFile, MAX_DROP_BYTES, PLATFORM_MAX_BYTES, type PathOf } from '../samples/add-one-file.js';
 
 export type LabelMode = 'filename' | 'fixed' | 'unlabeled';
 
@@ -33,7 +27,16 @@ export class Imports {
   /** Items at or below this id were cancelled: a file already sent still finishes (it is saved). */
   #cancelledUpTo = 0;
 
-  constructor(private readonly api: Api) {}
+  /** pathOf: the Electron window's way to learn a file's path (files are then added by path, not by bytes). */
+  constructor(
+    private readonly api: Api,
+    private readonly pathOf: PathOf | null = null,
+  ) {}
+
+  /** The largest file this shell can add: by path the platform's limit, by bytes the browser's cap. */
+  get maxFileBytes(): number {
+    return this.pathOf ? PLATFORM_MAX_BYTES : MAX_DROP_BYTES;
+  }
 
   async add(files: readonly File[]): Promise<void> {
     if (files.length === 0) return;
@@ -50,18 +53,9 @@ export class Imports {
     for (const [i, file] of files.entries()) {
       const item = fresh[i]!;
       if (item.id <= this.#cancelledUpTo) continue;
-      if (file.size > MAX_DROP_BYTES) {
-        this.#set(item.id, 'refused', `Larger than ${formatBytes(MAX_DROP_BYTES)}, the limit for files added here; use \`capture-desk upload\` for big files.`);
-        continue;
-      }
       this.#set(item.id, 'sending', null);
-      try {
-        const bytes = new Uint8Array(await file.arrayBuffer());
-        const sample = await this.api.call('samples.addFile', { name: file.name, bytes, ...options });
-        this.#set(item.id, 'added', `${sample.label ?? 'unlabeled'} · ${sample.category}${options.queue ? ' · queued' : ''}`);
-      } catch (err) {
-        this.#set(item.id, 'refused', errorText(err));
-      }
+      const outcome = await addOneFile(this.api, file, options, this.pathOf);
+      this.#set(item.id, outcome.status, outcome.message);
     }
   }
 

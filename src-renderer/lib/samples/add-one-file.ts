@@ -1,0 +1,51 @@
+import type { Category } from '../../../src-main/core/contract.js';
+import type { Api } from '../api/client.js';
+import { errorText, formatBytes } from '../format.js';
+
+/**
+ * The browser shell's cap for a file added through the page: its bytes have to sit in the
+ * renderer's memory and cross the connection in one message. Files with a path on disk (the
+ * Electron window) are read by the core instead, up to the platform's 100 MB per file.
+ */
+export const MAX_DROP_BYTES = 32 * 1024 * 1024;
+/** The platform's limit per file, which the core enforces for files added by path. */
+export const PLATFORM_MAX_BYTES = 100 * 1024 * 1024;
+
+/** The file's path on disk ('' when it has none); the Electron preload's pathForFile. */
+export type PathOf = (file: File) => string;
+
+export interface AddFileOptions {
+  category: Category;
+  queue: boolean;
+  /** undefined = from the file name, null = unlabeled. */
+  label?: string | null;
+}
+
+export interface AddFileOutcome {
+  status: 'added' | 'refused';
+  message: string;
+}
+
+/** Adds one dropped or picked file: by its path where the shell knows it, else by its bytes. */
+export async function addOneFile(api: Api, file: File, options: AddFileOptions, pathOf: PathOf | null): Promise<AddFileOutcome> {
+  try {
+    const path = pathOf?.(file) ?? '';
+    if (path !== '') {
+      const [r] = (await api.call('samples.addPaths', { paths: [path], ...options })).results;
+      if (!r) return { status: 'refused', message: 'Capture Desk did not answer for this file; try again.' };
+      if (r.status === 'refused') return { status: 'refused', message: r.reason };
+      return { status: 'added', message: (r.status === 'known' ? 'already added: ' : '') + describe(r.sample, options) };
+    }
+    if (file.size > MAX_DROP_BYTES) {
+      return { status: 'refused', message: `Larger than ${formatBytes(MAX_DROP_BYTES)}, the limit for files added in the browser; use the desktop app or \`capture-desk upload\` for big files.` };
+    }
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    return { status: 'added', message: describe(await api.call('samples.addFile', { name: file.name, bytes, ...options }), options) };
+  } catch (err) {
+    return { status: 'refused', message: errorText(err) };
+  }
+}
+
+function describe(sample: { label: string | null; category: string }, options: AddFileOptions): string {
+  return `${sample.label ?? 'unlabeled'} · ${sample.category}${options.queue ? ' · queued' : ''}`;
+}
