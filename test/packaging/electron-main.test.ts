@@ -192,6 +192,26 @@ describe('Electron main process from the packaged app.asar', () => {
     await expect.poll(async () => (await app.snapshot()).windows[0]!.focusCount).toBeGreaterThan(0);
   }, 20_000);
 
+  it('Help menu: opens the data and logs folders, copies diagnostics; the log goes to a file in logs/', async () => {
+    await app.call({ op: 'menu.click', path: ['Help', 'Open Data Folder'] });
+    await app.call({ op: 'menu.click', path: ['Help', 'Open Logs Folder'] });
+    await app.call({ op: 'menu.click', path: ['Help', 'Copy Diagnostics'] });
+    // Copying gathers the report first (ports, keychain, queue), so the clipboard fills a moment later.
+    await expect.poll(async () => (await app.snapshot()).clipboard.length, { timeout: 12_000 }).toBeGreaterThan(0);
+    const snap = await app.snapshot();
+    expect(snap.shellCalls.filter((c) => c.fn === 'openPath').map((c) => c.arg)).toEqual([userData(), join(userData(), 'logs')]);
+    const copied = snap.clipboard.at(-1) ?? '';
+    expect(copied).toContain(userData());
+    expect(copied).toMatch(/electron/i);
+    expect(copied).toContain(process.versions.node);
+    // Started from a desktop launcher, stderr is lost: the same JSON lines are in the log file.
+    const logFile = join(userData(), 'logs', 'capture-desk.log');
+    await expect.poll(() => existsSync(logFile) && readFileSync(logFile, 'utf8').length > 0, { timeout: 5_000 }).toBe(true);
+    const lines = readFileSync(logFile, 'utf8').trim().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(lines.map((l) => (JSON.parse(l) as { shell?: string }).shell)).toContain('electron');
+  }, 20_000);
+
   it('closing the window quits: will-quit closes the core, and the process ends by itself with nothing left open', async () => {
     await app.call({ op: 'window.setBounds', bounds: { x: 140, y: 60, width: 1100, height: 700 } });
     await app.call({ op: 'window.close' });

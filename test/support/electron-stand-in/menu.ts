@@ -12,6 +12,10 @@ export interface MenuItemOptions {
   click?: (item: unknown, win: BrowserWindow | undefined, event: unknown) => void;
   submenu?: MenuItemOptions[] | Menu;
 }
+/** The labels Electron gives role items that have none of their own (menu-item-roles.ts). */
+const ROLE_LABELS: Record<string, string> = { fileMenu: 'File', editMenu: 'Edit', viewMenu: 'View', windowMenu: 'Window', help: 'Help', about: 'About' };
+const roleLabel = (role: string | undefined) => (role === undefined ? undefined : ROLE_LABELS[role]);
+
 export class Menu {
   constructor(readonly items: MenuItemOptions[] = []) {}
   static buildFromTemplate(template: MenuItemOptions[]): Menu {
@@ -50,7 +54,7 @@ export class Menu {
     let items = this.items;
     let found: MenuItemOptions | undefined;
     for (const label of path) {
-      found = items.find((i) => i.label === label);
+      found = items.find((i) => (i.label ?? roleLabel(i.role)) === label);
       if (!found) return undefined;
       items = found.submenu instanceof Menu ? found.submenu.items : (found.submenu ?? []);
     }
