@@ -6,8 +6,7 @@ import type { BoundingBox, Category, Sample, SampleKind, SampleState, Structured
 import { CoreError } from '../errors.js';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
-import type { Statement } from 'better-sqlite3';
-import { openDb, type Db } from './db.js';
+import { openDb, type BindValue, type Db, type Statement } from './db.js';
 import { FLAGGED_LEVEL, rowToSample, type SampleRow } from './sample-row.js';
 import type { QualityFile } from './quality/check-sample.js';
 import type { QualityGate, QualityVerdict } from './quality/policy.js';
@@ -344,9 +343,9 @@ export class SampleStore {
   }
 }
 
-function whereOf(filter: Pick<SampleFilter, 'states' | 'flagged'>): { where: string; args: unknown[] } {
+function whereOf(filter: Pick<SampleFilter, 'states' | 'flagged'>): { where: string; args: BindValue[] } {
   const parts: string[] = [];
-  const args: unknown[] = [];
+  const args: BindValue[] = [];
   if (filter.states?.length) {
     parts.push(`state IN (${filter.states.map(() => '?').join(',')})`);
     args.push(...filter.states);

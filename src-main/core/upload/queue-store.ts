@@ -1,5 +1,5 @@
-import type { Statement } from 'better-sqlite3';
 import type { BoundingBox, Category, StructuredLabel } from '../contract.js';
+import type { Statement } from '../samples/db.js';
 import type { SampleStore } from '../samples/sample-store.js';
 
 /** What every file of one request shares: they all travel under the same headers. */
