@@ -85,6 +85,12 @@ export function runIndexOps(dataDir: string, connection: Connection, files: numb
     for (let i = 0; i < 100; i++) store.counts();
   });
 
+  // The user selects every sample: out of the queue and back in, and the quality hold applied.
+  t.requeue = time(() => {
+    if (queue.dequeue(ids) !== files || queue.enqueue(ids) !== files) throw new Error('dequeue/enqueue missed samples');
+  });
+  t.holdBack = time(() => store.holdBack(ids, false));
+
   let claimed = 0;
   let batches = 0;
   t.claim = 0;

@@ -7,6 +7,8 @@
 //   get        10,000 single gets by id
 //   listPages  every page of 100 of the queued list, with the state counts the list shows
 //   counts     100 state counts (the CLI's progress line, the status bar)
+//   requeue    all 10,000 taken out of the queue and put back (dequeue + enqueue of a selection)
+//   holdBack   the quality hold applied to a selection of all 10,000
 //   claim      every upload batch of ≤ 1000 files taken from the queue (10 batches)
 //   mark       each batch marked uploaded in one transaction
 //   addSingle  200 references added one at a time, a commit (and fsync) each
@@ -34,6 +36,8 @@ const OPS = [
   { key: 'get', label: `get by id × ${FILES.toLocaleString('en-US')}`, max: 1000, why: '< 0.1 ms each' },
   { key: 'listPages', label: `list ${FILES / 100} pages of 100 + counts`, max: 1000, why: '< 10 ms per page shown' },
   { key: 'counts', label: 'count by state × 100', max: 500, why: '< 5 ms per progress redraw' },
+  { key: 'requeue', label: `dequeue + enqueue a selection of ${FILES.toLocaleString('en-US')}`, max: 1000 },
+  { key: 'holdBack', label: `quality hold over a selection of ${FILES.toLocaleString('en-US')}`, max: 1000 },
   { key: 'claim', label: `claim ${FILES / 1000} upload batches of ≤ 1000`, max: 250, why: '< 25 ms per request of 1000 files' },
   { key: 'mark', label: `mark ${FILES / 1000} batches uploaded (1 transaction each)`, max: 250, why: '< 25 ms per request of 1000 files' },
   { key: 'addSingle', label: 'add 200 references one at a time (commit + fsync each)', max: null },
