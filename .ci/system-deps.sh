@@ -9,10 +9,12 @@
 #   xvfb xauth                headful browser runs
 #   sox                       checks the WAV files we write
 #   python3 make g++          node-gyp builds of native modules
+#   binutils                  nm, which test/packaging/native-abi.test.ts uses to read each .node file's
+#                             exported symbols (g++ pulls it in too; named here because a test needs it)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   socat udev libsecret-1-dev dbus gnome-keyring \
   pulseaudio pulseaudio-utils libasound2-plugins \
-  chromium xvfb xauth sox python3 make g++ >/dev/null
+  chromium xvfb xauth sox python3 make g++ binutils >/dev/null

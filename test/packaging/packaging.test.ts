@@ -452,10 +452,13 @@ describe('electron-builder --linux dir (offline, stand-in Electron)', () => {
       expect((statFile(asarPath, file.slice(1)) as { unpacked?: boolean }).unpacked, `${file} must be unpacked`).toBe(true);
       expect(existsSync(join(unpacked, 'resources/app.asar.unpacked', file)), file).toBe(true);
     }
-    for (const dir of ['better-sqlite3', 'keytar', 'node-web-audio-api', '@serialport/bindings-cpp']) {
+    for (const dir of ['@libsql/linux-x64-gnu', 'keytar', 'node-web-audio-api', '@serialport/bindings-cpp']) {
       expect(nodeFiles.some((f) => f.startsWith(`/node_modules/${dir}/`)), `${dir} has a native binary`).toBe(true);
     }
     expect(nodeFiles.filter((f) => /darwin|win32|android/.test(f))).toEqual([]);
+    // Only the glibc build of libsql: Electron runs on glibc, the musl one would be dead weight.
+    expect(nodeFiles.filter((f) => f.startsWith('/node_modules/@libsql/'))).toEqual(['/node_modules/@libsql/linux-x64-gnu/index.node']);
+    expect(nodeFiles.filter((f) => f.startsWith('/node_modules/better-sqlite3/')), 'better-sqlite3 is not Node-API and must not ship').toEqual([]);
     expect(nodeFiles.filter((f) => /obj\.target|test_extension/.test(f))).toEqual([]);
   });
 
@@ -474,7 +477,7 @@ describe('electron-builder --linux dir (offline, stand-in Electron)', () => {
     for (const [name, status] of Object.entries(report.imports)) expect(status, name).toBe('ok');
     expect(report.sqlite).toMatch(/^3\.\d+/);
     if (process.platform === 'linux') {
-      for (const dir of ['better-sqlite3', 'keytar', 'node-web-audio-api', '@serialport/bindings-cpp']) {
+      for (const dir of ['@libsql/linux-x64-gnu', 'keytar', 'node-web-audio-api', '@serialport/bindings-cpp']) {
         expect(report.nativeFiles.some((f) => f.startsWith(join(appDir, 'node_modules', dir) + '/')), `${dir} loaded its binary from the packaged app`).toBe(true);
       }
       expect(report.nativeFiles.filter((f) => f.startsWith(ROOT + '/'))).toEqual([]);

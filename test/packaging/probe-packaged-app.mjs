@@ -1,8 +1,9 @@
 // packaging.test.ts copies this file into the root of an app extracted from app.asar and runs it
 // with plain Node. It imports every production dependency from there (so they resolve the way the
-// packaged app resolves them), exercises better-sqlite3, and reports which native .node files the
-// process mapped (from /proc/self/maps). All native deps are N-API, so a binary that loads here
-// loads in Electron too.
+// packaged app resolves them), exercises libsql (the SQLite binding), and reports which native .node
+// files the process mapped (from /proc/self/maps). Loading here under Node says the files are in
+// place; that they also load in Electron rests on each being Node-API, which
+// test/packaging/native-abi.test.ts checks for every .node file of the packaged app.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -23,7 +24,7 @@ for (const name of Object.keys(pkg.dependencies ?? {})) {
 }
 
 try {
-  const Database = requireFromApp('better-sqlite3');
+  const Database = requireFromApp('libsql');
   const db = new Database(':memory:');
   result.sqlite = db.prepare('select sqlite_version() as v').get().v;
   db.close();

@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { Db } from './sqlite.js';
 
-export type Db = Database.Database;
+export type { BindValue, Db, Statement } from './sqlite.js';
 
 /** Each entry moves the schema one version up; never edit an entry that has shipped. */
 const MIGRATIONS: string[] = [
@@ -51,7 +51,7 @@ const MIGRATIONS: string[] = [
  * committed state change survive power loss, which is what "uploaded exactly once" rests on.
  */
 export function openDb(dataDir: string): Db {
-  const db = new Database(join(dataDir, 'samples.db'));
+  const db = new Db(join(dataDir, 'samples.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

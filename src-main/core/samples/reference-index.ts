@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
 import type { BoundingBox, Category, SampleKind, SampleState, StructuredLabel } from '../contract.js';
-import type { Db } from './db.js';
+import type { Db, Statement } from './db.js';
 
 /** One file indexed where it lies (bulk upload): no copy, its hash pins the content we promised to send. */
 export interface NewReference {

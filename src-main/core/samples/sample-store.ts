@@ -6,8 +6,7 @@ import type { BoundingBox, Category, Sample, SampleKind, SampleState, Structured
 import { CoreError } from '../errors.js';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
-import type { Statement } from 'better-sqlite3';
-import { openDb, type Db } from './db.js';
+import { openDb, type BindValue, type Db, type Statement } from './db.js';
 import { FLAGGED_LEVEL, rowToSample, type SampleRow } from './sample-row.js';
 import type { QualityFile } from './quality/check-sample.js';
 import type { QualityGate, QualityVerdict } from './quality/policy.js';
@@ -231,16 +230,12 @@ export class SampleStore {
   holdBack(ids: string[], force: boolean): string[] {
     const policy = this.holdPolicy();
     const min = policy === 'all' ? FLAGGED_LEVEL.warning : FLAGGED_LEVEL.error;
-    const read = this.#stmt("SELECT flagged FROM samples WHERE id = ? AND state IN ('local', 'failed', 'rejected')");
-    const mark = this.#stmt('UPDATE samples SET held_back = ? WHERE id = ?');
+    const all = JSON.stringify(ids);
     return this.db.transaction(() => {
-      const held: string[] = [];
-      for (const id of ids) {
-        const r = read.get(id) as { flagged: number } | undefined;
-        const hold = !force && policy !== 'off' && r !== undefined && r.flagged >= min;
-        if (hold) held.push(id);
-        mark.run(hold ? 1 : 0, id);
-      }
+      const rows = this.#stmt("SELECT id, flagged FROM samples WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('local', 'failed', 'rejected')").all(all) as Array<{ id: string; flagged: number }>;
+      const flagged = new Map(rows.map((r) => [r.id, r.flagged]));
+      const held = ids.filter((id) => !force && policy !== 'off' && (flagged.get(id) ?? -1) >= min);
+      this.#stmt('UPDATE samples SET held_back = id IN (SELECT value FROM json_each(?)) WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(held), all);
       return held;
     })();
   }
@@ -345,9 +340,9 @@ export class SampleStore {
   }
 }
 
-function whereOf(filter: Pick<SampleFilter, 'states' | 'flagged'>): { where: string; args: unknown[] } {
+function whereOf(filter: Pick<SampleFilter, 'states' | 'flagged'>): { where: string; args: BindValue[] } {
   const parts: string[] = [];
-  const args: unknown[] = [];
+  const args: BindValue[] = [];
   if (filter.states?.length) {
     parts.push(`state IN (${filter.states.map(() => '?').join(',')})`);
     args.push(...filter.states);

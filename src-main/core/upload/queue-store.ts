@@ -1,6 +1,6 @@
-import type { Statement } from 'better-sqlite3';
 import type { BoundingBox, Category, SampleKind, StructuredLabel } from '../contract.js';
 import { deriveLabel } from '../samples/formats/label-from-filename.js';
+import type { Statement } from '../samples/db.js';
 import type { SampleStore } from '../samples/sample-store.js';
 
 /** What every file of one request shares: they all travel under the same headers. */
@@ -102,17 +102,17 @@ export class QueueStore {
     return this.#db.prepare("UPDATE samples SET state = 'queued', next_attempt_at = 0 WHERE state = 'uploading'").run().changes;
   }
 
+  /** One statement for any number of ids (the UI may send ten thousand): one call into SQLite, not one per sample. */
   enqueue(ids: string[]): number {
-    const stmt = this.#db.prepare(
-      "UPDATE samples SET state = 'queued', attempts = 0, next_attempt_at = 0, error = NULL WHERE id = ? AND state IN ('local', 'failed', 'rejected', 'queued')",
-    );
-    return this.#db.transaction(() => ids.reduce((n, id) => n + stmt.run(id).changes, 0))();
+    return this.#stmt(
+      `UPDATE samples SET state = 'queued', attempts = 0, next_attempt_at = 0, error = NULL
+       WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('local', 'failed', 'rejected', 'queued')`,
+    ).run(JSON.stringify(ids)).changes;
   }
 
-  /** Back to local: the user took it out of the queue. */
+  /** Back to local: the user took them out of the queue. */
   dequeue(ids: string[]): number {
-    const stmt = this.#db.prepare("UPDATE samples SET state = 'local' WHERE id = ? AND state = 'queued'");
-    return this.#db.transaction(() => ids.reduce((n, id) => n + stmt.run(id).changes, 0))();
+    return this.#stmt("UPDATE samples SET state = 'local' WHERE id IN (SELECT value FROM json_each(?)) AND state = 'queued'").run(JSON.stringify(ids)).changes;
   }
 
   /**

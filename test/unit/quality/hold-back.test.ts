@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { createLogger } from '../../../src-main/core/log.js';
 import { encodeAcquisition } from '../../../src-main/core/samples/formats/acquisition.js';
 import { holds, qualityGate } from '../../../src-main/core/samples/quality/policy.js';
 import { SampleStore, type NewSample } from '../../../src-main/core/samples/sample-store.js';
+import { Db } from '../../../src-main/core/samples/sqlite.js';
 import { UploadQueue } from '../../../src-main/core/upload/upload-queue.js';
 
 const log = createLogger(() => {});
@@ -92,7 +92,7 @@ describe('holding flagged samples back', () => {
     const s = await old.addBytes(input('old.cbor', false), DEAD);
     old.close();
     // Back to schema 2, as the previous release left it.
-    const db = new Database(join(dir, 'samples.db'));
+    const db = new Db(join(dir, 'samples.db'));
     db.exec('DROP INDEX samples_by_flagged; ALTER TABLE samples DROP COLUMN quality; ALTER TABLE samples DROP COLUMN flagged; ALTER TABLE samples DROP COLUMN held_back;');
     db.pragma('user_version = 2');
     db.close();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src-main/core/log.js';
+import type { BindValue } from '../../../src-main/core/samples/db.js';
 import { SampleStore, type NewSample } from '../../../src-main/core/samples/sample-store.js';
 import { DUE_IN_GROUP, OLDEST_DUE, QueueStore } from '../../../src-main/core/upload/queue-store.js';
 
@@ -87,7 +88,7 @@ describe('QueueStore.takeBatch', () => {
 
   it('walks the queue-order index instead of sorting every queued sample for each batch', async () => {
     const { store } = await open();
-    const plan = (sql: string, ...args: unknown[]) => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+    const plan = (sql: string, ...args: BindValue[]) => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
     for (const p of [plan(OLDEST_DUE, 0), plan(DUE_IN_GROUP, 0, 'training', '{}', 0, 0, 10)]) {
       expect(p).toContain('samples_queue_order');
       expect(p).not.toContain('TEMP B-TREE');

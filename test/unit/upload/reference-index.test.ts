@@ -30,7 +30,7 @@ describe('ReferenceIndex', () => {
     const strip = (s: typeof bulk) => ({ ...s, id: '', name: '', file: '', sha256: '', created: '' });
     expect(strip(bulk)).toEqual(strip(single));
     expect(bulk).toMatchObject({ name: 'idle.1.cbor', file: '/data/idle.1.cbor', sha256: 'abc', state: 'queued', bytes: 1650 });
-    expect(store.db.prepare('SELECT owned, source_path, source_sha256 FROM samples WHERE id = ?').get(id)).toEqual({ owned: 0, source_path: '/data/idle.1.cbor', source_sha256: 'abc' });
+    expect(store.db.prepare('SELECT owned, source_path, source_sha256 FROM samples WHERE id = ?').get(id!)).toEqual({ owned: 0, source_path: '/data/idle.1.cbor', source_sha256: 'abc' });
   });
 
   it('keeps unlabeled files unlabeled and leaves them local when not queued', async () => {
