@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { basename, extname, isAbsolute, join } from 'node:path';
+import { basename, extname, isAbsolute, join, posix } from 'node:path';
 import type { BoundingBox, Category, Sample, SampleKind, SampleState, StructuredLabel } from '../contract.js';
 import { CoreError } from '../errors.js';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
@@ -45,6 +45,8 @@ export interface SampleFilter {
 export type SamplePatch = Partial<Pick<Sample, 'label' | 'category' | 'metadata'>>;
 
 const SAMPLES_DIR = 'samples';
+/** The index stores a sample's place relative to the data folder with '/', the same on every OS (join() reads it on Windows too). */
+const storedName = (file: string) => posix.join(SAMPLES_DIR, file);
 /** Bytes kept between hashing a file and sending it, so a bulk upload reads each file once. */
 const BYTE_CACHE_LIMIT = 64 * 1024 * 1024;
 
@@ -86,7 +88,7 @@ export class SampleStore {
    */
   async addBytes(input: NewSample, bytes: Uint8Array, source?: { path: string; sha256: string }): Promise<Sample> {
     const id = randomUUID();
-    const rel = join(SAMPLES_DIR, `${id}${extname(input.name).toLowerCase() || '.bin'}`);
+    const rel = storedName(`${id}${extname(input.name).toLowerCase() || '.bin'}`);
     await writeFileAtomic(join(this.dataDir, rel), bytes);
     const verdict = await this.inspect({ bytes }, input);
     return this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict);
@@ -102,7 +104,7 @@ export class SampleStore {
   }
 
   async commitFile(reserved: { id: string; tempPath: string }, input: NewSample): Promise<Sample> {
-    const rel = join(SAMPLES_DIR, `${reserved.id}${extname(input.name).toLowerCase() || '.bin'}`);
+    const rel = storedName(`${reserved.id}${extname(input.name).toLowerCase() || '.bin'}`);
     const hash = createHash('sha256');
     let bytes = 0;
     for await (const chunk of createReadStream(reserved.tempPath)) {
@@ -144,7 +146,7 @@ export class SampleStore {
     const placed: string[] = [];
     try {
       for (const it of items) {
-        const rel = join(SAMPLES_DIR, `${it.reserved.id}${extname(it.input.name).toLowerCase() || '.bin'}`);
+        const rel = storedName(`${it.reserved.id}${extname(it.input.name).toLowerCase() || '.bin'}`);
         await rename(it.reserved.tempPath, join(this.dataDir, rel));
         placed.push(rel);
       }
@@ -333,7 +335,7 @@ export class SampleStore {
       const bytes = await readFile(join(dir, f));
       const id = basename(f, extname(f));
       this.#insert(id, { name: f, kind: 'other', label: null, category: 'training', note: 'recovered after an interrupted save; check label and category' }, {
-        file: join(SAMPLES_DIR, f), owned: true, source: null, bytes: bytes.byteLength, sha256: sha256(bytes),
+        file: storedName(f), owned: true, source: null, bytes: bytes.byteLength, sha256: sha256(bytes),
       });
       this.#log.warn('re-indexed a sample file that had no index row', { file: f });
     }
