@@ -70,6 +70,14 @@ describe('event detection in audio', () => {
     expect(detectEvents(audio(10, [], 5.2)).windows).toEqual([]);
   });
 
+  it('is not fooled by seconds of digital silence before and after the room (a microphone starting late)', () => {
+    const d = audio(16, [[4.5, 0.4], [6, 0.4], [9.5, 0.3], [12, 0.4]]);
+    d.columns[0]!.fill(0, 0, 3.5 * SR);
+    d.columns[0]!.fill(0, 13 * SR);
+    const det = detectEvents(d);
+    expect(det.windows.map((w) => Math.round(w.event.from / SR * 10) / 10)).toEqual([4.5, 6, 9.5, 12]);
+  });
+
   it('drops quiet words as the threshold rises, keeps them as it falls', () => {
     const d = audio(10, words);
     expect(detectEvents(d, { threshold: 4 }).windows).toHaveLength(5);

@@ -20,9 +20,9 @@ export interface DetectOptions {
 export const DEFAULT_WINDOW_MS = 1000;
 export const DETECT_DEFAULTS = { threshold: 4, minGapMs: 250, minEventMs: 40, keepEdges: false } as const;
 
-/** Floor blocks of one second, the floor being the lowest within three seconds either side. */
+/** Floor blocks of one second, the floor being their median within four seconds either side. */
 const BLOCK_MS = 1000;
-const SPAN_BLOCKS = 3;
+const SPAN_BLOCKS = 4;
 /** −70 dBFS: digital silence must not make every rounding error an event. */
 const MIN_AUDIO_POWER = 1e-7;
 /** Sensor power is in units of each axis's own noise, so ≈ 1 is typical background. */

@@ -1,8 +1,9 @@
 /**
  * The noise floor under an activity curve, per block of frames, following slow changes in the
  * background. Each block's floor is a low percentile of its frames (a click, or the loud half of
- * a block, does not move it), then the lowest such value within a few blocks either side (a block
- * filled by one long utterance does not become "background").
+ * a block, does not move it), then the median of those within a few blocks either side: a block
+ * filled by one long utterance does not become "background", and seconds of digital silence
+ * (a microphone that starts late, a recording's end) do not make the room beside them an event.
  */
 export interface NoiseFloor {
   /** Power of the floor per block. */
@@ -29,10 +30,14 @@ export function noiseFloor(power: Float32Array, framesPerBlock: number, spanBloc
     low[b] = s[Math.floor(PERCENTILE * (n - 1))]!;
   }
   const perBlock = new Float32Array(blocks);
+  const near = new Float32Array(2 * spanBlocks + 1);
   for (let b = 0; b < blocks; b++) {
-    let m = Infinity;
-    for (let k = Math.max(0, b - spanBlocks); k <= Math.min(blocks - 1, b + spanBlocks); k++) if (low[k]! < m) m = low[k]!;
-    perBlock[b] = Math.max(minPower, m);
+    const a = Math.max(0, b - spanBlocks);
+    const n = Math.min(blocks - 1, b + spanBlocks) - a + 1;
+    const s = near.subarray(0, n);
+    s.set(low.subarray(a, a + n));
+    s.sort();
+    perBlock[b] = Math.max(minPower, s[n >> 1]!);
   }
   return { perBlock, framesPerBlock };
 }
