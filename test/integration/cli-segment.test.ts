@@ -69,7 +69,7 @@ describe('capture-desk samples split --auto on spoken words', () => {
     const loud = take.words.filter((_, i) => i % 3 === 0);
     const found = jsonLines(strict.stdout);
     expect(found).toHaveLength(loud.length);
-    found.forEach((w, i) => expect([w.start_ms <= loud[i]!.startMs, w.end_ms >= loud[i]!.endMs]).toEqual([true, true]));
+    found.forEach((w, i) => expect([Number(w.start_ms) <= loud[i]!.startMs, Number(w.end_ms) >= loud[i]!.endMs]).toEqual([true, true]));
   });
 
   it('refuses room noise with a loud click, a window longer than the sample and an unknown id, with exit codes', async () => {

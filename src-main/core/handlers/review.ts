@@ -7,13 +7,14 @@ import { deriveSamples } from '../review/derive.js';
 import { envelope } from '../review/envelope.js';
 import { Jobs } from '../review/jobs.js';
 import { spectrogram } from '../review/spectrogram.js';
-import { cropWindow, eventWindows, fixedWindows, msToRow } from '../review/windows.js';
+import { DetectionCache, detectForSample } from '../review/segment/detect-sample.js';
+import { cropWindow, eventWindows, fixedWindows, givenWindows, msToRow } from '../review/windows.js';
 import { exportSamples } from '../samples/exchange.js';
 import { encodeWav } from '../samples/formats/wav.js';
 import { interleave } from '../samples/formats/wav-pcm.js';
 import type { SampleStore } from '../samples/sample-store.js';
 
-type ReviewMethods = 'samples.overview' | 'samples.range' | 'samples.spectrogram' | 'samples.audio' | 'samples.crop' | 'samples.split' | 'samples.export' | 'samples.cancel';
+type ReviewMethods = 'samples.detectEvents' | 'samples.overview' | 'samples.range' | 'samples.spectrogram' | 'samples.audio' | 'samples.crop' | 'samples.split' | 'samples.export' | 'samples.cancel';
 
 export interface ReviewDeps {
   store: SampleStore;
@@ -52,7 +53,12 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
     return { from, to };
   };
 
+  const analyses = new DetectionCache();
   const handlers: Pick<Handlers, ReviewMethods> = {
+    'samples.detectEvents': async ({ id, params }) => {
+      const { sample, dec } = await decoded(id);
+      return detectForSample(analyses, sample, dec, params ?? {});
+    },
     'samples.overview': async ({ id, width }) => {
       const { sample, dec } = await decoded(id);
       return {
@@ -93,7 +99,9 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
         const { sample, dec } = await decoded(id);
         const windows = split.mode === 'fixed'
           ? fixedWindows(dec.rows, dec.intervalMs, split.windowMs, split.strideMs)
-          : eventWindows(dec.rows, dec.intervalMs, sample.structuredLabels, split.paddingMs);
+          : split.mode === 'windows'
+            ? givenWindows(dec.rows, dec.intervalMs, split.windows)
+            : eventWindows(dec.rows, dec.intervalMs, sample.structuredLabels, split.paddingMs);
         job.progress(0, windows.length);
         const made = await deriveSamples(d.store, sample, dec, windows, { how: 'split', hmacKey: await d.hmacKey(), signal: job.signal, onProgress: job.progress });
         d.announce(made.map((s) => s.id));
