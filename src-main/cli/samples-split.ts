@@ -5,6 +5,7 @@ import { decodeSampleBytes } from '../core/review/decoded.js';
 import { deriveSamples } from '../core/review/derive.js';
 import { DEFAULT_WINDOW_MS, DETECT_DEFAULTS, detectEvents, noEventsError } from '../core/review/segment/detect.js';
 import { SampleStore } from '../core/samples/sample-store.js';
+import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
 import { describe } from './samples.js';
 
@@ -17,7 +18,8 @@ export const SPLIT_USAGE = `Usage: capture-desk samples split ID --auto [options
 
   --auto              detect the events (the only way to split from here; fixed windows and
                       windows around marked events are in the sample view)
-  --window-ms N       length of each window (default ${DEFAULT_WINDOW_MS})
+  --window-ms N       length of each window (default: the project window set in the app's
+                      settings, else ${DEFAULT_WINDOW_MS})
   --threshold X       how far over the measured noise floor an event must rise, as an amplitude
                       ratio (default ${DETECT_DEFAULTS.threshold}, about ${(20 * Math.log10(DETECT_DEFAULTS.threshold)).toFixed(0)} dB); lower finds quieter events
   --min-gap-ms N      events closer than this are one event (default ${DETECT_DEFAULTS.minGapMs})
@@ -66,13 +68,15 @@ export async function samplesSplitCommand(argv: string[]): Promise<number> {
   const minGapMs = positive('--min-gap-ms', values['min-gap-ms'], 0);
 
   const dataDir = await ensureDataDir(values['data-dir'] ?? defaultDataDir());
-  const store = await SampleStore.open(dataDir, stderrLogger({ command: 'samples' }));
+  const log = stderrLogger({ command: 'samples' });
+  const projectWindowMs = (await SettingsStore.open(dataDir, log)).get().projectWindowMs;
+  const store = await SampleStore.open(dataDir, log);
   try {
     const sample = store.get(id);
     const d = decodeSampleBytes(sample, await store.readBytes(sample));
     const t0 = performance.now();
     const det = detectEvents(d, {
-      ...(windowMs !== undefined ? { windowMs } : {}),
+      windowMs: windowMs ?? projectWindowMs ?? DEFAULT_WINDOW_MS,
       ...(threshold !== undefined ? { threshold } : {}),
       ...(minGapMs !== undefined ? { minGapMs } : {}),
       keepEdges: Boolean(values['keep-edges']),

@@ -55,6 +55,8 @@ export const Settings = z.object({
   qualityHold: z.enum(['errors', 'all', 'off']),
   /** Captures shorter than this get a "too short" error (0 = no minimum). */
   qualityMinLengthMs: z.number().int().nonnegative().max(3_600_000),
+  /** The project's window size (its impulse's, which the platform's API does not tell us): automatic splits default to it; null = 1000 ms. */
+  projectWindowMs: z.number().int().positive().max(3_600_000).nullable(),
 });
 export type Settings = z.infer<typeof Settings>;
 

@@ -93,7 +93,7 @@ test('spoken words are detected, previewed over the plot, adjusted and split int
   expect(pageErrors).toEqual([]);
 });
 
-test('gestures on an accelerometer are detected and split; nothing found says what to do', async ({ page, shell }, testInfo) => {
+test('gestures on an accelerometer are split with the project window from Settings; nothing found says what to do', async ({ page, shell }, testInfo) => {
   const plan = [
     { kind: 'shake' as const, atMs: 3000, ms: 900 },
     { kind: 'wave' as const, atMs: 7500, ms: 1200 },
@@ -102,6 +102,12 @@ test('gestures on an accelerometer are detected and split; nothing found says wh
   const take = gestureTake(plan, 16_000);
   const still = gestureTake([], 8000);
   await page.goto(shell.url);
+  // The impulse's window, set once: automatic splits cut windows of that length.
+  await openView(page, 'Settings');
+  const settings = page.getByTestId('settings');
+  await settings.getByLabel('Project window (ms)').fill('2000');
+  await settings.getByRole('button', { name: 'Save settings' }).click();
+  await expect(settings.getByRole('status')).toHaveText('Saved.');
   await openView(page, 'Samples');
   await page.getByLabel('Queue for upload now').uncheck();
   await addFiles(page, [
@@ -114,8 +120,12 @@ test('gestures on an accelerometer are detected and split; nothing found says wh
   await view.getByRole('button', { name: 'Split…' }).click();
   const split = view.getByTestId('split-panel');
   await split.getByLabel('Detected automatically').check();
-  await split.getByLabel('Window length (ms)').fill('2000');
   await expect(split.getByTestId('detected-count')).toHaveAttribute('data-count', '3');
+  await expect(split.getByLabel('Window length (ms)')).toHaveValue('2000');
+  for (const t of await split.getByTestId('detected-window').locator('.t').allTextContents()) {
+    const [a, b] = t.replace(/ s.*$/, '').split('–').map(Number);
+    expect(b! - a!).toBeCloseTo(2, 2);
+  }
   await screenshot(page, testInfo, 'auto-split-gestures');
   await split.getByTestId('split-detected').click();
   await expect(view.getByTestId('review-status')).toHaveText('Split into 3 new samples; the original stays.', { timeout: 20_000 });

@@ -63,6 +63,11 @@ describe('capture-desk samples split --auto on spoken words', () => {
     const all = await runCli(['samples', 'split', String(original!.id), '--auto', '--dry-run', '--window-ms', '800', '--data-dir', data]);
     expect(all.code, all.stderr).toBe(0);
     for (const w of jsonLines(all.stdout)) expect(Number(w.end_ms) - Number(w.start_ms)).toBeCloseTo(800, 6);
+    // Without --window-ms: the project window from the app's settings.
+    await writeFile(join(data, 'settings.json'), JSON.stringify({ projectWindowMs: 1200 }));
+    const project = await runCli(['samples', 'split', String(original!.id), '--auto', '--dry-run', '--data-dir', data]);
+    expect(project.code, project.stderr).toBe(0);
+    for (const w of jsonLines(project.stdout)) expect(Number(w.end_ms) - Number(w.start_ms)).toBeCloseTo(1200, 6);
     // The words peaking at −10 dBFS (every third) rise ≈ 19 dB over this room, the others ≈ 13–16 dB.
     const strict = await runCli(['samples', 'split', String(original!.id), '--auto', '--dry-run', '--threshold', '8.5', '--data-dir', data]);
     expect(strict.code, strict.stderr).toBe(0);

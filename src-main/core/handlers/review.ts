@@ -23,6 +23,8 @@ export interface ReviewDeps {
   hmacKey: () => Promise<string | undefined>;
   /** New samples appeared (the list refetches). */
   announce: (ids: string[]) => void;
+  /** The project's window, if the person set it: the default length of detected windows. */
+  projectWindowMs?: () => number | null;
   cacheBytes?: number;
 }
 
@@ -57,7 +59,8 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
   const handlers: Pick<Handlers, ReviewMethods> = {
     'samples.detectEvents': async ({ id, params }) => {
       const { sample, dec } = await decoded(id);
-      return detectForSample(analyses, sample, dec, params ?? {});
+      const windowMs = params?.windowMs ?? d.projectWindowMs?.() ?? undefined;
+      return detectForSample(analyses, sample, dec, { ...params, ...(windowMs !== undefined ? { windowMs } : {}) });
     },
     'samples.overview': async ({ id, width }) => {
       const { sample, dec } = await decoded(id);

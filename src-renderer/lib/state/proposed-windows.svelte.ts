@@ -3,7 +3,8 @@ import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 
 export interface DetectSettings {
-  windowMs: number;
+  /** null until the first answer: the core picks the project's window (Settings), else 1000 ms. */
+  windowMs: number | null;
   /** Over the measured noise floor, in dB (the contract takes the amplitude ratio). */
   thresholdDb: number;
   minGapMs: number;
@@ -18,7 +19,7 @@ export interface DetectSettings {
 export class ProposedWindows {
   /** Drawn over the plot and spectrogram while the split panel is on "detected automatically". */
   active = $state(false);
-  settings = $state<DetectSettings>({ windowMs: 1000, thresholdDb: 12, minGapMs: 250, keepEdges: false });
+  settings = $state<DetectSettings>({ windowMs: null, thresholdDb: 12, minGapMs: 250, keepEdges: false });
   windows = $state.raw<DetectedWindow[]>([]);
   floorDbfs = $state<number | null>(null);
   droppedAtEdges = $state(0);
@@ -37,9 +38,10 @@ export class ProposedWindows {
     try {
       const r = await this.api.call('samples.detectEvents', {
         id: this.sampleId,
-        params: { windowMs: s.windowMs, threshold: 10 ** (s.thresholdDb / 20), minGapMs: s.minGapMs, keepEdges: s.keepEdges },
+        params: { ...(s.windowMs !== null ? { windowMs: s.windowMs } : {}), threshold: 10 ** (s.thresholdDb / 20), minGapMs: s.minGapMs, keepEdges: s.keepEdges },
       });
       if (asked !== this.#asked) return;
+      if (s.windowMs === null) this.settings.windowMs = r.windowMs;
       this.windows = r.windows;
       this.floorDbfs = r.floorDbfs;
       this.droppedAtEdges = r.droppedAtEdges;

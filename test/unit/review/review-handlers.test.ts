@@ -186,6 +186,10 @@ describe('review handlers', () => {
     expect(store.get(s.id).name).toBe('yes.take.wav');
     await expect(h['samples.split']({ id: s.id, jobId: 'bad', split: { mode: 'windows', windows: [{ startMs: 7500, endMs: 8500 }] } })).rejects.toThrow(/runs past the sample's end at 8000 ms/);
     await expect(h['samples.detectEvents']({ id: s.id, params: { windowMs: 9000 } })).rejects.toThrow(/shorter than one window of 9000 ms/);
+    // The project's window, when set, is the default length; an explicit one still wins.
+    const withProject = reviewHandlers({ store, bus, hmacKey: async () => undefined, announce: () => {}, projectWindowMs: () => 700 }).handlers;
+    expect((await withProject['samples.detectEvents']({ id: s.id })).windows.map((w) => w.endMs - w.startMs)).toEqual([700, 700, 700]);
+    expect((await withProject['samples.detectEvents']({ id: s.id, params: { windowMs: 1200 } })).windowMs).toBe(1200);
   });
 
   it('refuses samples it cannot plot with a reason', async () => {
