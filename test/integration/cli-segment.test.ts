@@ -15,7 +15,8 @@ const jsonLines = (text: string): Line[] => text.trim().split('\n').filter(Boole
 const WORDS = ['yes', 'no', 'up', 'down', 'left', 'right', 'stop', 'go', 'one', 'three', 'off', 'seven'];
 const GAPS_MS = [900, 600, 1500, 700, 1100, 650, 2000, 800, 1200, 600, 1000];
 
-describe('capture-desk samples split --auto on spoken words', () => {
+// Each test runs the CLI several times: generous on a loaded machine.
+describe('capture-desk samples split --auto on spoken words', { timeout: 60_000 }, () => {
   let root: string;
   let take: SpokenTake;
   beforeAll(async () => {
@@ -104,7 +105,7 @@ describe('capture-desk samples split --auto on spoken words', () => {
   });
 });
 
-describe('capture-desk samples split --auto on gestures', () => {
+describe('capture-desk samples split --auto on gestures', { timeout: 60_000 }, () => {
   const plan = [
     { kind: 'shake' as const, atMs: 3000, ms: 900 },
     { kind: 'wave' as const, atMs: 7500, ms: 1200 },
