@@ -61,7 +61,7 @@ export async function samplesSplitCommand(argv: string[]): Promise<number> {
   }
   const id = positionals[0];
   if (!id || positionals.length > 1) throw new UsageError('samples split takes one sample ID (see "capture-desk samples list").');
-  if (!values.auto) throw new UsageError('samples split needs --auto: from the command line it splits at detected events.');
+  if (!values.auto) throw new UsageError('samples split needs --auto: from the command line it splits at detected events (see "capture-desk samples split --help").');
   const windowMs = positive('--window-ms', values['window-ms'], 1);
   const threshold = positive('--threshold', values.threshold, 0);
   if (threshold !== undefined && threshold <= 1) throw new UsageError(`--threshold is a ratio over the noise floor and must be above 1; got "${values.threshold}".`);
