@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spokenTake, roomTone, type SpokenTake } from '../support/audio/speech.js';
+import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { runCli } from '../support/cli.js';
 import { gestureTake } from '../support/gestures.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
@@ -157,6 +158,28 @@ describe('capture-desk samples split --auto on gestures', { timeout: 60_000 }, (
     expect(added.map((s) => [s.name, s.label, s.length_ms])).toEqual([['moves.cbor', 'gesture', 31_000], ['moves2.cbor', 'gesture', 31_000]]);
     expect(imp.stderr).toMatch(/Imported 2 samples/);
     for (const s of added) await checkSplit(data, String(s.id), 'gesture', {});
+  });
+
+  it('leaves out a gesture at the very start unless asked to keep it, then shifts its window inside', async () => {
+    const early = gestureTake([{ kind: 'shake', atMs: 150, ms: 600 }, { kind: 'wave', atMs: 5000, ms: 1000 }], 9000);
+    const root = await mkdtemp(join(tmpdir(), 'cd-gestures-edge-'));
+    const file = join(root, 'early.cbor');
+    await writeFile(file, encodeCbor(sensorDoc(early.values, early.intervalMs)));
+    const data = join(root, 'data');
+    const [s] = jsonLines((await runCli(['samples', 'import', file, '--data-dir', data])).stdout);
+    const dropped = await runCli(['samples', 'split', String(s!.id), '--auto', '--dry-run', '--window-ms', '2000', '--data-dir', data]);
+    expect(dropped.code, dropped.stderr).toBe(0);
+    expect(jsonLines(dropped.stdout).map((w) => w.shifted)).toEqual([false]);
+    expect(dropped.stderr).toMatch(/1 too close to an end left out \(--keep-edges keeps them\)/);
+    const kept = await runCli(['samples', 'split', String(s!.id), '--auto', '--keep-edges', '--window-ms', '2000', '--data-dir', data]);
+    expect(kept.code, kept.stderr).toBe(0);
+    const windows = jsonLines(kept.stdout);
+    expect(windows.map((w) => [w.start_ms, w.end_ms, w.shifted])).toEqual([[0, 2000, true], [expect.any(Number), expect.any(Number), false]]);
+    // Shifted, not padded: the new sample holds 2 s of what was recorded, from the first reading.
+    const first = jsonLines((await runCli(['samples', 'list', '--json', '--data-dir', data])).stdout).find((x) => x.id === windows[0]!.id)!;
+    const doc = decodeAcquisition(await readFile(String(first.file)), 'cbor');
+    expect(doc.payload.values).toHaveLength(200);
+    expect(doc.payload.values[0]).toEqual(early.values[0]);
   });
 
   it('reports a file it cannot read among others, imports the rest and exits 1', async () => {
