@@ -7,7 +7,8 @@
 #   pulseaudio*, libasound2-plugins  a virtual microphone for audio capture tests
 #   chromium                  the browser Playwright drives (its own download is unreachable here)
 #   xvfb xauth                headful browser runs
-#   sox                       checks the WAV files we write
+#   sox                       checks the WAV files we write; mixes noise and hum into test speech
+#   espeak-ng                 speaks the words the automatic-split tests cut out of a take
 #   python3 make g++          node-gyp builds of native modules
 #   binutils                  nm, which test/packaging/native-abi.test.ts uses to read each .node file's
 #                             exported symbols (g++ pulls it in too; named here because a test needs it)
@@ -17,4 +18,4 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   socat udev libsecret-1-dev dbus gnome-keyring \
   pulseaudio pulseaudio-utils libasound2-plugins \
-  chromium xvfb xauth sox python3 make g++ binutils >/dev/null
+  chromium xvfb xauth sox espeak-ng python3 make g++ binutils >/dev/null

@@ -1,14 +1,15 @@
-import { isAbsolute, join } from 'node:path';
+import { extname, isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Sample, SampleState } from '../core/contract.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
 import { exportSamples, importCsv, importInfoLabels } from '../core/samples/exchange.js';
+import { importSampleFile, SINGLE_FILE_EXTENSIONS } from '../core/samples/import-file.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
 import { parseCategory } from './options.js';
 
-export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import> [options]
+export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|split> [options]
 
   samples list [--json] [--state S] [--data-dir DIR]
       The samples in the data directory; --json prints one JSON object per line.
@@ -16,9 +17,12 @@ export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import> [
       Writes the samples in the platform's exchange layout: DIR/<category>/<file> plus
       DIR/info.labels (labels, metadata, bounding boxes, structured labels). --csv writes
       sensor samples as CSV.
-  samples import PATH [--queue] [--category C] [--label L] [--data-dir DIR]
-      PATH is an info.labels file or a folder holding one (as the platform exports it), or a
-      .csv file of readings (becomes a sensor sample). --queue queues them for upload.
+  samples import PATH... [--queue] [--category C] [--label L] [--data-dir DIR] [--json]
+      Each PATH is an info.labels file or a folder holding one (as the platform exports it),
+      a .csv file of readings (becomes a sensor sample), or a single sample file (.wav, .cbor,
+      .json). Prints one JSON line per new sample. --queue queues them for upload.
+  samples split ID --auto [--window-ms N] [--threshold X] [--min-gap-ms N] [--dry-run] [--data-dir DIR]
+      One new sample per event found in sample ID (see "samples split --help").
 `;
 
 export async function samplesCommand(argv: string[]): Promise<number> {
@@ -27,6 +31,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
     process.stdout.write(SAMPLES_USAGE);
     return sub === undefined ? 2 : 0;
   }
+  if (sub === 'split') return (await import('./samples-split.js')).samplesSplitCommand(rest);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -64,20 +69,38 @@ export async function samplesCommand(argv: string[]): Promise<number> {
       return 0;
     }
     if (sub === 'import') {
-      const path = positionals[0];
-      if (!path) throw new UsageError('samples import needs a PATH (an info.labels file, its folder, or a .csv file).');
-      if (/\.csv$/i.test(path)) {
-        const s = await importCsv(store, path, { category: parseCategory(values.category), ...(values.label !== undefined ? { label: values.label } : {}), queue: Boolean(values.queue) });
-        process.stdout.write(JSON.stringify(describe(s, dataDir)) + '\n');
-        return 0;
+      if (!positionals.length) throw new UsageError('samples import needs a PATH (an info.labels file, its folder, a .csv file, or a .wav, .cbor or .json sample).');
+      const category = parseCategory(values.category);
+      const label = values.label !== undefined ? { label: values.label } : {};
+      const print = (s: Sample) => process.stdout.write(JSON.stringify(describe(s, dataDir)) + '\n');
+      let added = 0;
+      let failed = 0;
+      // Every PATH is tried: one bad file among many is reported, not a reason to drop the rest.
+      for (const path of positionals) {
+        try {
+          if (/\.csv$/i.test(path)) {
+            print(await importCsv(store, path, { category, ...label, queue: Boolean(values.queue) }));
+            added++;
+          } else if (isSingleFile(path)) {
+            print(await importSampleFile(store, path, { category, ...label, queue: Boolean(values.queue) }));
+            added++;
+          } else {
+            const r = await importInfoLabels(store, path, { queue: Boolean(values.queue) });
+            for (const s of r.added) print(s);
+            for (const p of r.problems) process.stderr.write(`not imported ${p.path}: ${p.reason}\n`);
+            added += r.added.length;
+            failed += r.problems.length;
+          }
+        } catch (err) {
+          if (positionals.length === 1) throw err;
+          process.stderr.write(`not imported ${path}: ${(err as Error).message}\n`);
+          failed++;
+        }
       }
-      const r = await importInfoLabels(store, path, { queue: Boolean(values.queue) });
-      for (const s of r.added) process.stdout.write(JSON.stringify(describe(s, dataDir)) + '\n');
-      for (const p of r.problems) process.stderr.write(`not imported ${p.path}: ${p.reason}\n`);
-      process.stderr.write(`Imported ${r.added.length} samples${r.problems.length ? `, ${r.problems.length} not imported` : ''}.\n`);
-      return r.problems.length ? 1 : 0;
+      process.stderr.write(`Imported ${added} samples${failed ? `, ${failed} not imported` : ''}.\n`);
+      return failed ? 1 : 0;
     }
-    throw new UsageError(`unknown samples subcommand "${sub}"; use list, export or import.`);
+    throw new UsageError(`unknown samples subcommand "${sub}"; use list, export, import or split.`);
   } finally {
     store.close();
   }
@@ -103,6 +126,10 @@ export function describe(s: Sample, dataDir: string) {
     platform: { sample_id: s.platformSampleId, uploaded_at: s.uploadedAt, error: s.error, note: s.note },
     ...s.extra,
   };
+}
+
+function isSingleFile(path: string): boolean {
+  return (SINGLE_FILE_EXTENSIONS as readonly string[]).includes(extname(path).toLowerCase());
 }
 
 function line(s: Sample): string {

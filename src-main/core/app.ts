@@ -140,6 +140,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     bus,
     hmacKey: async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined,
     announce: (ids) => uploads.announce(ids),
+    projectWindowMs: () => settings.get().projectWindowMs,
   });
   const watcher = await FolderWatcher.open({
     dataDir,

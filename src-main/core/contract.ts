@@ -56,6 +56,8 @@ export const Settings = z.object({
   qualityHold: z.enum(['errors', 'all', 'off']),
   /** Captures shorter than this get a "too short" error (0 = no minimum). */
   qualityMinLengthMs: z.number().int().nonnegative().max(3_600_000),
+  /** The project's window size (its impulse's, which the platform's API does not tell us): automatic splits default to it; null = 1000 ms. */
+  projectWindowMs: z.number().int().positive().max(3_600_000).nullable(),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -368,13 +370,57 @@ export type Spectrogram = z.infer<typeof Spectrogram>;
 
 const PlotWidth = z.number().int().positive().max(20_000);
 const Ms = z.number().nonnegative().max(7 * 24 * 3600_000);
+/** A window of a sample in ms (start < end), e.g. one proposed by `samples.detectEvents`. */
+const MsWindow = z.object({ startMs: Ms, endMs: Ms }).strict().refine((w) => w.endMs > w.startMs, 'a window must end after it starts');
 export const SplitMode = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('fixed'), windowMs: z.number().positive().max(24 * 3600_000), strideMs: z.number().positive().max(24 * 3600_000).optional() }).strict(),
   z.object({ mode: z.literal('events'), paddingMs: Ms.default(0) }).strict(),
+  /** Windows chosen by the caller: the detected ones, after the person removed or moved some. */
+  z.object({ mode: z.literal('windows'), windows: z.array(MsWindow).min(1).max(20_000) }).strict(),
 ]);
 export type SplitMode = z.input<typeof SplitMode>;
 
+/** How `samples.detectEvents` looks for events; every field has a default (see core/review/segment/detect.ts). */
+export const DetectParams = z.object({
+  /** Length of each window; default 1000 ms. */
+  windowMs: z.number().positive().max(24 * 3600_000).optional(),
+  /** Amplitude ratio over the measured noise floor an event must reach (default 4, ≈ 12 dB). */
+  threshold: z.number().gt(1).max(10_000).optional(),
+  /** Events closer than this are one (default 250 ms). */
+  minGapMs: Ms.optional(),
+  /** Keep events too near an end, their window shifted inside (never padded). Default false. */
+  keepEdges: z.boolean().optional(),
+}).strict();
+export type DetectParams = z.infer<typeof DetectParams>;
+
+export const DetectedWindow = z.object({
+  startMs: z.number().nonnegative(),
+  endMs: z.number().nonnegative(),
+  /** The event the window is centred on. */
+  eventStartMs: z.number().nonnegative(),
+  eventEndMs: z.number().nonnegative(),
+  /** How far the event rose over the floor, dB. */
+  peakDb: z.number(),
+  /** Moved inside the sample because it would have run past an end. */
+  shifted: z.boolean(),
+});
+export type DetectedWindow = z.infer<typeof DetectedWindow>;
+
+export const EventDetection = z.object({
+  windows: z.array(DetectedWindow),
+  /** Events left out because a centred window would run past an end (keepEdges off). */
+  droppedAtEdges: z.number().int().nonnegative(),
+  /** Audio: the floor in dBFS; sensors: null (measured in each axis's own noise). */
+  floorDbfs: z.number().nullable(),
+  windowMs: z.number().positive(),
+  threshold: z.number(),
+  minGapMs: z.number(),
+});
+export type EventDetection = z.infer<typeof EventDetection>;
+
 const reviewMethods = {
+  /** Proposed split windows, one per event found (audio: energy; sensors: movement on any axis). */
+  'samples.detectEvents': { input: z.object({ id: z.string().min(1), params: DetectParams.optional() }).strict(), output: EventDetection },
   /** Axes, length, marked events and the whole sample at `width` columns: the first paint of the sample view. */
   'samples.overview': { input: z.object({ id: z.string().min(1), width: PlotWidth }).strict(), output: SampleOverview },
   /** A zoomed window, as rows or min/max columns. */

@@ -7,13 +7,14 @@ import { deriveSamples } from '../review/derive.js';
 import { envelope } from '../review/envelope.js';
 import { Jobs } from '../review/jobs.js';
 import { spectrogram } from '../review/spectrogram.js';
-import { cropWindow, eventWindows, fixedWindows, msToRow } from '../review/windows.js';
+import { DetectionCache, detectForSample } from '../review/segment/detect-sample.js';
+import { cropWindow, eventWindows, fixedWindows, givenWindows, msToRow } from '../review/windows.js';
 import { exportSamples } from '../samples/exchange.js';
 import { encodeWav } from '../samples/formats/wav.js';
 import { interleave } from '../samples/formats/wav-pcm.js';
 import type { SampleStore } from '../samples/sample-store.js';
 
-type ReviewMethods = 'samples.overview' | 'samples.range' | 'samples.spectrogram' | 'samples.audio' | 'samples.crop' | 'samples.split' | 'samples.export' | 'samples.cancel';
+type ReviewMethods = 'samples.detectEvents' | 'samples.overview' | 'samples.range' | 'samples.spectrogram' | 'samples.audio' | 'samples.crop' | 'samples.split' | 'samples.export' | 'samples.cancel';
 
 export interface ReviewDeps {
   store: SampleStore;
@@ -22,6 +23,8 @@ export interface ReviewDeps {
   hmacKey: () => Promise<string | undefined>;
   /** New samples appeared (the list refetches). */
   announce: (ids: string[]) => void;
+  /** The project's window, if the person set it: the default length of detected windows. */
+  projectWindowMs?: () => number | null;
   cacheBytes?: number;
 }
 
@@ -52,7 +55,13 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
     return { from, to };
   };
 
+  const analyses = new DetectionCache();
   const handlers: Pick<Handlers, ReviewMethods> = {
+    'samples.detectEvents': async ({ id, params }) => {
+      const { sample, dec } = await decoded(id);
+      const windowMs = params?.windowMs ?? d.projectWindowMs?.() ?? undefined;
+      return detectForSample(analyses, sample, dec, { ...params, ...(windowMs !== undefined ? { windowMs } : {}) });
+    },
     'samples.overview': async ({ id, width }) => {
       const { sample, dec } = await decoded(id);
       return {
@@ -93,7 +102,9 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
         const { sample, dec } = await decoded(id);
         const windows = split.mode === 'fixed'
           ? fixedWindows(dec.rows, dec.intervalMs, split.windowMs, split.strideMs)
-          : eventWindows(dec.rows, dec.intervalMs, sample.structuredLabels, split.paddingMs);
+          : split.mode === 'windows'
+            ? givenWindows(dec.rows, dec.intervalMs, split.windows)
+            : eventWindows(dec.rows, dec.intervalMs, sample.structuredLabels, split.paddingMs);
         job.progress(0, windows.length);
         const made = await deriveSamples(d.store, sample, dec, windows, { how: 'split', hmacKey: await d.hmacKey(), signal: job.signal, onProgress: job.progress });
         d.announce(made.map((s) => s.id));

@@ -49,6 +49,19 @@ export function eventWindows(rows: number, intervalMs: number, labels: Structure
   return out;
 }
 
+/** Windows the caller chose (detected, then edited), in ms; each must lie inside the sample. */
+export function givenWindows(rows: number, intervalMs: number, windows: Array<{ startMs: number; endMs: number }>): RowWindow[] {
+  const lengthMs = rows * intervalMs;
+  return windows.map((w, i) => {
+    // Half a row of slack: the caller's ms came from rows and may be rounded.
+    if (w.startMs < 0 || w.endMs > lengthMs + intervalMs / 2) throw new CoreError('InvalidArguments', `Window ${i + 1} (${Math.round(w.startMs)}–${Math.round(w.endMs)} ms) runs past the sample's end at ${Math.round(lengthMs)} ms; move it inside.`);
+    const from = msToRow(w.startMs, intervalMs, rows);
+    const to = msToRow(w.endMs, intervalMs, rows);
+    if (to - from < 1) throw new CoreError('InvalidArguments', `Window ${i + 1} holds no rows; make it longer.`);
+    return { from, to };
+  });
+}
+
 /** Structured labels of the window, shifted to start at its first row and clipped to its end. */
 export function clipLabels(labels: StructuredLabel[] | null, w: RowWindow): StructuredLabel[] | null {
   if (!labels) return null;

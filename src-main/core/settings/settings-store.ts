@@ -16,6 +16,7 @@ export const DEFAULT_SETTINGS: Settings = {
   // Errors (gaps, a wrong rate, a dead sensor, silence) are held back; warnings only show a badge.
   qualityHold: 'errors',
   qualityMinLengthMs: 500,
+  projectWindowMs: null,
 };
 
 /**

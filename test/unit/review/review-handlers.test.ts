@@ -155,6 +155,43 @@ describe('review handlers', () => {
     expect(left.filter((f) => f.includes('.'))).toEqual([]);
   });
 
+  it('proposes one window per detected burst, follows the threshold, and splits the windows it is given', async () => {
+    // 8 s of quiet 16 kHz audio with three tone bursts, the middle one 20 dB quieter.
+    const sr = 16_000;
+    const pcm = new Int16Array(8 * sr);
+    let seed = 1;
+    for (let i = 0; i < pcm.length; i++) pcm[i] = (((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) / 65536 - 0.5) * 60;
+    for (const [at, amp] of [[1.5, 12_000], [4, 1200], [6.2, 12_000]] as const) {
+      for (let i = 0; i < 0.3 * sr; i++) pcm[Math.round(at * sr) + i]! += amp * Math.sin(i * 0.3) * Math.sin((Math.PI * i) / (0.3 * sr));
+    }
+    const s = await store.addBytes({ name: 'yes.take.wav', kind: 'audio', label: 'yes', category: 'testing', metadata: { subject: 'b' }, lengthMs: 8000 }, encodeWav(pcm, { sampleRate: sr, channels: 1 }));
+    const h = review();
+    const det = await h['samples.detectEvents']({ id: s.id });
+    expect(det.windows.map((w) => Math.round(w.eventStartMs / 100) / 10)).toEqual([1.5, 4, 6.2]);
+    for (const w of det.windows) expect(w.endMs - w.startMs).toBe(1000);
+    expect(det).toMatchObject({ windowMs: 1000, threshold: 4, droppedAtEdges: 0 });
+    expect(det.floorDbfs).toBeLessThan(-50);
+    // Louder than the quiet burst's peak over the floor: it drops out, the loud ones stay.
+    const quiet = det.windows[1]!.peakDb;
+    const strict = await h['samples.detectEvents']({ id: s.id, params: { threshold: 10 ** ((quiet + 3) / 20), windowMs: 500 } });
+    expect(strict.windows.map((w) => Math.round(w.eventStartMs / 100) / 10)).toEqual([1.5, 6.2]);
+    expect(strict.windows[0]!.endMs - strict.windows[0]!.startMs).toBe(500);
+
+    // The person removed the middle window: two new samples, the original's label, category and metadata.
+    const chosen = [det.windows[0]!, det.windows[2]!].map(({ startMs, endMs }) => ({ startMs, endMs }));
+    const { samples } = await h['samples.split']({ id: s.id, jobId: 'auto', split: { mode: 'windows', windows: chosen } });
+    expect(samples.map((x) => [x.label, x.category, x.metadata, x.lengthMs, (x.extra as { window_ms: number[] }).window_ms])).toEqual(
+      chosen.map((w) => ['yes', 'testing', { subject: 'b' }, 1000, [w.startMs, w.endMs]]),
+    );
+    expect(store.get(s.id).name).toBe('yes.take.wav');
+    await expect(h['samples.split']({ id: s.id, jobId: 'bad', split: { mode: 'windows', windows: [{ startMs: 7500, endMs: 8500 }] } })).rejects.toThrow(/runs past the sample's end at 8000 ms/);
+    await expect(h['samples.detectEvents']({ id: s.id, params: { windowMs: 9000 } })).rejects.toThrow(/shorter than one window of 9000 ms/);
+    // The project's window, when set, is the default length; an explicit one still wins.
+    const withProject = reviewHandlers({ store, bus, hmacKey: async () => undefined, announce: () => {}, projectWindowMs: () => 700 }).handlers;
+    expect((await withProject['samples.detectEvents']({ id: s.id })).windows.map((w) => w.endMs - w.startMs)).toEqual([700, 700, 700]);
+    expect((await withProject['samples.detectEvents']({ id: s.id, params: { windowMs: 1200 } })).windowMs).toBe(1200);
+  });
+
   it('refuses samples it cannot plot with a reason', async () => {
     const img = await store.addBytes({ name: 'cat.jpg', kind: 'image', label: 'cat', category: 'training' }, Buffer.from([0xff, 0xd8]));
     await expect(review()['samples.overview']({ id: img.id, width: 10 })).rejects.toMatchObject({ code: 'Unavailable' });

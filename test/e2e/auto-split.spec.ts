@@ -1,0 +1,141 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import type { Locator, Page } from '@playwright/test';
+import { spokenTake } from '../support/audio/speech.js';
+import { gestureTake } from '../support/gestures.js';
+import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
+import { addFiles, openView, screenshot } from './app-page.js';
+import { expect, test } from './fixtures.js';
+
+// The sample view's third way to split: events detected automatically, previewed over the plot
+// (and spectrogram), adjusted, then cut. Real speech from espeak-ng over room noise and hum.
+
+const WORDS = ['yes', 'no', 'up', 'down', 'left', 'right', 'go', 'three'];
+const GAPS_MS = [800, 1300, 600, 1000, 700, 1500, 900];
+const row = (page: Page, name: string | RegExp) => page.getByTestId('sample-table').locator('tbody tr', { hasText: name });
+
+/** The windows the panel lists, in ms (shown to 10 ms). */
+async function listed(panel: Locator): Promise<Array<{ startMs: number; endMs: number }>> {
+  const texts = await panel.getByTestId('detected-window').locator('.t').allTextContents();
+  return texts.map((t) => {
+    const [a, b] = t.replace(/ s.*$/, '').split('–').map(Number);
+    return { startMs: a! * 1000, endMs: b! * 1000 };
+  });
+}
+
+test('spoken words are detected, previewed over the plot, adjusted and split into one sample each', async ({ page, shell }, testInfo) => {
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  const dir = testInfo.outputPath('take');
+  await mkdir(dir, { recursive: true });
+  const take = await spokenTake(dir, WORDS, GAPS_MS);
+
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await page.getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, [{ name: 'keyword.take.wav', mimeType: 'audio/wav', buffer: await readFile(take.file) }]);
+  await row(page, 'keyword.take.wav').dblclick();
+  const view = page.getByTestId('sample-view');
+  await expect(view.getByTestId('spectrogram')).toHaveAttribute('data-drawn', 'true');
+
+  await page.keyboard.press('s');
+  const split = view.getByTestId('split-panel');
+  await split.getByLabel('Detected automatically').check();
+  const count = split.getByTestId('detected-count');
+  await expect(count).toHaveAttribute('data-count', String(WORDS.length));
+  // Every word whole inside its window (the list shows 10 ms steps).
+  const windows = await listed(split);
+  windows.forEach((w, i) => {
+    expect(w.startMs, `"${take.words[i]!.word}"`).toBeLessThanOrEqual(take.words[i]!.startMs + 5);
+    expect(w.endMs, `"${take.words[i]!.word}"`).toBeGreaterThanOrEqual(take.words[i]!.endMs - 5);
+    expect(w.endMs - w.startMs).toBeCloseTo(1000, -1);
+  });
+  await expect(split.getByTestId('split-detected')).toHaveText(`Split into ${WORDS.length} samples`);
+  // The picture for the README: the windows over the waveform and the spectrogram.
+  await page.screenshot({ path: 'test-results/auto-split-preview.png' });
+  await screenshot(page, testInfo, 'auto-split-preview');
+
+  // The windows follow the threshold: far up, fewer words; back down, all of them again.
+  const threshold = split.getByTestId('detect-threshold');
+  await threshold.fill('35');
+  await expect(count).not.toHaveAttribute('data-count', String(WORDS.length));
+  expect(Number(await count.getAttribute('data-count'))).toBeLessThan(WORDS.length);
+  await threshold.fill('12');
+  await expect(count).toHaveAttribute('data-count', String(WORDS.length));
+
+  // Play one window: the player runs (and stops at the window's end).
+  await split.getByRole('button', { name: 'Play window 2' }).click();
+  await expect(view.getByTestId('play')).toHaveAttribute('aria-pressed', 'true');
+  await expect(view.getByTestId('play')).toHaveAttribute('aria-pressed', 'false', { timeout: 10_000 });
+
+  // Remove the third window; drag the first one 0.3 s to the right on the plot.
+  await split.getByRole('button', { name: 'Remove window 3' }).click();
+  await expect(count).toHaveAttribute('data-count', String(WORDS.length - 1));
+  const over = view.locator('.u-over');
+  const box = (await over.boundingBox())!;
+  const pxPerMs = box.width / take.lengthMs;
+  const first = windows[0]!;
+  const grabX = box.x + (first.startMs + 500) * pxPerMs;
+  await page.mouse.move(grabX, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(grabX + 300 * pxPerMs, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const moved = (await listed(split))[0]!;
+  expect(moved.startMs - first.startMs).toBeGreaterThan(200);
+  expect(moved.startMs - first.startMs).toBeLessThan(400);
+  expect(moved.endMs - moved.startMs).toBeCloseTo(1000, -1);
+  await expect(view.getByTestId('view-range')).not.toContainText('selected'); // the drag did not select
+
+  await split.getByTestId('split-detected').click();
+  await expect(view.getByTestId('review-status')).toHaveText(`Split into ${WORDS.length - 1} new samples; the original stays.`, { timeout: 20_000 });
+  await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(WORDS.length);
+  await expect(row(page, /keyword\.take\.w\d+\.wav/)).toHaveCount(WORDS.length - 1);
+  for (const text of await row(page, /keyword\.take\.w\d+\.wav/).allTextContents()) expect(text).toContain('keyword');
+  expect(pageErrors).toEqual([]);
+});
+
+test('gestures on an accelerometer are split with the project window from Settings; nothing found says what to do', async ({ page, shell }, testInfo) => {
+  const plan = [
+    { kind: 'shake' as const, atMs: 3000, ms: 900 },
+    { kind: 'wave' as const, atMs: 7500, ms: 1200 },
+    { kind: 'tilt' as const, atMs: 12_000, ms: 1000 },
+  ];
+  const take = gestureTake(plan, 16_000);
+  const still = gestureTake([], 8000);
+  await page.goto(shell.url);
+  // The impulse's window, set once: automatic splits cut windows of that length.
+  await openView(page, 'Settings');
+  const settings = page.getByTestId('settings');
+  await settings.getByLabel('Project window (ms)').fill('2000');
+  await settings.getByRole('button', { name: 'Save settings' }).click();
+  await expect(settings.getByRole('status')).toHaveText('Saved.');
+  await openView(page, 'Samples');
+  await page.getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, [
+    { name: 'gesture.moves.cbor', mimeType: 'application/cbor', buffer: encodeCbor(sensorDoc(take.values, take.intervalMs)) },
+    { name: 'idle.still.cbor', mimeType: 'application/cbor', buffer: encodeCbor(sensorDoc(still.values, still.intervalMs)) },
+  ]);
+  await row(page, 'gesture.moves.cbor').dblclick();
+  const view = page.getByTestId('sample-view');
+  await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
+  await view.getByRole('button', { name: 'Split…' }).click();
+  const split = view.getByTestId('split-panel');
+  await split.getByLabel('Detected automatically').check();
+  await expect(split.getByTestId('detected-count')).toHaveAttribute('data-count', '3');
+  await expect(split.getByLabel('Window length (ms)')).toHaveValue('2000');
+  for (const t of await split.getByTestId('detected-window').locator('.t').allTextContents()) {
+    const [a, b] = t.replace(/ s.*$/, '').split('–').map(Number);
+    expect(b! - a!).toBeCloseTo(2, 2);
+  }
+  await screenshot(page, testInfo, 'auto-split-gestures');
+  await split.getByTestId('split-detected').click();
+  await expect(view.getByTestId('review-status')).toHaveText('Split into 3 new samples; the original stays.', { timeout: 20_000 });
+  await page.keyboard.press('Escape');
+  await expect(view).toBeHidden();
+
+  await row(page, 'idle.still.cbor').dblclick();
+  await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
+  await view.getByRole('button', { name: 'Split…' }).click();
+  await split.getByLabel('Detected automatically').check();
+  await expect(split).toContainText('No events found above the noise floor; lower the threshold.');
+  await expect(split.getByTestId('split-detected')).toBeDisabled();
+});
