@@ -175,7 +175,7 @@ export async function recordAudioCommand(argv: string[]): Promise<number> {
     return upload && sample.state !== 'uploaded' ? 1 : 0;
   } finally {
     await sup.close();
-    store.close();
+    await store.close();
   }
 }
 

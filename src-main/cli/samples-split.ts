@@ -101,6 +101,6 @@ export async function samplesSplitCommand(argv: string[]): Promise<number> {
     );
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -102,7 +102,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown samples subcommand "${sub}"; use list, export, import or split.`);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -94,7 +94,7 @@ export async function runUpload(r: UploadRun): Promise<number> {
     process.stdout.write(summary.line + '\n');
     return summary.allOnPlatform ? 0 : 1;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

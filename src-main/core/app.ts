@@ -185,6 +185,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       platform: process.platform,
       dataDir,
       nodeVersion: process.versions.node,
+      indexRebuild: store.indexRebuild,
     }),
     'app.diagnostics': () =>
       collectDiagnostics({
@@ -263,7 +264,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       await mics?.close();
       await watcher.close();
       await uploads.stop();
-      store.close();
+      await store.close();
     },
   };
 }

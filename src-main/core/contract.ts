@@ -61,6 +61,20 @@ export const Settings = z.object({
 });
 export type Settings = z.infer<typeof Settings>;
 
+/** Said once, by the start that found the sample index lost and rebuilt it from the sample files. */
+export const IndexRebuild = z.object({
+  at: z.string(),
+  reason: z.string(),
+  /** The damaged samples.db (and -wal/-shm), renamed samples.db.corrupt-<time>, in the data folder. */
+  keptAs: z.array(z.string()),
+  restored: z.number().int().nonnegative(),
+  fromContents: z.number().int().nonnegative(),
+  wasPending: z.number().int().nonnegative(),
+  /** What was recovered and what was lost, for a person: the UI shows it as is. */
+  message: z.string(),
+});
+export type IndexRebuild = z.infer<typeof IndexRebuild>;
+
 export const AppInfo = z.object({
   name: z.string(),
   version: z.string(),
@@ -68,6 +82,8 @@ export const AppInfo = z.object({
   platform: z.string(),
   dataDir: z.string(),
   nodeVersion: z.string(),
+  /** Set only in the run whose start rebuilt the index. */
+  indexRebuild: IndexRebuild.nullable(),
 });
 export type AppInfo = z.infer<typeof AppInfo>;
 

@@ -61,6 +61,7 @@ export function sampleHandlers(store: SampleStore, uploads: UploadService): Pick
       }
       await moveSample(await uploads.management(), s.platformSampleId, newCategory);
       store.db.prepare('UPDATE samples SET category = ? WHERE id = ?').run(newCategory, id);
+      store.changed([id]);
       uploads.announce([id]);
       return store.get(id);
     },

@@ -6,8 +6,11 @@ import type { BoundingBox, Category, Sample, SampleKind, SampleState, Structured
 import { CoreError } from '../errors.js';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
-import { openDb, type BindValue, type Db, type Statement } from './db.js';
+import type { BindValue, Db, Statement } from './db.js';
+import { openIndex, type IndexDamage } from './index-open.js';
 import { FLAGGED_LEVEL, rowToSample, type SampleRow } from './sample-row.js';
+import { rowFromContents, rowFromSidecar, type RebuiltRow } from './sample-rebuild.js';
+import { readSidecar, SIDECAR_SUFFIX, SidecarWriter, sidecarName } from './sidecar.js';
 import type { QualityFile } from './quality/check-sample.js';
 import type { QualityGate, QualityVerdict } from './quality/policy.js';
 
@@ -44,6 +47,21 @@ export interface SampleFilter {
 
 export type SamplePatch = Partial<Pick<Sample, 'label' | 'category' | 'metadata'>>;
 
+/** What a start that found the index lost did about it: said once, in the log and to the UI (app.info). */
+export interface IndexRebuild {
+  at: string;
+  reason: string;
+  /** The damaged files, renamed, relative to the data folder. */
+  keptAs: string[];
+  /** Samples back with every field, from their sidecars. */
+  restored: number;
+  /** Samples back from their files alone: label, category, metadata and upload state lost. */
+  fromContents: number;
+  /** Restored samples that were waiting to be uploaded: they are local now. */
+  wasPending: number;
+  message: string;
+}
+
 const SAMPLES_DIR = 'samples';
 /** The index stores a sample's place relative to the data folder with '/', the same on every OS (join() reads it on Windows too). */
 const storedName = (file: string) => posix.join(SAMPLES_DIR, file);
@@ -62,24 +80,49 @@ export class SampleStore {
   readonly #quality: QualityGate | null;
   readonly #statements = new Map<string, Statement>();
   readonly #bytes = new Map<string, Buffer>();
+  readonly #sidecars: SidecarWriter;
   #cachedBytes = 0;
+  /** Set when this start found the index lost and rebuilt it; null otherwise. */
+  indexRebuild: IndexRebuild | null = null;
 
   private constructor(dataDir: string, db: Db, log: Logger, opts: SampleStoreOptions) {
     this.dataDir = dataDir;
     this.db = db;
     this.#log = log;
     this.#quality = opts.quality ?? null;
+    this.#sidecars = new SidecarWriter(join(dataDir, SAMPLES_DIR), db, log);
   }
 
   static async open(dataDir: string, log: Logger, opts: SampleStoreOptions = {}): Promise<SampleStore> {
     await mkdir(join(dataDir, SAMPLES_DIR), { recursive: true });
-    const store = new SampleStore(dataDir, openDb(dataDir), log, opts);
-    await store.#recoverOrphans();
+    const index = openIndex(dataDir, log);
+    const store = new SampleStore(dataDir, index.db, log, opts);
+    try {
+      await store.#recoverOrphans(index.ownedFiles, index.damage ?? (index.created ? { reason: 'samples.db was missing', keptAs: [] } : null));
+    } catch (err) {
+      index.db.close();
+      throw err;
+    }
     return store;
   }
 
-  close(): void {
+  /** Writes the sidecars still owed, then closes the index. */
+  async close(): Promise<void> {
+    await this.#sidecars.flush();
     this.db.close();
+  }
+
+  /** Resolves once the sidecars of every change so far are written (tests, and before a shell exits). */
+  flushSidecars(): Promise<void> {
+    return this.#sidecars.flush();
+  }
+
+  /**
+   * Writers that change rows with their own SQL (the upload queue, a move on the platform) say
+   * which, so those samples' sidecars follow. Cheap: the writes happen after the commit, batched.
+   */
+  changed(ids: Iterable<string>): void {
+    this.#sidecars.mark(ids);
   }
 
   /**
@@ -222,6 +265,7 @@ export class SampleStore {
   /** Stores a new quality report (re-check); the queue state is left as it is. */
   setQuality(id: string, verdict: Pick<QualityVerdict, 'report' | 'flagged'>): void {
     this.#stmt('UPDATE samples SET quality = ?, flagged = ? WHERE id = ?').run(JSON.stringify(verdict.report), verdict.flagged ? FLAGGED_LEVEL[verdict.flagged] : 0, id);
+    this.#sidecars.mark([id]);
   }
 
   /**
@@ -238,6 +282,7 @@ export class SampleStore {
       const flagged = new Map(rows.map((r) => [r.id, r.flagged]));
       const held = ids.filter((id) => !force && policy !== 'off' && (flagged.get(id) ?? -1) >= min);
       this.#stmt('UPDATE samples SET held_back = id IN (SELECT value FROM json_each(?)) WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(held), all);
+      this.#sidecars.mark(ids);
       return held;
     })();
   }
@@ -283,6 +328,7 @@ export class SampleStore {
     this.db
       .prepare('UPDATE samples SET label = ?, category = ?, metadata = ? WHERE id = ?')
       .run(next.label, next.category, JSON.stringify(next.metadata), id);
+    this.#sidecars.mark([id]);
     return this.get(id);
   }
 
@@ -290,7 +336,10 @@ export class SampleStore {
     const s = this.get(id);
     if (s.state === 'uploading') throw new CoreError('Busy', `Sample "${s.name}" is being uploaded; wait for it to finish, then delete it.`);
     this.db.prepare('DELETE FROM samples WHERE id = ?').run(id);
-    if (!isAbsolute(s.file)) await rm(join(this.dataDir, s.file), { force: true });
+    if (!isAbsolute(s.file)) {
+      await rm(join(this.dataDir, s.file), { force: true });
+      await this.#sidecars.remove(id);
+    }
   }
 
   #insert(id: string, input: NewSample, where: { file: string; owned: boolean; source: { path: string; sha256: string } | null; bytes: number; sha256: string }, verdict: QualityVerdict | null = null): Sample {
@@ -305,6 +354,11 @@ export class SampleStore {
       next_attempt_at: 0, error: null, note: input.note ?? null, platform_sample_id: null, uploaded_at: null, extra: JSON.stringify(input.extra ?? {}),
       quality: verdict ? JSON.stringify(verdict.report) : null, flagged: verdict?.flagged ? FLAGGED_LEVEL[verdict.flagged] : 0, held_back: held ? 1 : 0,
     };
+    this.#insertRow(row);
+    return rowToSample(row);
+  }
+
+  #insertRow(row: SampleRow): void {
     this.#stmt(
       `INSERT INTO samples (id, name, file, owned, source_path, source_sha256, kind, label, category, metadata, bounding_boxes, structured_labels,
          created, bytes, sha256, length_ms, incomplete, add_date_id, allow_duplicates, state, attempts, next_attempt_at, error, note,
@@ -313,7 +367,7 @@ export class SampleStore {
          @created, @bytes, @sha256, @length_ms, @incomplete, @add_date_id, @allow_duplicates, @state, @attempts, @next_attempt_at, @error, @note,
          @platform_sample_id, @uploaded_at, @extra, @quality, @flagged, @held_back)`,
     ).run(row);
-    return rowToSample(row);
+    if (row.owned === 1) this.#sidecars.mark([row.id]);
   }
 
   /** Compiled once per SQL text: bulk imports run the same few statements thousands of times. */
@@ -323,24 +377,57 @@ export class SampleStore {
     return st;
   }
 
-  async #recoverOrphans(): Promise<void> {
+  /**
+   * Files in samples/ with no row: one left by a crash between writing a file and indexing it, or
+   * all of them when the index was lost. Each comes back from its sidecar if it has one, else from
+   * its own contents with a note saying what was lost. No sample file is deleted here; only temp
+   * files of writes that never finished are. A healthy start reads no sidecar.
+   */
+  async #recoverOrphans(known: Set<string>, lost: IndexDamage | null): Promise<void> {
     const dir = join(this.dataDir, SAMPLES_DIR);
-    const known = new Set((this.db.prepare('SELECT file FROM samples WHERE owned = 1').all() as Array<{ file: string }>).map((r) => basename(r.file)));
+    const owned = new Set([...known].map((file) => basename(file)));
+    const rebuilt: RebuiltRow[] = [];
     for (const f of await readdir(dir)) {
-      if (known.has(f)) continue;
+      if (owned.has(f) || f.endsWith(SIDECAR_SUFFIX)) continue;
       if (f.startsWith('.') && f.endsWith('.tmp')) {
         await rm(join(dir, f), { force: true }); // a write that never finished: it was never promised to anyone
         continue;
       }
       const bytes = await readFile(join(dir, f));
-      const id = basename(f, extname(f));
-      this.#insert(id, { name: f, kind: 'other', label: null, category: 'training', note: 'recovered after an interrupted save; check label and category' }, {
-        file: storedName(f), owned: true, source: null, bytes: bytes.byteLength, sha256: sha256(bytes),
-      });
-      this.#log.warn('re-indexed a sample file that had no index row', { file: f });
+      const found = { id: basename(f, extname(f)), file: storedName(f), bytes, sha256: sha256(bytes) };
+      const side = await readSidecar(join(dir, sidecarName(found.id)));
+      rebuilt.push(
+        side.ok
+          ? rowFromSidecar(found, side.sidecar)
+          : rowFromContents(found, f, lost ? LOST_NOTE : 'recovered after an interrupted save; check label and category'),
+      );
+      if (!lost) this.#log.warn('re-indexed a sample file that had no index row', { file: f, from: side.ok ? 'sidecar' : 'contents' });
     }
+    this.db.transaction(() => rebuilt.forEach((r) => this.#insertRow(r.row)))();
+    if (lost && (rebuilt.length > 0 || lost.keptAs.length > 0)) this.#reportRebuild(lost, rebuilt);
+  }
+
+  #reportRebuild(lost: IndexDamage, rebuilt: RebuiltRow[]): void {
+    const restored = rebuilt.filter((r) => r.from === 'sidecar').length;
+    const fromContents = rebuilt.length - restored;
+    const wasPending = rebuilt.filter((r) => r.wasPending).length;
+    const parts = [
+      `The sample index was lost (${lost.reason}) and has been rebuilt from the ${rebuilt.length} files in samples/.`,
+      lost.keptAs.length ? `The damaged index is kept as ${lost.keptAs.join(', ')} in the data folder.` : '',
+      `${restored} samples came back with their labels, categories, metadata and upload state.`,
+      fromContents
+        ? `Upload state, label, category and metadata unknown for ${fromContents} samples (no sidecar): they are kept local with a note; set their labels, and queue them again — the platform's duplicate check prevents double uploads.`
+        : '',
+      wasPending ? `${wasPending} samples were waiting to be uploaded and are local now: queue them again.` : '',
+      'Samples indexed where they lie (bulk uploads, watched folders) are not in the rebuilt index; their files were not touched: add them again (the platform skips those already uploaded).',
+      'No sample file was deleted.',
+    ];
+    this.indexRebuild = { at: new Date().toISOString(), reason: lost.reason, keptAs: lost.keptAs, restored, fromContents, wasPending, message: parts.filter(Boolean).join(' ') };
+    this.#log.warn('sample index rebuilt', { ...this.indexRebuild });
   }
 }
+
+const LOST_NOTE = 'recovered from its file alone when the index was rebuilt: label, category, metadata and upload state were lost; check them before uploading (uploading it again is safe: the platform skips duplicates)';
 
 function whereOf(filter: Pick<SampleFilter, 'states' | 'flagged'>): { where: string; args: BindValue[] } {
   const parts: string[] = [];

@@ -28,14 +28,27 @@ export interface RunResult {
 
 type RawStatement = ReturnType<Libsql.Database['prepare']>;
 
+/** SQLite's codes for a file that is not (or no longer) a sound database. */
+const DAMAGED = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB']);
+
+/** True when `err` says the database file itself is damaged (not a busy lock, not a bad query). */
+export function isDamagedDbError(err: unknown): boolean {
+  return DAMAGED.has((err as { code?: unknown } | null)?.code as string);
+}
+
+/** Runs `fn`; a damaged-file error is reported to the connection's `onDamaged`, then rethrown unchanged. */
+type Guard = <T>(fn: () => T) => T;
+
 export class Statement {
   readonly #raw: RawStatement;
   readonly #sql: string;
+  readonly #guard: Guard;
   #pluck = false;
 
-  constructor(raw: RawStatement, sql: string) {
+  constructor(raw: RawStatement, sql: string, guard: Guard) {
     this.#raw = raw;
     this.#sql = sql;
+    this.#guard = guard;
   }
 
   /** Rows become their first column's value. */
@@ -46,12 +59,12 @@ export class Statement {
   }
 
   run(...args: BindArgs): RunResult {
-    const r = this.#raw.run(bindable(args, this.#sql)) as { changes: number };
+    const r = this.#guard(() => this.#raw.run(bindable(args, this.#sql))) as { changes: number };
     return { changes: r.changes };
   }
 
   get(...args: BindArgs): unknown {
-    const row = this.#raw.get(bindable(args, this.#sql)) as Record<string, unknown> | undefined;
+    const row = this.#guard(() => this.#raw.get(bindable(args, this.#sql))) as Record<string, unknown> | undefined;
     if (row === undefined) return undefined;
     const { _metadata, ...clean } = row;
     if (this.#pluck) return Object.values(clean)[0];
@@ -59,7 +72,7 @@ export class Statement {
   }
 
   all(...args: BindArgs): unknown[] {
-    return this.#raw.all(bindable(args, this.#sql));
+    return this.#guard(() => this.#raw.all(bindable(args, this.#sql)));
   }
 }
 
@@ -68,21 +81,32 @@ export type Transaction<T> = () => T;
 export class Db {
   readonly #raw: Libsql.Database;
   #savepoints = 0;
+  /** Told when a statement finds the file damaged, so the next start rebuilds the index (see index-open.ts). */
+  onDamaged: ((err: Error) => void) | null = null;
 
   constructor(path: string) {
     this.#raw = new Libsql(path);
   }
+
+  readonly #guard: Guard = (fn) => {
+    try {
+      return fn();
+    } catch (err) {
+      if (isDamagedDbError(err)) this.onDamaged?.(err as Error);
+      throw err;
+    }
+  };
 
   get inTransaction(): boolean {
     return this.#raw.inTransaction;
   }
 
   prepare(sql: string): Statement {
-    return new Statement(this.#raw.prepare(sql), sql);
+    return new Statement(this.#guard(() => this.#raw.prepare(sql)), sql, this.#guard);
   }
 
   exec(sql: string): void {
-    this.#raw.exec(sql);
+    this.#guard(() => this.#raw.exec(sql));
   }
 
   /** `pragma('x = y')` sets; `pragma('x', { simple: true })` reads one value; otherwise the rows. */

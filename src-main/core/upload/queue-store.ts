@@ -169,6 +169,8 @@ export class QueueStore {
       `UPDATE samples SET state = 'uploaded', platform_sample_id = u.value ->> 1, note = u.value ->> 2, error = NULL, uploaded_at = ?
        FROM json_each(?) AS u WHERE samples.id = u.value ->> 0`,
     ).run(new Date().toISOString(), JSON.stringify(marks.map((m) => [m.id, m.platformSampleId, m.note])));
+    // Uploaded or not is what a rebuilt index must know; the sidecars follow after the commit.
+    this.samples.changed(marks.map((m) => m.id));
   }
 
   markRejected(id: string, error: string): void {

@@ -1,0 +1,124 @@
+import { closeSync, existsSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '../log.js';
+import { openDb, type Db } from './db.js';
+
+export const DB_FILE = 'samples.db';
+/** Left by a run that found the index damaged while working; the next start rebuilds. */
+export const DAMAGED_MARK = `${DB_FILE}.damaged`;
+const SQLITE_MAGIC = 'SQLite format 3\u0000';
+
+/** Why the index was set aside, and where the damaged files are now. */
+export interface IndexDamage {
+  reason: string;
+  /** The damaged samples.db (and its -wal/-shm) under their new names, relative to the data folder. */
+  keptAs: string[];
+}
+
+export interface OpenedIndex {
+  db: Db;
+  /** Stored places (`samples/<file>`) of the samples the index owns, read while checking it. */
+  ownedFiles: Set<string>;
+  /** There was no samples.db (first start, or it was deleted). */
+  created: boolean;
+  damage: IndexDamage | null;
+}
+
+/**
+ * Opens the sample index, and if it is damaged (a garbage header, an empty or truncated file, a
+ * page SQLite cannot read, or a mark left by a run that hit such a page) sets the file aside as
+ * samples.db.corrupt-<time> with its -wal and -shm, and opens a new empty one for the caller to
+ * fill from the sample files. Nothing is deleted. A healthy index costs what it cost before:
+ * the one read of every owned file's place that the orphan check needs anyway.
+ */
+export function openIndex(dataDir: string, log: Logger, now: () => Date = () => new Date()): OpenedIndex {
+  const dbPath = join(dataDir, DB_FILE);
+  const created = !existsSync(dbPath);
+  let reason = created
+    ? // A log left by a deleted index must not be replayed into the new one.
+      existsSync(`${dbPath}-wal`) || existsSync(`${dbPath}-shm`) ? 'samples.db was missing but its -wal/-shm were left over' : null
+    : headerProblem(dbPath);
+  reason ??= markProblem(dataDir);
+  if (!reason) {
+    try {
+      return { ...openChecked(dataDir), created, damage: null };
+    } catch (err) {
+      if (!isDamage(err)) throw err;
+      reason = `SQLite could not read it (${(err as Error).message})`;
+    }
+  }
+  const keptAs = setAside(dataDir, now());
+  log.error('the sample index is damaged; it is kept aside and rebuilt from the sample files', { reason, keptAs });
+  return { ...openChecked(dataDir), created, damage: { reason, keptAs } };
+}
+
+/** Writes the mark that makes the next start rebuild; called when a statement meets a damaged page. */
+export function markIndexDamaged(dataDir: string, err: Error): void {
+  writeFileSync(join(dataDir, DAMAGED_MARK), `${new Date().toISOString()} ${err.message}\n`);
+}
+
+function openChecked(dataDir: string): Omit<OpenedIndex, 'created' | 'damage'> {
+  const db = openDb(dataDir);
+  try {
+    // Reads every row of the table: a damaged table page fails here, at start, not in the middle of a session.
+    const files = db.prepare('SELECT file FROM samples WHERE owned = 1').pluck().all() as string[];
+    db.onDamaged = (err) => markIndexDamaged(dataDir, err);
+    return { db, ownedFiles: new Set(files) };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function isDamage(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  // An empty file next to a stale -wal reads as "locked" in libsql; the header check catches most of those first.
+  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
+}
+
+function headerProblem(dbPath: string): string | null {
+  const size = statSync(dbPath).size;
+  if (size === 0) return 'samples.db is empty (0 bytes)';
+  const fd = openSync(dbPath, 'r');
+  try {
+    const head = Buffer.alloc(16);
+    const n = readSync(fd, head, 0, 16, 0);
+    if (n < 16 || head.toString('latin1') !== SQLITE_MAGIC) return 'samples.db does not start with the SQLite header';
+  } finally {
+    closeSync(fd);
+  }
+  return null;
+}
+
+function markProblem(dataDir: string): string | null {
+  const mark = join(dataDir, DAMAGED_MARK);
+  if (!existsSync(mark)) return null;
+  const fd = openSync(mark, 'r');
+  try {
+    const buf = Buffer.alloc(400);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return `a previous run found it damaged: ${buf.toString('utf8', 0, n).trim() || 'no details'}`;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Renames samples.db, -wal, -shm and the damage mark to samples.db.corrupt-<time>[...]; returns the new names. */
+function setAside(dataDir: string, at: Date): string[] {
+  const stamp = at.toISOString().replace(/[:.]/g, '-');
+  const kept: string[] = [];
+  for (const suffix of ['', '-wal', '-shm']) {
+    const from = join(dataDir, `${DB_FILE}${suffix}`);
+    if (!existsSync(from)) continue;
+    const to = `${DB_FILE}.corrupt-${stamp}${suffix}`;
+    renameSync(from, join(dataDir, to));
+    kept.push(to);
+  }
+  const mark = join(dataDir, DAMAGED_MARK);
+  if (existsSync(mark)) {
+    const to = `${DB_FILE}.corrupt-${stamp}.damaged`;
+    renameSync(mark, join(dataDir, to));
+    kept.push(to);
+  }
+  return kept;
+}
