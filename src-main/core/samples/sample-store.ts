@@ -82,6 +82,7 @@ export class SampleStore {
   readonly #bytes = new Map<string, Buffer>();
   readonly #sidecars: SidecarWriter;
   #cachedBytes = 0;
+  #closed = false;
   /** Set when this start found the index lost and rebuilt it; null otherwise. */
   indexRebuild: IndexRebuild | null = null;
 
@@ -108,7 +109,11 @@ export class SampleStore {
 
   /** Writes the sidecars still owed, then closes the index. */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     await this.#sidecars.flush();
+    // Folds the WAL into samples.db, so the file alone (a backup, a copy to another machine) is the whole index.
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.close();
   }
 
