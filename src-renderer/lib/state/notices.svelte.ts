@@ -2,7 +2,7 @@ import { ApiError } from '../api/client.js';
 
 export interface Notice {
   id: number;
-  kind: 'error' | 'info';
+  kind: 'error' | 'warning' | 'info';
   text: string;
 }
 
@@ -16,6 +16,11 @@ export class Notices {
   error(context: string, err: unknown): void {
     const text = err instanceof ApiError || err instanceof Error ? err.message : String(err);
     this.#push('error', `${context}: ${text}`);
+  }
+
+  /** Something the user must know that is not a failed call (e.g. the index was rebuilt); stays until dismissed. */
+  warn(text: string): void {
+    this.#push('warning', text);
   }
 
   info(text: string): void {
