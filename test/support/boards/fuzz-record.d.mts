@@ -25,6 +25,10 @@ export interface FuzzRecording {
   rows: { recorded: number; sent: number; first: number | null; fuzzFirst: number; missing: number; wrong: number; firstWrong: { row: number; got: number[]; want: string } | null };
   rejected: { total: number | null; byReason: Record<string, number> };
   rss: { base: number | null; maxDuring: number; peak: number; readings: number };
+  /** The CLI's CPU time over the fuzz and drain, as a share of one core. */
+  cpuShare: number;
+  /** Ctrl+C to the sample saved, ms. */
+  saveMs: number;
 }
 
 export declare function recordFuzzBoard(o: {

@@ -9,7 +9,8 @@
 //   rows      the sample's rows against the board's log of good lines (must be the log's tail,
 //             from the first recorded line to the last line sent, value for value),
 //   rejected  the CLI's rejected-line counts by reason against what the generator produced,
-//   rss       the CLI's resident memory (/proc) while recording, and its peak including finish.
+//   rss       the CLI's resident memory (/proc) while recording, and its peak including finish,
+//   cpuShare  the CLI's CPU time over the fuzz as a share of one core; saveMs, Ctrl+C to saved.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -67,12 +68,17 @@ export async function recordFuzzBoard(o) {
     }, RSS_EVERY_MS);
     const base = await rssOf(cli.pid);
 
+    const cpu0 = await cpuOf(cli.pid);
+    const t0 = performance.now();
     board.stdin.write('go\n');
     const done = await Promise.race([boardDone, timeout((o.seconds + 60) * 1000, `the fuzz board (seed ${o.seed}) did not finish`)]);
     await new Promise((r) => setTimeout(r, DRAIN_MS));
     recording = false;
+    const cpuShare = ((await cpuOf(cli.pid)) - cpu0) / ((performance.now() - t0) / 1000);
+    const saveStart = performance.now();
     cli.kill('SIGINT');
     const exit = await Promise.race([cliExit, timeout(120_000, 'the CLI did not save the sample within 120 s of Ctrl+C')]);
+    const saveMs = performance.now() - saveStart;
     clearInterval(poll);
     board.stdin.end();
 
@@ -85,6 +91,8 @@ export async function recordFuzzBoard(o) {
       rows: compareRows(values, log, done),
       rejected: { total: sample?.rejected_lines ?? null, byReason: byReason(stderr) },
       rss: { base, maxDuring: Math.max(base ?? 0, ...rss.during), peak: Math.max(base ?? 0, ...rss.samples), readings: rss.samples.length },
+      /** The CLI's CPU time over the fuzz and drain, as a share of one core; how long Ctrl+C → saved took. */
+      cpuShare, saveMs,
     };
   } finally {
     for (const k of kids) if (k.exitCode === null && k.signalCode === null) k.kill('SIGKILL');
@@ -136,6 +144,15 @@ async function rssOf(pid) {
   } catch {
     return null; // gone
   }
+}
+
+const CLK_TCK = 100; // Linux USER_HZ
+
+/** User + system CPU seconds of a process so far. */
+async function cpuOf(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
 function collect(stream) {
