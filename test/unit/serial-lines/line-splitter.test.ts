@@ -69,6 +69,23 @@ describe('LineSplitter', () => {
     }
   });
 
+  it('ends a line at a lone \\r too, and counts \\r\\n as one ending even when cut between the two bytes', () => {
+    // A sketch ending lines with '\r' alone, and a stray \r before a reading: neither may cost a reading.
+    const crStream = Buffer.from('boot\r1,2,3\r4,5,6\r\n\r7,8,9\n\r\r\n10,11,12\r', 'latin1');
+    const expected: Event[] = [
+      ['first', 'boot'], ['line', '1,2,3'], ['line', '4,5,6'], ['line', ''], ['line', '7,8,9'], ['line', ''], ['line', ''], ['line', '10,11,12'],
+    ];
+    expect(splitAll([crStream])).toEqual(expected);
+    for (let cut = 0; cut <= crStream.length; cut++) {
+      expect(splitAll([crStream.subarray(0, cut), crStream.subarray(cut)]), `cut at ${cut}`).toEqual(expected);
+    }
+    expect(splitAll([...crStream].map((b) => Buffer.from([b])))).toEqual(expected);
+  });
+
+  it('keeps a \\r at the end of a chunk pending across empty chunks', () => {
+    expect(splitAll([Buffer.from('a\r'), Buffer.alloc(0), Buffer.from('\nb\n')])).toEqual([['first', 'a'], ['line', 'b']]);
+  });
+
   it('hands lines inside one chunk over as views of that chunk, without copying', () => {
     const chunk = Buffer.from('x\nabc\n');
     const splitter = new LineSplitter();

@@ -23,24 +23,28 @@ export interface LineSink {
 }
 
 export interface LineSplitterOptions {
-  /** Longest line body (without \r\n) accepted; default 64 KiB. */
+  /** Longest line body (without its ending) accepted; default 64 KiB. */
   maxLineBytes?: number;
   /** Hand the first line to `sink.firstLine` instead of `sink.line`; default true. */
   markFirstLine?: boolean;
 }
 
 /**
- * Cuts a byte stream into lines ending in \n or \r\n. Lines that sit wholly inside one chunk are
- * passed as views of that chunk (no copy); only a line cut across chunks is assembled in a carry
- * buffer allocated once, so memory never grows with what the sender does.
+ * Cuts a byte stream into lines ending in \n, \r\n or a lone \r (some sketches end lines with
+ * '\r' alone, and a stray \r must not spoil the reading after it). \r\n is one ending even when
+ * a chunk ends between the two bytes. Lines that sit wholly inside one chunk are passed as views of
+ * that chunk (no copy); only a line cut across chunks is assembled in a carry buffer allocated
+ * once, so memory never grows with what the sender does.
  */
 export class LineSplitter {
   readonly #max: number;
   readonly #carry: Buffer;
   readonly #markFirst: boolean;
   #carryLen = 0;
-  /** Inside an over-long line that was already reported: drop bytes until the next \n. */
+  /** Inside an over-long line that was already reported: drop bytes until the next line ending. */
   #discarding = false;
+  /** The previous chunk ended in \r: a \n starting this one belongs to that ending. */
+  #afterCr = false;
   #first: boolean;
 
   constructor(options: LineSplitterOptions = {}) {
@@ -49,25 +53,39 @@ export class LineSplitter {
       throw new CoreError('InvalidArguments', `maxLineBytes must be a positive integer, not ${max}`);
     }
     this.#max = max;
-    // One spare byte: a line of exactly `max` bytes may still carry its \r when cut before the \n.
-    this.#carry = Buffer.allocUnsafe(max + 1);
+    this.#carry = Buffer.allocUnsafe(max);
     this.#markFirst = options.markFirstLine ?? true;
     this.#first = this.#markFirst;
   }
 
   push(chunk: Buffer, sink: LineSink): void {
     const len = chunk.length;
+    if (len === 0) return;
     let pos = 0;
+    if (this.#afterCr) {
+      this.#afterCr = false;
+      if (chunk[0] === LF) pos = 1;
+    }
+    // Next \n and \r at or after pos; -1 once none is left. Each is searched again only when
+    // passed, so a stream with only one kind of ending costs one search per line, not per byte.
+    let lf = -2;
+    let cr = -2;
     while (pos < len) {
-      const nl = chunk.indexOf(LF, pos);
-      if (nl < 0) {
+      if (lf !== -1 && lf < pos) lf = chunk.indexOf(LF, pos);
+      if (cr !== -1 && cr < pos) cr = chunk.indexOf(CR, pos);
+      const end = cr >= 0 && (lf < 0 || cr < lf) ? cr : lf;
+      if (end < 0) {
         this.#stash(chunk, pos, len, sink);
         return;
       }
       if (this.#discarding) this.#discarding = false; // end of the over-long line: resynchronised
-      else if (this.#carryLen > 0) this.#joinCarry(chunk, pos, nl, sink);
-      else this.#emit(chunk, pos, nl, sink);
-      pos = nl + 1;
+      else if (this.#carryLen > 0) this.#joinCarry(chunk, pos, end, sink);
+      else this.#emit(chunk, pos, end, sink);
+      pos = end + 1;
+      if (end === cr) {
+        if (pos === len) this.#afterCr = true;
+        else if (chunk[pos] === LF) pos++;
+      }
     }
   }
 
@@ -81,32 +99,31 @@ export class LineSplitter {
   reset(): void {
     this.#carryLen = 0;
     this.#discarding = false;
+    this.#afterCr = false;
     this.#first = this.#markFirst;
   }
 
   #emit(buf: Buffer, start: number, end: number, sink: LineSink): void {
-    const e = end > start && buf[end - 1] === CR ? end - 1 : end;
-    if (e - start > this.#max) {
+    if (end - start > this.#max) {
       this.#first = false;
       sink.tooLong(buf, start, start + this.#max);
     } else if (this.#first) {
       this.#first = false;
-      sink.firstLine(buf, start, e);
+      sink.firstLine(buf, start, end);
     } else {
-      sink.line(buf, start, e);
+      sink.line(buf, start, end);
     }
   }
 
-  #joinCarry(chunk: Buffer, pos: number, nl: number, sink: LineSink): void {
-    const total = this.#carryLen + (nl - pos);
-    if (total > this.#max + 1) {
+  #joinCarry(chunk: Buffer, pos: number, end: number, sink: LineSink): void {
+    const total = this.#carryLen + (end - pos);
+    if (total > this.#max) {
       // Top the carry up so the report shows the same head wherever the chunks were cut.
-      const head = Math.max(0, Math.min(nl - pos, this.#max - this.#carryLen));
-      chunk.copy(this.#carry, this.#carryLen, pos, pos + head);
+      chunk.copy(this.#carry, this.#carryLen, pos, pos + (this.#max - this.#carryLen));
       this.#first = false;
-      sink.tooLong(this.#carry, 0, Math.min(this.#max, this.#carryLen + head));
+      sink.tooLong(this.#carry, 0, this.#max);
     } else {
-      chunk.copy(this.#carry, this.#carryLen, pos, nl);
+      chunk.copy(this.#carry, this.#carryLen, pos, end);
       this.#emit(this.#carry, 0, total, sink);
     }
     this.#carryLen = 0;
@@ -114,7 +131,7 @@ export class LineSplitter {
 
   #stash(chunk: Buffer, pos: number, len: number, sink: LineSink): void {
     if (this.#discarding) return;
-    const room = this.#max + 1 - this.#carryLen;
+    const room = this.#max - this.#carryLen;
     if (len - pos <= room) {
       chunk.copy(this.#carry, this.#carryLen, pos, len);
       this.#carryLen += len - pos;
