@@ -1,4 +1,4 @@
-import { app, BrowserWindow, clipboard, ipcMain, Menu, screen, session, shell, type WebContents } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, screen, session, shell, type WebContents } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore, type Core } from '../core/app.js';
@@ -42,6 +42,9 @@ if (!app.requestSingleInstanceLock()) {
   void app.whenReady().then(start).catch((err: unknown) => {
     log.error('start-up failed', { error: String(err) });
     appLog.file.flushSync(); // app.exit() leaves no turn of the event loop for the buffered line
+    // Started from a launcher nobody sees stderr: say what went wrong where the person is looking.
+    const message = err instanceof Error ? err.message : String(err);
+    dialog.showErrorBox('Capture Desk could not start', `${message}\n\nData folder: ${app.getPath('userData')}\nLog: ${appLog.logsDir}`);
     app.exit(1);
   });
 }

@@ -257,6 +257,21 @@ describe('Electron main process from the packaged app.asar', () => {
     expect(await exitWithin(moved, 8_000), moved.output()).toEqual({ code: 0, signal: null });
   }, 20_000);
 
+  it('a data folder that cannot be used: an error box names the folder, the app exits 1 without a window', async () => {
+    // A file where the samples folder should be (a sync tool's conflict copy, a stray download).
+    const blocked = join(work, 'user-data-blocked');
+    mkdirSync(blocked);
+    writeFileSync(join(blocked, 'samples'), 'not a folder');
+    const broken = start(blocked);
+    expect(await exitWithin(broken, 15_000), broken.output()).toEqual({ code: 1, signal: null });
+    const box = /dialog\.showErrorBox: (.*)/.exec(broken.output());
+    expect(box, broken.output()).not.toBeNull();
+    const { title, content } = JSON.parse(box![1]!) as { title: string; content: string };
+    expect(title).toBe('Capture Desk could not start');
+    expect(content).toContain(blocked);
+    expect(broken.output()).not.toContain('window-created');
+  }, 20_000);
+
   it('negative control: the same quit with core.close() skipped leaves the process running', async () => {
     // Proves the exit checks above can fail: without closing the core its timers, watchers and
     // capture process keep Node alive, as they would keep a real Electron app from quitting cleanly.

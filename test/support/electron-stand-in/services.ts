@@ -89,5 +89,7 @@ export const dialog = strict('dialog', {
   },
   showErrorBox(title: string, content: string): void {
     record.dialogs.push({ fn: 'showErrorBox', args: [title, content] });
+    // Electron shows a modal box; the test reads it from the output, since the app exits right after.
+    process.stderr.write(`[electron stand-in] dialog.showErrorBox: ${JSON.stringify({ title, content })}\n`);
   },
 });
