@@ -293,6 +293,27 @@ export class SampleStore {
     if (!isAbsolute(s.file)) await rm(join(this.dataDir, s.file), { force: true });
   }
 
+  /**
+   * Puts a rewritten file (written to `reserved.tempPath` from reserveFile) in place of a sample's
+   * own file, atomically, and records what changed. Used to finish a sample that waited for its
+   * rate: the same sample, now encoded with it.
+   */
+  async replaceFile(id: string, reserved: { tempPath: string }, patch: { lengthMs: number | null; incomplete: boolean; note: string | null; extra: Record<string, unknown> }): Promise<Sample> {
+    const s = this.get(id);
+    if (isAbsolute(s.file)) throw new CoreError('InvalidArguments', `Sample "${s.name}" is a file outside the data folder (${s.file}); it is not rewritten in place.`);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of createReadStream(reserved.tempPath)) {
+      hash.update(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+    }
+    await rename(reserved.tempPath, join(this.dataDir, s.file));
+    await fsyncDir(join(this.dataDir, SAMPLES_DIR));
+    this.#stmt('UPDATE samples SET bytes = ?, sha256 = ?, length_ms = ?, incomplete = ?, note = ?, extra = ? WHERE id = ?')
+      .run(bytes, hash.digest('hex'), patch.lengthMs, patch.incomplete ? 1 : 0, patch.note, JSON.stringify(patch.extra), id);
+    return this.get(id);
+  }
+
   #insert(id: string, input: NewSample, where: { file: string; owned: boolean; source: { path: string; sha256: string } | null; bytes: number; sha256: string }, verdict: QualityVerdict | null = null): Sample {
     const held = verdict?.held === true;
     const row: SampleRow = {
