@@ -82,7 +82,8 @@ export class SensorRecorder {
    * row is removed, since there is nothing in it to keep.
    */
   async finish(target: string, o: { intervalMs: number; hmacKey?: string | undefined; iat?: number }): Promise<{ rows: number }> {
-    await new Promise<void>((res) => this.#out.end(() => res()));
+    // A stream that failed is destroyed already; ending it again would wait for nothing.
+    if (!this.#out.destroyed) await new Promise<void>((res) => this.#out.end(() => res()));
     if (this.#failed) throw await this.#kept(this.#failed);
     if (this.#rows === 0) {
       await this.#removeFiles();
@@ -112,7 +113,7 @@ export class SensorRecorder {
 
   /** Removes the recording's files. Only for a person's explicit "Discard", or once the sample file holds every row. */
   async discard(): Promise<void> {
-    if (!this.#out.closed) await new Promise<void>((r) => this.#out.end(() => r()));
+    if (!this.#out.closed && !this.#out.destroyed) await new Promise<void>((r) => this.#out.end(() => r()));
     await this.#removeFiles();
   }
 
