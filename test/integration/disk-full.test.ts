@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createCore } from '../../src-main/core/app.js';
+import type { CallResult, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import { createLogger } from '../../src-main/core/log.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
+import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
+import { fixedPorts } from '../support/fake-hardware.js';
 import { boardValue } from '../support/boards/line-board-values.mjs';
 import { openPtyPair } from '../support/boards/pty.js';
 import { runCli } from '../support/cli.js';
@@ -76,6 +81,50 @@ describe('a data folder that fills up during a recording', () => {
     const start = Array.from({ length: 60_000 }, (_, i) => i).find((i) => [0, 1, 2].every((a) => v[0]![a] === boardValue(i, a)));
     expect(start).toBeDefined();
     v.forEach((row, k) => expect(row, `row ${k}`).toEqual([0, 1, 2].map((a) => boardValue(start! + k, a))));
+  }, 60_000);
+});
+
+describe('the app when its disk fills during a recording', () => {
+  it('ends that recording with the reason and where the rows are, and records again once space is freed', async () => {
+    const disk = await smallDisk(4096);
+    const dataDir = join(disk, 'data');
+    const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain() }, log: createLogger(() => {}), uploads: false });
+    cleanups.push(() => core.close());
+    const events: RecordingStatus[] = [];
+    core.onEvent((n, p) => void (n === 'record.state' && events.push(p as RecordingStatus)));
+    const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
+      const r: CallResult = await core.dispatch(m, i);
+      if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+      return r.value as T;
+    };
+    const ended = async (sessionId: string) => {
+      await expect.poll(() => events.find((e) => e.sessionId === sessionId && ['saved', 'failed'].includes(e.state)), { timeout: 20_000 }).toBeTruthy();
+      return events.find((e) => e.sessionId === sessionId && ['saved', 'failed'].includes(e.state))!;
+    };
+    await call('stream.start', { sourceId: 'simulated:imu', rateHz: 1000 });
+    const filler = await fill(disk, 64);
+    const st = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'full', category: 'training', queue: false });
+    const failed = await ended(st.sessionId);
+    expect(failed.state).toBe('failed');
+    expect(failed.error).toMatch(/simulated:imu: Could not write to .*the disk is full \(ENOSPC\).*The \d+ rows recorded before that are kept in .*recordings/);
+    expect(failed.interruptions[0]?.error.message).toMatch(/disk is full/);
+
+    // Still usable: the stream runs on, and with space again the next recording is a sample.
+    await rm(filler);
+    const next = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'after', category: 'training', lengthMs: 500, queue: false });
+    expect(await ended(next.sessionId)).toMatchObject({ state: 'saved', error: null });
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    expect(samples.map((x) => x.label)).toEqual(['after']);
+    await core.close();
+    cleanups.pop();
+
+    // The next start turns the rows the full disk stopped into an incomplete sample.
+    const again = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain() }, log: createLogger(() => {}), uploads: false });
+    cleanups.push(() => again.close());
+    const r = await again.dispatch('samples.list', {});
+    const list = (r as { ok: true; value: { samples: Sample[] } }).value.samples;
+    expect(list.find((x) => x.label === 'full')).toMatchObject({ incomplete: true });
+    expect(list.find((x) => x.label === 'full')!.extra['rows'] as number).toBeGreaterThan(100);
   }, 60_000);
 });
 
