@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore } from '../../src-main/core/app.js';
 import type { CallResult, RecordingStatus, Sample } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
+import { createLogger, silentLogger } from '../../src-main/core/log.js';
+import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
 import { fixedPorts } from '../support/fake-hardware.js';
@@ -126,6 +127,28 @@ describe('the app when its disk fills during a recording', () => {
     expect(list.find((x) => x.label === 'full')).toMatchObject({ incomplete: true });
     expect(list.find((x) => x.label === 'full')!.extra['rows'] as number).toBeGreaterThan(100);
   }, 60_000);
+});
+
+describe('the index on a full disk', () => {
+  it('says the sample file is saved but not indexed, loses nothing, and indexes it at the next start', async () => {
+    const disk = await smallDisk(2048);
+    const dataDir = join(disk, 'data');
+    const store = await SampleStore.open(dataDir, silentLogger);
+    // Room for the sample file (one 4 KB page), none for the index's journal to grow.
+    const filler = await fill(disk, 8);
+    const bytes = Buffer.alloc(3000, 7);
+    const err = await store.addBytes({ name: 'take.cbor', kind: 'sensor', label: 'x', category: 'training' }, bytes).catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toMatch(/^The sample was saved as .*samples\/[0-9a-f-]+\.cbor, but the index \(.*samples\.db\) could not record it: the disk is full \(SQLITE_FULL\)\. Free some space on that disk, then restart Capture Desk/);
+    const saved = /saved as (\S+\.cbor)/.exec(err.message)![1]!;
+    expect(await readFile(saved)).toEqual(bytes);
+    expect(store.list()).toEqual([]); // the index itself is intact, just without the new row
+    store.close();
+    await rm(filler);
+    const reopened = await SampleStore.open(dataDir, silentLogger);
+    cleanups.push(() => reopened.close());
+    expect(reopened.list().map((s) => join(dataDir, s.file))).toEqual([saved]);
+  });
 });
 
 describe('a data folder that cannot be written at start-up', () => {

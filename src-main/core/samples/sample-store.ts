@@ -91,7 +91,7 @@ export class SampleStore {
     const rel = storedName(`${id}${extname(input.name).toLowerCase() || '.bin'}`);
     await writeFileAtomic(join(this.dataDir, rel), bytes);
     const verdict = await this.inspect({ bytes }, input);
-    return this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict);
+    return this.#indexSaved(rel, () => this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict));
   }
 
   /**
@@ -115,7 +115,7 @@ export class SampleStore {
     const verdict = await this.inspect({ path: reserved.tempPath }, input);
     await rename(reserved.tempPath, join(this.dataDir, rel));
     await fsyncDir(join(this.dataDir, SAMPLES_DIR));
-    return this.#insert(reserved.id, input, { file: rel, owned: true, source: null, bytes, sha256: hash.digest('hex') }, verdict);
+    return this.#indexSaved(rel, () => this.#insert(reserved.id, input, { file: rel, owned: true, source: null, bytes, sha256: hash.digest('hex') }, verdict));
   }
 
   /**
@@ -335,6 +335,25 @@ export class SampleStore {
          @platform_sample_id, @uploaded_at, @extra, @quality, @flagged, @held_back)`,
     ).run(row);
     return rowToSample(row);
+  }
+
+  /**
+   * Indexes a file already saved in the samples folder. If the index cannot take it (disk full,
+   * read-only), the file stays where it is (the next start indexes it again) and the error says so.
+   */
+  #indexSaved(rel: string, insert: () => Sample): Sample {
+    try {
+      return insert();
+    } catch (err) {
+      const code = String((err as { code?: unknown }).code ?? '');
+      const full = /FULL|ENOSPC/.test(code) || /disk is full|database or disk is full/i.test((err as Error).message);
+      const readonly = /READONLY|IOERR/.test(code);
+      if (!full && !readonly) throw err;
+      throw new CoreError('Unavailable',
+        `The sample was saved as ${join(this.dataDir, rel)}, but the index (${join(this.dataDir, 'samples.db')}) could not record it: ${full ? 'the disk is full' : 'the index cannot be written'} (${code || (err as Error).message}). ` +
+          `${full ? 'Free some space on that disk' : 'Make the data folder writable'}, then restart Capture Desk: the file is indexed again at start (check its label and category then).`,
+        { keptIn: join(this.dataDir, rel) });
+    }
   }
 
   /** Compiled once per SQL text: bulk imports run the same few statements thousands of times. */
