@@ -137,8 +137,9 @@ describe('the index on a full disk', () => {
     // Room for the sample file (one 4 KB page), none for the index's journal to grow.
     const filler = await fill(disk, 8);
     const bytes = Buffer.alloc(3000, 7);
-    const err = await store.addBytes({ name: 'take.cbor', kind: 'sensor', label: 'x', category: 'training' }, bytes).catch((e: unknown) => e as Error);
-    expect(err).toBeInstanceOf(Error);
+    const outcome = await store.addBytes({ name: 'take.cbor', kind: 'sensor', label: 'x', category: 'training' }, bytes).catch((e: unknown) => e);
+    expect(outcome).toBeInstanceOf(Error);
+    const err = outcome as Error;
     expect(err.message).toMatch(/^The sample was saved as .*samples\/[0-9a-f-]+\.cbor, but the index \(.*samples\.db\) could not record it: the disk is full \(SQLITE_FULL\)\. Free some space on that disk, then restart Capture Desk/);
     const saved = /saved as (\S+\.cbor)/.exec(err.message)![1]!;
     expect(await readFile(saved)).toEqual(bytes);
