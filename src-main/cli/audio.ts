@@ -11,7 +11,7 @@ import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
 import { formatLevelSummary, LevelSummary } from './audio-levels.js';
 import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
-import { prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
+import { keptLine, prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
 
 export const DEVICES_AUDIO_USAGE = `Usage: capture-desk devices audio [--json] [--watch] [--select ID] [--data-dir DIR]
 
@@ -164,7 +164,11 @@ export async function recordAudioCommand(argv: string[]): Promise<number> {
     process.stderr.write(`Recording ${lengthMs} ms${preRollMs ? ` (+${preRollMs} ms pre-roll)` : ''}…\n`);
     const onSigint = () => void rec.stop();
     process.once('SIGINT', onSigint);
-    const { sample: saved, error } = await rec.done.finally(() => process.off('SIGINT', onSigint));
+    const { sample: saved, error } = await rec.done.finally(() => process.off('SIGINT', onSigint)).catch((err: unknown) => {
+      const kept = keptLine(err);
+      if (kept) process.stdout.write(kept);
+      throw err;
+    });
     await sup.stop();
     process.stderr.write(formatLevelSummary(levels) + '\n');
     if (error) process.stderr.write(`${error.message}\nThe ${saved.extra.rows} frames recorded so far were kept as an incomplete sample.\n`);

@@ -1,4 +1,5 @@
 import type { Sample } from '../core/contract.js';
+import { needsRate } from '../core/capture/set-rate.js';
 import { CoreError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { SampleStore } from '../core/samples/sample-store.js';
@@ -8,10 +9,29 @@ import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
 import { describe } from './samples.js';
 
-/** The one JSON line `record serial` and `record audio` print on stdout for the saved sample. */
+/**
+ * The one JSON line `record serial` and `record audio` print on stdout for the saved sample.
+ * `needs_attention` (with `note` saying why and what to do) is true whenever the command exits
+ * non-zero for the take itself: incomplete, or waiting for its rate.
+ */
 export function sampleLine(s: Sample, dataDir: string): string {
   const d = describe(s, dataDir);
-  return JSON.stringify({ ...d, rows: s.extra.rows ?? null, interval_ms: s.extra.interval_ms ?? null, rejected_lines: s.extra.rejected_lines ?? 0 }) + '\n';
+  return JSON.stringify({ ...d, rows: s.extra.rows ?? null, interval_ms: s.extra.interval_ms ?? null, rejected_lines: s.extra.rejected_lines ?? 0, needs_attention: needsAttention(s), note: s.note }) + '\n';
+}
+
+/** A take the person has to look at before it is a sample like any other. */
+export function needsAttention(s: Sample): boolean {
+  return s.incomplete || needsRate(s);
+}
+
+/**
+ * When the sample file could not be written (disk full, folder not writable) the rows stay in
+ * the recordings folder: the JSON line says where, so a script can tell this from a lost take.
+ */
+export function keptLine(err: unknown): string | null {
+  const details = err instanceof CoreError ? (err.details as { keptIn?: unknown; rows?: unknown } | undefined) : undefined;
+  if (typeof details?.keptIn !== 'string') return null;
+  return JSON.stringify({ state: 'kept-in-recordings', needs_attention: true, recording: details.keptIn, rows: details.rows ?? null, note: (err as Error).message }) + '\n';
 }
 
 /** Flags every `record …` command takes: what the sample is, where it goes, and --upload. */

@@ -1,7 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { Category, Sample } from '../core/contract.js';
 import { StreamRecording } from '../core/capture/stream-recording.js';
-import { CoreError } from '../core/errors.js';
 import type { EventBus } from '../core/event-bus.js';
 import type { Logger } from '../core/log.js';
 import type { SampleStore } from '../core/samples/sample-store.js';
@@ -28,6 +27,8 @@ export interface RecordLinesOptions {
   metadata: Record<string, string>;
   hmacKey?: string | undefined;
   deviceName: string;
+  /** --data-dir as given, for the command the person is told to run next. */
+  dataDirFlag?: string | undefined;
 }
 
 /**
@@ -59,16 +60,27 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   const s = reader.snapshot();
   await hub.stopAll();
   const frequencyHz = o.frequencyHz ?? s.frequencyHz;
-  if (frequencyHz === null) {
-    await rec.discard();
-    throw new CoreError('InvalidArguments', `Could not measure the sampling frequency from ${s.goodLines} lines; record longer or pass --frequency HZ.`);
-  }
   const rejected = s.badLines - startStats.badLines;
+  const rejectedText = `${rejected} rejected lines` +
+    (rejected ? ` (${Object.entries(s.badByReason).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ')}; last: ${JSON.stringify(s.lastBadLine)})` : '');
+  if (frequencyHz === null) {
+    // The rows are what the person came for; a rate can be given afterwards, a lost take cannot be had again.
+    process.stderr.write(`Could not measure the sampling frequency from ${s.goodLines} lines (${rejectedText}).\n`);
+    const sample = await rec.finish({
+      intervalMs: null,
+      incomplete: rec.interruption !== null,
+      extra: { rejected_lines: rejected, frequency_hz: null, jitter_ms: s.jitterMs, dropped_lines: s.droppedLines, port: o.path },
+    });
+    process.stderr.write(
+      `The ${sample.extra.rows} rows were kept as sample ${sample.id}, waiting for its rate. If you know the board's rate, run:\n` +
+        `  capture-desk samples set-rate ${sample.id} --frequency HZ${o.dataDirFlag ? ` --data-dir ${JSON.stringify(o.dataDirFlag)}` : ''}\n` +
+        'Next time pass --frequency HZ when the stream may be noisy.\n',
+    );
+    return { sample };
+  }
   process.stderr.write(
     `Frequency ${frequencyHz.toFixed(3)} Hz${o.frequencyHz ? ' (given)' : ` (measured${s.suggestedHz ? `; ${s.suggestedHz} Hz is within 0.1%` : ''})`}, ` +
-      `jitter ${s.jitterMs?.toFixed(2) ?? '?'} ms, ~${s.droppedLines} dropped lines, ${rejected} rejected lines` +
-      (rejected ? ` (${Object.entries(s.badByReason).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ')}; last: ${JSON.stringify(s.lastBadLine)})` : '') +
-      '\n',
+      `jitter ${s.jitterMs?.toFixed(2) ?? '?'} ms, ~${s.droppedLines} dropped lines, ${rejectedText}\n`,
   );
   const sample = await rec.finish({
     intervalMs: 1000 / frequencyHz,

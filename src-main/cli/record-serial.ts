@@ -10,7 +10,7 @@ import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
 import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
-import { prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
+import { keptLine, needsAttention, prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
 import { recordAt } from './record-serial-at.js';
 import { recordLines } from './record-serial-lines.js';
 
@@ -18,8 +18,11 @@ export const RECORD_SERIAL_USAGE = `Usage: capture-desk record serial --port PAT
 
 Records one sample from a board over serial, like the platform's data forwarder, and saves it in
 the data directory. What was detected (axes, frequency, jitter, rejected lines) goes to stderr;
-stdout gets one JSON line describing the saved sample. Exit 0 only when the sample is saved (and,
-with --upload, confirmed by the platform).
+stdout gets one JSON line describing the saved sample. Exit 0 only when the sample is saved
+complete (and, with --upload, confirmed by the platform). Nothing that arrived is thrown away:
+a take that needs attention (cut short, or the rate could not be measured) is kept, its JSON line
+has "needs_attention": true and a "note" saying what to do, and the exit code is 1. A rate can be
+given afterwards with "capture-desk samples set-rate ID --frequency HZ".
 
 Options:
   --port PATH          serial port, e.g. /dev/ttyACM0, COM5, or a pseudo-terminal
@@ -80,14 +83,21 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
   const store = await SampleStore.open(dataDir, log);
   try {
     const common = { store, log, path: v.port, baudRate, lengthMs, label, category, metadata, hmacKey: v['hmac-key'], deviceName: settings.deviceName };
-    const result =
-      v.mode === 'lines'
-        ? await recordLines({ ...common, opener: serialportOpener, clock: systemClock, bus: new EventBus(), frequencyHz, axes, units })
-        : await recordAt({ ...common, sensor: v.sensor, frequencyHz });
+    let result;
+    try {
+      result =
+        v.mode === 'lines'
+          ? await recordLines({ ...common, opener: serialportOpener, clock: systemClock, bus: new EventBus(), frequencyHz, axes, units, dataDirFlag: v['data-dir'] })
+          : await recordAt({ ...common, sensor: v.sensor, frequencyHz });
+    } catch (err) {
+      const kept = keptLine(err);
+      if (kept) process.stdout.write(kept);
+      throw err;
+    }
     let sample = result.sample;
-    if (upload && !sample.incomplete) sample = await uploadOne(store, log, upload, sample.id);
+    if (upload && !needsAttention(sample)) sample = await uploadOne(store, log, upload, sample.id);
     process.stdout.write(sampleLine(sample, dataDir));
-    if (sample.incomplete) return 1;
+    if (needsAttention(sample)) return 1;
     return upload && sample.state !== 'uploaded' ? 1 : 0;
   } finally {
     store.close();

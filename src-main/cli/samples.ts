@@ -1,6 +1,8 @@
 import { extname, isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Sample, SampleState } from '../core/contract.js';
+import { recoverRecordings } from '../core/capture/recording-recovery.js';
+import { MAX_FREQUENCY_HZ, setSampleRate } from '../core/capture/set-rate.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
 import { exportSamples, importCsv, importInfoLabels } from '../core/samples/exchange.js';
@@ -9,7 +11,7 @@ import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
 import { parseCategory } from './options.js';
 
-export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|split> [options]
+export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|set-rate|recover|split> [options]
 
   samples list [--json] [--state S] [--data-dir DIR]
       The samples in the data directory; --json prints one JSON object per line.
@@ -21,6 +23,13 @@ export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|sp
       Each PATH is an info.labels file or a folder holding one (as the platform exports it),
       a .csv file of readings (becomes a sensor sample), or a single sample file (.wav, .cbor,
       .json). Prints one JSON line per new sample. --queue queues them for upload.
+  samples set-rate ID --frequency HZ [--hmac-key K] [--data-dir DIR] [--json]
+      Gives a sample kept without its sampling rate (its note says "rate unknown") the rate it
+      was recorded at: it is written again in the acquisition format with that interval, signed
+      with --hmac-key when given, and can then be queued or uploaded.
+  samples recover [--hmac-key K] [--data-dir DIR] [--json]
+      Turns recordings left in the recordings folder (the app or a command stopped mid-capture,
+      or the disk was full) into incomplete samples now, rather than at the app's next start.
   samples split ID --auto [--window-ms N] [--threshold X] [--min-gap-ms N] [--dry-run] [--data-dir DIR]
       One new sample per event found in sample ID (see "samples split --help").
 `;
@@ -43,6 +52,8 @@ export async function samplesCommand(argv: string[]): Promise<number> {
       queue: { type: 'boolean' },
       category: { type: 'string' },
       label: { type: 'string' },
+      frequency: { type: 'string' },
+      'hmac-key': { type: 'string' },
       'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -100,7 +111,24 @@ export async function samplesCommand(argv: string[]): Promise<number> {
       process.stderr.write(`Imported ${added} samples${failed ? `, ${failed} not imported` : ''}.\n`);
       return failed ? 1 : 0;
     }
-    throw new UsageError(`unknown samples subcommand "${sub}"; use list, export, import or split.`);
+    if (sub === 'set-rate') {
+      const [id, ...more] = positionals;
+      if (!id || more.length) throw new UsageError('samples set-rate needs one sample ID (see "samples list").');
+      const hz = Number(values.frequency);
+      if (values.frequency === undefined || !(hz > 0 && hz <= MAX_FREQUENCY_HZ)) throw new UsageError(`--frequency HZ is required: the board's sampling rate in hertz, above 0 and at most ${MAX_FREQUENCY_HZ}; got "${values.frequency ?? ''}".`);
+      const s = await setSampleRate(store, id, hz, values['hmac-key']);
+      process.stdout.write(values.json ? JSON.stringify(describe(s, dataDir)) + '\n' : line(s));
+      process.stderr.write(`Sample ${s.id} now has ${hz} Hz (${s.extra['rows']} rows, ${Math.round(s.lengthMs ?? 0)} ms)${values['hmac-key'] ? ', signed' : ''}${s.incomplete ? '; it is still incomplete (cut short while recording)' : ''}.\n`);
+      return 0;
+    }
+    if (sub === 'recover') {
+      const key = values['hmac-key'];
+      const recovered = await recoverRecordings(store, stderrLogger({ command: 'samples recover' }), async () => key);
+      for (const s of recovered) process.stdout.write(values.json ? JSON.stringify(describe(s, dataDir)) + '\n' : line(s));
+      process.stderr.write(`Recovered ${recovered.length} recordings into samples.\n`);
+      return 0;
+    }
+    throw new UsageError(`unknown samples subcommand "${sub}"; use list, export, import, set-rate, recover or split.`);
   } finally {
     await store.close();
   }

@@ -450,6 +450,12 @@ const reviewMethods = {
     input: z.object({ id: z.string().min(1), startMs: Ms.optional(), endMs: Ms.optional() }).strict(),
     output: z.object({ wav: z.instanceof(Uint8Array), startMs: z.number(), endMs: z.number(), truncated: z.boolean() }),
   },
+  /**
+   * Gives a sample kept without its sampling rate (its note says so; extra.rate_missing) the rate
+   * it was recorded at: it is encoded again with that interval, signed when an HMAC key is set,
+   * and can then be queued.
+   */
+  'samples.setRate': { input: z.object({ id: z.string().min(1), frequencyHz: z.number().positive().max(100_000) }).strict(), output: Sample },
   /** A new sample from part of one; the original stays. */
   'samples.crop': { input: z.object({ id: z.string().min(1), startMs: Ms, endMs: Ms }).strict(), output: Sample },
   /** New samples from windows of one, all or none; progress as `samples.progress` (op "split"). */

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
+import { CoreError } from './errors.js';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -26,7 +27,46 @@ export function defaultDataDir(
   return join(absolute(env.XDG_CONFIG_HOME) ?? join(home, '.config'), PRODUCT_NAME);
 }
 
+/**
+ * Creates the data folder if needed and proves it can be written (a file is created, synced and
+ * removed), so a folder that cannot hold a capture is reported at start, naming the folder and
+ * what to do, rather than when the first recording ends.
+ */
 export async function ensureDataDir(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const probe = path.join(dir, `.write-test-${process.pid}`);
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const fh = await open(probe, 'w', 0o600);
+    try {
+      await fh.write('ok');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rm(probe, { force: true });
+  } catch (err) {
+    await rm(probe, { force: true }).catch(() => undefined);
+    throw dataDirError(dir, err);
+  }
   return dir;
+}
+
+function dataDirError(dir: string, err: unknown): CoreError {
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  const why: Record<string, string> = {
+    EEXIST: 'a file, not a folder, has that name',
+    ENOTDIR: 'a file, not a folder, is in its path',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'it is on a read-only disk',
+    ENOSPC: 'the disk is full',
+    EDQUOT: 'the disk quota is used up',
+  };
+  const todo = code === 'ENOSPC' || code === 'EDQUOT'
+    ? 'Free some space on that disk, or choose another folder with --data-dir DIR.'
+    : code === 'EEXIST' || code === 'ENOTDIR'
+      ? 'Move that file away, or choose another folder with --data-dir DIR.'
+      : 'Make it writable for this user (or remount the disk read-write), or choose another folder with --data-dir DIR.';
+  return new CoreError(code === 'EACCES' || code === 'EPERM' ? 'PermissionDenied' : 'Unavailable',
+    `Cannot use the data folder ${dir}: ${why[code] ?? (err as Error).message} (${code || 'error'}). ${todo}`, { path: dir, errno: code || null });
 }

@@ -54,6 +54,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'samples.spectrogram': { id: 'no-such-sample', frames: 200 },
   'samples.audio': { id: 'no-such-sample' },
   'samples.detectEvents': { id: 'no-such-sample', params: { threshold: 4 } },
+  'samples.setRate': { id: 'no-such-sample', frequencyHz: 100 },
   'samples.crop': { id: 'no-such-sample', startMs: 0, endMs: 500 },
   'samples.split': { id: 'no-such-sample', jobId: 'job-1', split: { mode: 'fixed', windowMs: 1000 } },
   'samples.export': { jobId: 'job-2', ids: ['no-such-sample'] },

@@ -9,6 +9,7 @@ import type { AudioInput } from './audio-input.js';
 import type { PcmBatch } from './audio-supervisor.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { RECORDINGS_DIR, type AudioRecordingNote } from '../capture/recording-recovery.js';
+import { storageError } from '../capture/sensor-recorder.js';
 
 export interface AudioRecordingOptions {
   label: string | null;
@@ -163,12 +164,17 @@ export class AudioRecording {
 
   async #save(): Promise<RecordingOutcome> {
     try {
-      return await this.#commit();
-    } finally {
-      // Saved, or deliberately not kept: either way nothing is left to recover.
-      await rm(this.#notePath, { force: true });
+      const outcome = await this.#commit();
+      await rm(this.#notePath, { force: true }); // saved: nothing is left to recover
+      return outcome;
+    } catch (err) {
+      // Kept for recovery (the WAV and its note stay in the recordings folder) unless there was nothing to keep.
+      if (!this.#keptForRecovery) await rm(this.#notePath, { force: true });
+      throw err;
     }
   }
+
+  #keptForRecovery = false;
 
   async #commit(): Promise<RecordingOutcome> {
     const writer = this.#writer!;
@@ -178,10 +184,16 @@ export class AudioRecording {
       return null;
     });
     if (writeError || !info) {
-      await rm(this.#reserved.tempPath, { force: true });
-      throw writeError;
+      // The WAV is valid up to its last whole write: it stays with its note for the next start
+      // (or "capture-desk samples recover") rather than being deleted with the error.
+      this.#keptForRecovery = true;
+      const cause = storageError(writeError, this.#store.dataDir);
+      throw new CoreError(cause instanceof CoreError ? cause.code : 'Unavailable',
+        `${cause.message} The ${this.#frames} frames recorded are kept in ${this.#reserved.tempPath}; once the problem is fixed they become an incomplete sample at the next start of Capture Desk, or now with "capture-desk samples recover".`,
+        { keptIn: this.#reserved.tempPath, rows: this.#frames });
     }
     if (this.#discarded) {
+      // Only a person's "Discard", or a session that could not start before any audio arrived.
       await rm(this.#reserved.tempPath, { force: true });
       throw new CoreError('Busy', 'The recording was discarded.');
     }

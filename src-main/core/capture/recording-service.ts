@@ -74,7 +74,19 @@ export class RecordingService {
         }
       }
     } catch (err) {
-      for (const p of parts) await p.discard();
+      // Sources that started before another failed: what they already recorded is kept (local,
+      // not queued); only a part with nothing in it is removed.
+      for (const p of parts) {
+        if (p.rows === 0) {
+          await p.discard();
+          continue;
+        }
+        const kept = await p.finish({ hmacKey: await this.d.hmacKey().catch(() => undefined), queue: false, atLength: false, structuredLabels: () => null }).catch((e: unknown) => {
+          this.d.log.error('could not keep what a source recorded before the session failed to start', { sourceId: p.sourceId, error: String(e) });
+          return null;
+        });
+        if (kept) this.d.onSaved([kept.id], false);
+      }
       throw err;
     }
     const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], queued: 0, held: 0, error: null, events: [], interruptions: [] };
@@ -124,11 +136,15 @@ export class RecordingService {
   async #finish(s: Session, atLength: boolean): Promise<RecordingStatus> {
     if (s.timer) clearTimeout(s.timer);
     this.#update(s, { state: 'saving' });
-    const hmacKey = await this.d.hmacKey().catch(() => undefined);
+    const problems: string[] = [];
+    // The take is saved either way; unsigned is said out loud, never silent.
+    const hmacKey = await this.d.hmacKey().catch((err: unknown) => {
+      problems.push(`saved unsigned: the project's HMAC key could not be read (${(err as Error).message}); fix the keychain, then re-record or sign before uploading`);
+      return undefined;
+    });
     const ids: string[] = [];
     let queued = 0;
     let held = 0;
-    const problems: string[] = [];
     const label = s.label;
     // Parts finish together: a microphone waiting out its last buffered audio does not hold up a board.
     const results = await Promise.allSettled(s.parts.map((part, index) => part.finish({
@@ -151,7 +167,7 @@ export class RecordingService {
     }
     this.d.onSaved(ids, s.queue);
     this.#sessions.delete(s.status.sessionId);
-    return this.#update(s, { state: problems.length && !ids.length ? 'failed' : 'saved', sampleIds: ids, queued, held, error: problems.length ? problems.join('; ') : null });
+    return this.#update(s, { state: !ids.length && problems.length ? 'failed' : 'saved', sampleIds: ids, queued, held, error: problems.length ? problems.join('; ') : null });
   }
 
   #update(s: Session, patch: Partial<RecordingStatus>): RecordingStatus {

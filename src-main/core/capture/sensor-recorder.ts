@@ -1,12 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Encoder } from 'cbor-x';
 import { CoreError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ZERO_SIGNATURE } from '../samples/formats/acquisition.js';
 import { arrayHeader, encodeRows } from './cbor-rows.js';
+import { completeRows } from './recording-rows.js';
 
 const cbor = new Encoder({ useRecords: false, variableMapSize: true });
 
@@ -31,12 +32,17 @@ export class SensorRecorder {
   #rows = 0;
   #out: WriteStream;
   #failed: Error | null = null;
+  readonly #onFailure: Array<(err: Error) => void> = [];
 
   private constructor(readonly dir: string, readonly header: RecordingHeader, id: string) {
     this.id = id;
     this.width = header.sensors.length;
     this.#out = createWriteStream(join(dir, `${id}.rows`), { flags: 'wx' });
-    this.#out.on('error', (err) => (this.#failed = err));
+    this.#out.on('error', (err) => {
+      if (this.#failed) return;
+      this.#failed = storageError(err, this.dir);
+      for (const cb of this.#onFailure) cb(this.#failed);
+    });
   }
 
   static async start(dir: string, header: RecordingHeader): Promise<SensorRecorder> {
@@ -50,33 +56,91 @@ export class SensorRecorder {
     return this.#rows;
   }
 
-  /** `values` is row-major, `width` numbers per row. */
+  /** The rows file, where every row appended so far is kept until the sample is written. */
+  get rowsPath(): string {
+    return join(this.dir, `${this.id}.rows`);
+  }
+
+  /** Writing the rows failed (disk full, folder gone): the owner stops the capture; the rows written so far stay. */
+  onFailure(cb: (err: Error) => void): void {
+    this.#onFailure.push(cb);
+  }
+
+  /** `values` is row-major, `width` numbers per row. After a failed write further rows are dropped (the capture is being stopped). */
   append(values: ArrayLike<number>, rows: number): void {
-    if (this.#failed) throw this.#failed;
+    if (this.#failed) return;
     if (rows === 0) return;
     this.#out.write(encodeRows(values, this.width, rows));
     this.#rows += rows;
   }
 
-  /** Writes the finished acquisition file to `target` and removes the recording's own files. */
+  /**
+   * Writes the finished acquisition file to `target` and removes the recording's own files. If
+   * anything fails (the rows could not all be written, the sample file could not be), the
+   * recording's files stay where they are and the error says so: the next start (or
+   * `capture-desk samples recover`) turns them into a sample. Only a recording without a single
+   * row is removed, since there is nothing in it to keep.
+   */
   async finish(target: string, o: { intervalMs: number; hmacKey?: string | undefined; iat?: number }): Promise<{ rows: number }> {
-    await new Promise<void>((res, rej) => this.#out.end((err?: Error | null) => (err ? rej(err) : res())));
-    if (this.#failed) throw this.#failed;
+    // A stream that failed is destroyed already; ending it again would wait for nothing.
+    if (!this.#out.destroyed) await new Promise<void>((res) => this.#out.end(() => res()));
+    if (this.#failed) throw await this.#kept(this.#failed);
     if (this.#rows === 0) {
-      await this.discard();
+      await this.#removeFiles();
       throw new CoreError('InvalidArguments', 'Nothing was recorded: no valid rows arrived. Check that the board is printing numbers, one reading per line.');
     }
-    await writeAcquisition(target, join(this.dir, `${this.id}.rows`), this.#rows, this.header, o);
-    await this.discard();
+    try {
+      await writeAcquisition(target, this.rowsPath, this.#rows, this.header, o);
+    } catch (err) {
+      throw await this.#kept(storageError(err, dirname(target)));
+    }
+    await this.#removeFiles();
     return { rows: this.#rows };
   }
 
+  /** The error to report when the rows stay in the recordings folder: what failed, how many rows are safe, what to do. */
+  async #kept(cause: Error): Promise<CoreError> {
+    let onDisk = 0;
+    try {
+      onDisk = completeRows(await readFile(this.rowsPath), this.width).rows;
+    } catch {
+      // unreadable too: the count stays 0 and the message still names the file
+    }
+    const code = cause instanceof CoreError ? cause.code : 'Unavailable';
+    return new CoreError(code, `${cause.message} The ${onDisk} rows recorded before that are kept in ${this.rowsPath}; ` +
+      'once the problem is fixed they become an incomplete sample at the next start of Capture Desk, or now with "capture-desk samples recover".', { keptIn: this.rowsPath, rows: onDisk });
+  }
+
+  /** Removes the recording's files. Only for a person's explicit "Discard", or once the sample file holds every row. */
   async discard(): Promise<void> {
-    if (!this.#out.closed) await new Promise<void>((r) => this.#out.end(() => r()));
-    await rm(join(this.dir, `${this.id}.rows`), { force: true });
+    if (!this.#out.closed && !this.#out.destroyed) await new Promise<void>((r) => this.#out.end(() => r()));
+    await this.#removeFiles();
+  }
+
+  async #removeFiles(): Promise<void> {
+    await rm(this.rowsPath, { force: true });
     await rm(join(this.dir, `${this.id}.json`), { force: true });
   }
 }
+
+const STORAGE_CODES: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the disk is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EIO: 'the disk reported an input/output error',
+};
+
+/** A file-system error as the person can act on it: what happened, where, and what to do. Others pass through. */
+export function storageError(err: unknown, where: string): Error {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const what = code ? STORAGE_CODES[code] : undefined;
+  if (!what) return err instanceof Error ? err : new Error(String(err));
+  const todo = code === 'ENOSPC' || code === 'EDQUOT' ? 'Free some space on that disk' : 'Make the folder writable, or choose another data folder';
+  return new CoreError(code === 'EACCES' || code === 'EPERM' ? 'PermissionDenied' : 'Unavailable', `Could not write to ${where}: ${what} (${code}). ${todo}.`, { errno: code, path: where });
+}
+
 
 /** Streams header + rows into `target`, signs in place, fsyncs. */
 export async function writeAcquisition(

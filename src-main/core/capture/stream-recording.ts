@@ -6,6 +6,11 @@ import type { StreamHub } from '../stream/stream-hub.js';
 import { RECORDINGS_DIR } from './recording-recovery.js';
 import { SensorRecorder } from './sensor-recorder.js';
 
+/** The interval written into a sample that waits for its rate: rows numbered 1 ms apart, never uploaded like that. */
+export const PLACEHOLDER_INTERVAL_MS = 1;
+export const RATE_MISSING_NOTE =
+  'rate unknown: the sampling frequency could not be measured from this capture and was not given. Every row is kept; give the rate (sample view, or "capture-desk samples set-rate ID --frequency HZ") to finish the sample, then it can be uploaded.';
+
 export interface RecordingRequest {
   sourceId: string;
   label: string | null;
@@ -16,8 +21,12 @@ export interface RecordingRequest {
 }
 
 export interface FinishOptions {
-  /** The sampling interval to declare; usually measured by the reader. */
-  intervalMs: number;
+  /**
+   * The sampling interval to declare; usually measured by the reader. null: nobody knows it (the
+   * rate could not be measured and was not given): the rows are kept as a sample that waits for
+   * its rate (see set-rate.ts) and cannot be queued until then.
+   */
+  intervalMs: number | null;
   hmacKey?: string | undefined;
   /** The source failed mid-way: the sample is kept and marked incomplete. */
   incomplete?: boolean;
@@ -58,6 +67,8 @@ export class StreamRecording {
       context: { sourceId: req.sourceId, label: req.label, category: req.category, metadata: req.metadata, intervalMs: 1000 / info.rateHz },
     });
     const rec = new StreamRecording(req, info, recorder, store);
+    // Disk full or the folder gone: the capture cannot go on, so it ends as if the source had (the rows written so far stay on disk).
+    recorder.onFailure((err) => rec.#interrupt(err));
     rec.#untap = hub.tap(
       req.sourceId,
       (values, rows, now) => {
@@ -66,12 +77,15 @@ export class StreamRecording {
         if (now.axes.length !== recorder.width) rec.#widthMismatch += rows;
         else recorder.append(values, rows);
       },
-      (err) => {
-        rec.interruption ??= err;
-        for (const cb of rec.#onInterrupt) cb(err);
-      },
+      (err) => rec.#interrupt(err),
     );
     return rec;
+  }
+
+  #interrupt(err: unknown): void {
+    if (this.interruption) return;
+    this.interruption = err;
+    for (const cb of this.#onInterrupt) cb(err);
   }
 
   onInterrupt(cb: (err: unknown) => void): void {
@@ -86,8 +100,22 @@ export class StreamRecording {
     this.#untap();
     const name = `${this.request.label ?? 'unlabeled'}.${this.recorder.id.slice(0, 8)}.cbor`;
     const reserved = this.store.reserveFile('.cbor');
-    const { rows } = await this.recorder.finish(reserved.tempPath, { intervalMs: o.intervalMs, hmacKey: o.hmacKey });
-    const extra = { rows, interval_ms: o.intervalMs, ...(this.#widthMismatch ? { rows_of_other_width: this.#widthMismatch } : {}), ...o.extra };
+    const rateMissing = o.intervalMs === null;
+    // Without a rate the rows are still written in the acquisition format (so the sample can be
+    // looked at) but numbered 1 ms apart, unsigned; setSampleRate rewrites it once the rate is known.
+    const { rows } = await this.recorder.finish(reserved.tempPath, rateMissing ? { intervalMs: PLACEHOLDER_INTERVAL_MS } : { intervalMs: o.intervalMs!, hmacKey: o.hmacKey });
+    const extra = {
+      rows, interval_ms: o.intervalMs, ...(this.#widthMismatch ? { rows_of_other_width: this.#widthMismatch } : {}), ...o.extra,
+      ...(rateMissing ? { rate_missing: true, interrupted: o.incomplete ?? false } : {}),
+    };
+    if (rateMissing) {
+      return this.store.commitFile(reserved, {
+        name, kind: 'sensor', label: this.request.label, category: this.request.category, metadata: this.request.metadata,
+        structuredLabels: o.structuredLabels ?? null, lengthMs: null, incomplete: true, queue: false,
+        note: [o.note ?? (o.incomplete ? 'incomplete: the source stopped during the capture' : null), RATE_MISSING_NOTE].filter(Boolean).join('; '),
+        extra,
+      });
+    }
     return this.store.commitFile(reserved, {
       name,
       kind: 'sensor',
@@ -95,7 +123,7 @@ export class StreamRecording {
       category: this.request.category,
       metadata: this.request.metadata,
       structuredLabels: o.structuredLabels ?? null,
-      lengthMs: rows * o.intervalMs,
+      lengthMs: rows * o.intervalMs!,
       incomplete: o.incomplete ?? false,
       queue: o.queue ?? false,
       note: o.note ?? (o.incomplete ? 'incomplete: the source stopped during the capture' : null),
@@ -103,6 +131,7 @@ export class StreamRecording {
     });
   }
 
+  /** Deletes what was recorded. Only for a person's explicit "Discard"; every other end keeps the rows. */
   async discard(): Promise<void> {
     this.#untap();
     await this.recorder.discard();

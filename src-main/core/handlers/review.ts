@@ -9,12 +9,13 @@ import { Jobs } from '../review/jobs.js';
 import { spectrogram } from '../review/spectrogram.js';
 import { DetectionCache, detectForSample } from '../review/segment/detect-sample.js';
 import { cropWindow, eventWindows, fixedWindows, givenWindows, msToRow } from '../review/windows.js';
+import { setSampleRate } from '../capture/set-rate.js';
 import { exportSamples } from '../samples/exchange.js';
 import { encodeWav } from '../samples/formats/wav.js';
 import { interleave } from '../samples/formats/wav-pcm.js';
 import type { SampleStore } from '../samples/sample-store.js';
 
-type ReviewMethods = 'samples.detectEvents' | 'samples.overview' | 'samples.range' | 'samples.spectrogram' | 'samples.audio' | 'samples.crop' | 'samples.split' | 'samples.export' | 'samples.cancel';
+type ReviewMethods = 'samples.detectEvents' | 'samples.overview' | 'samples.range' | 'samples.spectrogram' | 'samples.audio' | 'samples.crop' | 'samples.split' | 'samples.export' | 'samples.cancel' | 'samples.setRate';
 
 export interface ReviewDeps {
   store: SampleStore;
@@ -57,6 +58,12 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
 
   const analyses = new DetectionCache();
   const handlers: Pick<Handlers, ReviewMethods> = {
+    'samples.setRate': async ({ id, frequencyHz }) => {
+      const sample = await setSampleRate(d.store, id, frequencyHz, await d.hmacKey());
+      cache.forget(id); // decoded with the placeholder interval
+      d.announce([id]);
+      return sample;
+    },
     'samples.detectEvents': async ({ id, params }) => {
       const { sample, dec } = await decoded(id);
       const windowMs = params?.windowMs ?? d.projectWindowMs?.() ?? undefined;

@@ -139,7 +139,7 @@ export class SampleStore {
     const rel = storedName(`${id}${extname(input.name).toLowerCase() || '.bin'}`);
     await writeFileAtomic(join(this.dataDir, rel), bytes);
     const verdict = await this.inspect({ bytes }, input);
-    return this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict);
+    return this.#indexSaved(rel, () => this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict));
   }
 
   /**
@@ -163,7 +163,7 @@ export class SampleStore {
     const verdict = await this.inspect({ path: reserved.tempPath }, input);
     await rename(reserved.tempPath, join(this.dataDir, rel));
     await fsyncDir(join(this.dataDir, SAMPLES_DIR));
-    return this.#insert(reserved.id, input, { file: rel, owned: true, source: null, bytes, sha256: hash.digest('hex') }, verdict);
+    return this.#indexSaved(rel, () => this.#insert(reserved.id, input, { file: rel, owned: true, source: null, bytes, sha256: hash.digest('hex') }, verdict));
   }
 
   /**
@@ -347,6 +347,27 @@ export class SampleStore {
     }
   }
 
+  /**
+   * Puts a rewritten file (written to `reserved.tempPath` from reserveFile) in place of a sample's
+   * own file, atomically, and records what changed. Used to finish a sample that waited for its
+   * rate: the same sample, now encoded with it.
+   */
+  async replaceFile(id: string, reserved: { tempPath: string }, patch: { lengthMs: number | null; incomplete: boolean; note: string | null; extra: Record<string, unknown> }): Promise<Sample> {
+    const s = this.get(id);
+    if (isAbsolute(s.file)) throw new CoreError('InvalidArguments', `Sample "${s.name}" is a file outside the data folder (${s.file}); it is not rewritten in place.`);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of createReadStream(reserved.tempPath)) {
+      hash.update(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+    }
+    await rename(reserved.tempPath, join(this.dataDir, s.file));
+    await fsyncDir(join(this.dataDir, SAMPLES_DIR));
+    this.#stmt('UPDATE samples SET bytes = ?, sha256 = ?, length_ms = ?, incomplete = ?, note = ?, extra = ? WHERE id = ?')
+      .run(bytes, hash.digest('hex'), patch.lengthMs, patch.incomplete ? 1 : 0, patch.note, JSON.stringify(patch.extra), id);
+    return this.get(id);
+  }
+
   #insert(id: string, input: NewSample, where: { file: string; owned: boolean; source: { path: string; sha256: string } | null; bytes: number; sha256: string }, verdict: QualityVerdict | null = null): Sample {
     const held = verdict?.held === true;
     const row: SampleRow = {
@@ -373,6 +394,25 @@ export class SampleStore {
          @platform_sample_id, @uploaded_at, @extra, @quality, @flagged, @held_back)`,
     ).run(row);
     if (row.owned === 1) this.#sidecars.mark([row.id]);
+  }
+
+  /**
+   * Indexes a file already saved in the samples folder. If the index cannot take it (disk full,
+   * read-only), the file stays where it is (the next start indexes it again) and the error says so.
+   */
+  #indexSaved(rel: string, insert: () => Sample): Sample {
+    try {
+      return insert();
+    } catch (err) {
+      const code = String((err as { code?: unknown }).code ?? '');
+      const full = /FULL|ENOSPC/.test(code) || /disk is full|database or disk is full/i.test((err as Error).message);
+      const readonly = /READONLY|IOERR/.test(code);
+      if (!full && !readonly) throw err;
+      throw new CoreError('Unavailable',
+        `The sample was saved as ${join(this.dataDir, rel)}, but the index (${join(this.dataDir, 'samples.db')}) could not record it: ${full ? 'the disk is full' : 'the index cannot be written'} (${code || (err as Error).message}). ` +
+          `${full ? 'Free some space on that disk' : 'Make the data folder writable'}, then restart Capture Desk: the file is indexed again at start (check its label and category then).`,
+        { keptIn: join(this.dataDir, rel) });
+    }
   }
 
   /** Compiled once per SQL text: bulk imports run the same few statements thousands of times. */

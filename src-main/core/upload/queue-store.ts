@@ -106,8 +106,15 @@ export class QueueStore {
   enqueue(ids: string[]): number {
     return this.#stmt(
       `UPDATE samples SET state = 'queued', attempts = 0, next_attempt_at = 0, error = NULL
-       WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('local', 'failed', 'rejected', 'queued')`,
+       WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('local', 'failed', 'rejected', 'queued')
+         AND coalesce(json_extract(extra, '$.rate_missing'), 0) = 0`,
     ).run(JSON.stringify(ids)).changes;
+  }
+
+  /** Of these ids, the samples kept without their sampling rate: they cannot be sent until it is given. */
+  waitingForRate(ids: string[]): Array<{ id: string; name: string }> {
+    return this.#stmt("SELECT id, name FROM samples WHERE id IN (SELECT value FROM json_each(?)) AND coalesce(json_extract(extra, '$.rate_missing'), 0) = 1")
+      .all(JSON.stringify(ids)) as Array<{ id: string; name: string }>;
   }
 
   /** Back to local: the user took them out of the queue. */

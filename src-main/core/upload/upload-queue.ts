@@ -94,7 +94,12 @@ export class UploadQueue {
    * ("Upload anyway"). A store without a quality gate (the CLI's) holds nothing.
    */
   enqueueChecked(ids: string[], force = false): { queued: number; held: number } {
-    const held = new Set(this.#o.store.holdBack(ids, force));
+    // A sample without its rate would reach the platform with a made-up time base: never, not even forced.
+    const noRate = this.#qs.waitingForRate(ids);
+    if (noRate.length > 0 && noRate.length === ids.length) {
+      throw new CoreError('InvalidArguments', `${noRate.length === 1 ? `Sample "${noRate[0]!.name}" has` : `${noRate.length} samples have`} no sampling rate yet: give it first (sample view, or "capture-desk samples set-rate ID --frequency HZ"), then queue.`);
+    }
+    const held = new Set([...this.#o.store.holdBack(ids, force), ...noRate.map((s) => s.id)]);
     const n = this.#qs.enqueue(held.size ? ids.filter((id) => !held.has(id)) : ids);
     this.#changed(ids);
     this.#pump();

@@ -74,21 +74,50 @@ export async function recordFromAtBoard(d: AtRecordingDeps, o: AtRecordingReques
       throw new CoreError('InvalidArguments', 'The board uploaded the sample itself (it has WiFi and upload settings), so there is nothing to read back. Clear its upload settings to record through Capture Desk.');
     }
     const bytes = await client.readBack(result, { onProgress: (receivedBytes, totalBytes) => onProgress({ kind: 'reading', receivedBytes, totalBytes }) });
+    const base = { label: o.label, category: o.category, metadata: o.metadata };
+    const facts = { rejected_lines: 0, sensor: sensor.name, device: config.deviceId || null, port: o.path, board_file: result.fileName };
+    let sample: Sample;
+    let decoded: { format: ReturnType<typeof detectAcquisitionFormat>; msg: ReturnType<typeof decodeAcquisition> } | null = null;
+    let readError: unknown = null;
+    try {
+      const format = detectAcquisitionFormat(bytes);
+      decoded = { format, msg: decodeAcquisition(bytes, format) };
+    } catch (err) {
+      readError = err;
+    }
+    try {
+      if (!decoded) {
+        // What the board sent is kept as it came, so nothing is lost; it is not queued.
+        sample = await d.store.addBytes(
+          { ...base, name: `${o.label ?? 'unlabeled'}.${Date.now().toString(36)}.bin`, kind: 'other', incomplete: true, queue: false,
+            note: `incomplete: the board's sample could not be read (${(readError as Error).message}); its ${bytes.length} bytes are kept as they arrived. Check the firmware version and the transfer baud rate, then record again.`,
+            extra: { ...facts, bytes_read: bytes.length } },
+          bytes,
+        );
+      } else {
+        const rows = decoded.msg.payload.values.length;
+        // Kept exactly as read: the board's signature covers these bytes.
+        sample = await d.store.addBytes(
+          {
+            ...base,
+            name: `${o.label ?? 'unlabeled'}.${Date.now().toString(36)}.${decoded.format}`,
+            kind: 'sensor',
+            lengthMs: rows * decoded.msg.payload.interval_ms,
+            queue: o.queue ?? false,
+            extra: { rows, interval_ms: decoded.msg.payload.interval_ms, ...facts, signed_by_device: decoded.msg.protected.alg !== 'none' },
+          },
+          bytes,
+        );
+      }
+    } catch (err) {
+      // Not stored here (disk full, folder not writable): the board still holds its copy, so it is not deleted there.
+      throw new CoreError(err instanceof CoreError ? err.code : 'Unavailable',
+        `The sample was read from the board but could not be saved: ${(err as Error).message}. The board still holds it as "${result.fileName}"; free space or fix the data folder, then read it again.`,
+        { boardFile: result.fileName });
+    }
+    // Only now that our copy is on disk may the board's go.
     await client.unlink(result.fileName).catch((err: unknown) => d.log.warn('could not delete the sample on the board', { error: String(err) }));
-    const format = detectAcquisitionFormat(bytes);
-    const msg = decodeAcquisition(bytes, format);
-    const rows = msg.payload.values.length;
-    // Kept exactly as read: the board's signature covers these bytes.
-    return await d.store.addBytes(
-      {
-        name: `${o.label ?? 'unlabeled'}.${Date.now().toString(36)}.${format}`,
-        kind: 'sensor', label: o.label, category: o.category, metadata: o.metadata,
-        lengthMs: rows * msg.payload.interval_ms,
-        queue: o.queue ?? false,
-        extra: { rows, interval_ms: msg.payload.interval_ms, rejected_lines: 0, sensor: sensor.name, device: config.deviceId || null, signed_by_device: msg.protected.alg !== 'none', port: o.path },
-      },
-      bytes,
-    );
+    return sample;
   } finally {
     client.close();
     await link.close();

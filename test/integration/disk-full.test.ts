@@ -1,0 +1,176 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readFile, rm, statfs, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCore } from '../../src-main/core/app.js';
+import type { CallResult, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import { createLogger, silentLogger } from '../../src-main/core/log.js';
+import { SampleStore } from '../../src-main/core/samples/sample-store.js';
+import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
+import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
+import { fixedPorts } from '../support/fake-hardware.js';
+import { boardValue } from '../support/boards/line-board-values.mjs';
+import { openPtyPair } from '../support/boards/pty.js';
+import { runCli } from '../support/cli.js';
+
+// Issue 13, item 2: a data folder that fills up mid-capture, or cannot be written at all.
+const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A small filesystem of its own, mounted for the test (we run as root). */
+async function smallDisk(sizeKb: number, opts = ''): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'cd-disk-'));
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k${opts}`, 'tmpfs', dir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`mount refused (${r.stderr.trim()}): these tests need root to mount a small tmpfs`);
+  cleanups.push(() => spawnSync('umount', ['-l', dir]));
+  return dir;
+}
+
+/** Fills the disk until only `leaveKb` are free. */
+async function fill(dir: string, leaveKb: number): Promise<string> {
+  const st = await statfs(dir);
+  const free = st.bavail * st.bsize;
+  const filler = join(dir, 'filler');
+  await writeFile(filler, Buffer.alloc(Math.max(0, free - leaveKb * 1024)));
+  return filler;
+}
+
+async function board(args: string[]) {
+  const pty = await openPtyPair();
+  cleanups.push(() => pty.close());
+  const child: ChildProcess = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+  });
+  return pty;
+}
+
+describe('a data folder that fills up during a recording', () => {
+  it('stops cleanly, says the disk is full, keeps every row on disk, and recovers them once space is freed', async () => {
+    const disk = await smallDisk(4096);
+    const dataDir = join(disk, 'data');
+    expect((await runCli(['samples', 'list', '--data-dir', dataDir])).code).toBe(0); // index and folders exist
+    const filler = await fill(disk, 96);
+    const pty = await board(['--rate', '1000']);
+    const started = Date.now();
+    const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--frequency', '1000', '--length-ms', '30000', '--label', 'full', '--data-dir', dataDir]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(Date.now() - started, 'stopped when the disk filled, not at the set length').toBeLessThan(25_000);
+    expect(r.stderr).toMatch(/Could not write to .*: the disk is full \(ENOSPC\)\. Free some space on that disk\. The \d+ rows recorded before that are kept in .*recordings.*samples recover/);
+    const kept = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { state: string; needs_attention: boolean; recording: string; rows: number; note: string };
+    expect(kept).toMatchObject({ state: 'kept-in-recordings', needs_attention: true });
+    expect(kept.recording.startsWith(join(dataDir, 'recordings'))).toBe(true);
+    expect(kept.rows).toBeGreaterThan(500);
+
+    // Space is freed; the rows on disk become a sample, each one a board row, in order.
+    await rm(filler);
+    const rec = await runCli(['samples', 'recover', '--json', '--data-dir', dataDir]);
+    expect(rec.code, rec.stderr).toBe(0);
+    const s = JSON.parse(rec.stdout.trim()) as { file: string; rows: number; incomplete: boolean; label: string };
+    expect(s).toMatchObject({ rows: kept.rows, incomplete: true, label: 'full' });
+    const v = decodeAcquisition(await readFile(s.file), 'cbor').payload.values;
+    expect(v).toHaveLength(kept.rows);
+    const start = Array.from({ length: 60_000 }, (_, i) => i).find((i) => [0, 1, 2].every((a) => v[0]![a] === boardValue(i, a)));
+    expect(start).toBeDefined();
+    v.forEach((row, k) => expect(row, `row ${k}`).toEqual([0, 1, 2].map((a) => boardValue(start! + k, a))));
+  }, 60_000);
+});
+
+describe('the app when its disk fills during a recording', () => {
+  it('ends that recording with the reason and where the rows are, and records again once space is freed', async () => {
+    const disk = await smallDisk(4096);
+    const dataDir = join(disk, 'data');
+    const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain() }, log: createLogger(() => {}), uploads: false });
+    cleanups.push(() => core.close());
+    const events: RecordingStatus[] = [];
+    core.onEvent((n, p) => void (n === 'record.state' && events.push(p as RecordingStatus)));
+    const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
+      const r: CallResult = await core.dispatch(m, i);
+      if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+      return r.value as T;
+    };
+    const ended = async (sessionId: string) => {
+      await expect.poll(() => events.find((e) => e.sessionId === sessionId && ['saved', 'failed'].includes(e.state)), { timeout: 20_000 }).toBeTruthy();
+      return events.find((e) => e.sessionId === sessionId && ['saved', 'failed'].includes(e.state))!;
+    };
+    await call('stream.start', { sourceId: 'simulated:imu', rateHz: 1000 });
+    const filler = await fill(disk, 64);
+    const st = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'full', category: 'training', queue: false });
+    const failed = await ended(st.sessionId);
+    expect(failed.state).toBe('failed');
+    expect(failed.error).toMatch(/simulated:imu: Could not write to .*the disk is full \(ENOSPC\).*The \d+ rows recorded before that are kept in .*recordings/);
+    expect(failed.interruptions[0]?.error.message).toMatch(/disk is full/);
+
+    // Still usable: the stream runs on, and with space again the next recording is a sample.
+    await rm(filler);
+    const next = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'after', category: 'training', lengthMs: 500, queue: false });
+    expect(await ended(next.sessionId)).toMatchObject({ state: 'saved', error: null });
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    expect(samples.map((x) => x.label)).toEqual(['after']);
+    await core.close();
+    cleanups.pop();
+
+    // The next start turns the rows the full disk stopped into an incomplete sample.
+    const again = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain() }, log: createLogger(() => {}), uploads: false });
+    cleanups.push(() => again.close());
+    const r = await again.dispatch('samples.list', {});
+    const list = (r as { ok: true; value: { samples: Sample[] } }).value.samples;
+    expect(list.find((x) => x.label === 'full')).toMatchObject({ incomplete: true });
+    expect(list.find((x) => x.label === 'full')!.extra['rows'] as number).toBeGreaterThan(100);
+  }, 60_000);
+});
+
+describe('the index on a full disk', () => {
+  it('says the sample file is saved but not indexed, loses nothing, and indexes it at the next start', async () => {
+    const disk = await smallDisk(2048);
+    const dataDir = join(disk, 'data');
+    const store = await SampleStore.open(dataDir, silentLogger);
+    // Room for the sample file (one 4 KB page), none for the index's journal to grow.
+    const filler = await fill(disk, 8);
+    const bytes = Buffer.alloc(3000, 7);
+    const outcome = await store.addBytes({ name: 'take.cbor', kind: 'sensor', label: 'x', category: 'training' }, bytes).catch((e: unknown) => e);
+    expect(outcome).toBeInstanceOf(Error);
+    const err = outcome as Error;
+    expect(err.message).toMatch(/^The sample was saved as .*samples\/[0-9a-f-]+\.cbor, but the index \(.*samples\.db\) could not record it: the disk is full \(SQLITE_FULL\)\. Free some space on that disk, then restart Capture Desk/);
+    const saved = /saved as (\S+\.cbor)/.exec(err.message)![1]!;
+    expect(await readFile(saved)).toEqual(bytes);
+    expect(store.list()).toEqual([]); // the index itself is intact, just without the new row
+    store.close();
+    await rm(filler);
+    const reopened = await SampleStore.open(dataDir, silentLogger);
+    cleanups.push(() => reopened.close());
+    expect(reopened.list().map((s) => join(dataDir, s.file))).toEqual([saved]);
+  });
+});
+
+describe('a data folder that cannot be written at start-up', () => {
+  it('names the folder and what to do when a file stands in its place', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'cd-notdir-')), 'data');
+    await writeFile(file, 'not a folder');
+    const r = await runCli(['samples', 'list', '--data-dir', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Cannot use the data folder ${file}: a file, not a folder, has that name (EEXIST). Move that file away, or choose another folder with --data-dir DIR.`);
+    const below = await runCli(['samples', 'list', '--data-dir', join(file, 'sub')]);
+    expect(below.stderr).toMatch(/a file, not a folder, is in its path \(ENOTDIR\)/);
+  });
+
+  it('names the folder and what to do when its disk is read-only', async () => {
+    const disk = await smallDisk(1024);
+    await mkdir(join(disk, 'data'));
+    expect(spawnSync('mount', ['-o', 'remount,ro', disk]).status).toBe(0);
+    const pty = await openPtyPair();
+    cleanups.push(() => pty.close());
+    const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '1000', '--data-dir', join(disk, 'data')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Cannot use the data folder ${join(disk, 'data')}: it is on a read-only disk (EROFS). Make it writable for this user (or remount the disk read-write), or choose another folder with --data-dir DIR.`);
+  });
+});
