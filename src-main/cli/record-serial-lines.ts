@@ -61,15 +61,22 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   await hub.stopAll();
   const frequencyHz = o.frequencyHz ?? s.frequencyHz;
   const rejected = s.badLines - startStats.badLines;
+  // Counted over the recording only, like the total: the cut first line and whatever came while the
+  // stream was being detected are not part of the take.
+  const rejectedByReason = Object.fromEntries(
+    Object.entries(s.badByReason)
+      .map(([k, n]) => [k, n - ((startStats.badByReason as Record<string, number>)[k] ?? 0)] as const)
+      .filter(([, n]) => n > 0),
+  );
   const rejectedText = `${rejected} rejected lines` +
-    (rejected ? ` (${Object.entries(s.badByReason).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ')}; last: ${JSON.stringify(s.lastBadLine)})` : '');
+    (rejected ? ` (${Object.entries(rejectedByReason).map(([k, n]) => `${k}: ${n}`).join(', ')}; last: ${JSON.stringify(s.lastBadLine)})` : '');
   if (frequencyHz === null) {
     // The rows are what the person came for; a rate can be given afterwards, a lost take cannot be had again.
     process.stderr.write(`Could not measure the sampling frequency from ${s.goodLines} lines (${rejectedText}).\n`);
     const sample = await rec.finish({
       intervalMs: null,
       incomplete: rec.interruption !== null,
-      extra: { rejected_lines: rejected, frequency_hz: null, jitter_ms: s.jitterMs, dropped_lines: s.droppedLines, port: o.path },
+      extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: null, jitter_ms: s.jitterMs, dropped_lines: s.droppedLines, port: o.path },
     });
     process.stderr.write(
       `The ${sample.extra.rows} rows were kept as sample ${sample.id}, waiting for its rate. If you know the board's rate, run:\n` +
@@ -86,7 +93,7 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
     intervalMs: 1000 / frequencyHz,
     hmacKey: o.hmacKey,
     incomplete: rec.interruption !== null,
-    extra: { rejected_lines: rejected, frequency_hz: frequencyHz, jitter_ms: s.jitterMs, dropped_lines: s.droppedLines, port: o.path },
+    extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: frequencyHz, jitter_ms: s.jitterMs, dropped_lines: s.droppedLines, port: o.path },
   });
   if (rec.interruption) process.stderr.write(`${(rec.interruption as Error).message.replace(' Waiting for it to come back…', '')} The ${sample.extra.rows} rows recorded so far were kept as an incomplete sample.\n`);
   return { sample };

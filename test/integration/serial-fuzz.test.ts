@@ -54,6 +54,8 @@ describe('capture-desk record serial with a fuzzed PTY board', () => {
       const { partial = 0, ...byReason } = r.rejected.byReason;
       expect(byReason, at).toEqual(Object.fromEntries(Object.entries(e.bad).filter(([, n]) => n > 0)));
       expect(partial, at).toBeLessThanOrEqual(1);
+      // The sample keeps them by reason too, counted over the recording only: exactly the fuzz's.
+      expect(r.rejected.inSample, at).toEqual(Object.fromEntries(Object.entries(e.bad).filter(([, n]) => n > 0)));
 
       // Bounded memory: the recorder streams rows to disk, the framing holds at most one 64 KiB line.
       const growth = (r.rss.maxDuring - r.rss.base!) / MB;

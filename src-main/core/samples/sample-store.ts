@@ -365,6 +365,8 @@ export class SampleStore {
     await fsyncDir(join(this.dataDir, SAMPLES_DIR));
     this.#stmt('UPDATE samples SET bytes = ?, sha256 = ?, length_ms = ?, incomplete = ?, note = ?, extra = ? WHERE id = ?')
       .run(bytes, hash.digest('hex'), patch.lengthMs, patch.incomplete ? 1 : 0, patch.note, JSON.stringify(patch.extra), id);
+    // The sidecar carries rate_missing and the hash: a rebuilt index must see the finished take.
+    this.changed([id]);
     return this.get(id);
   }
 

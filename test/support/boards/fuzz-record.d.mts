@@ -23,7 +23,7 @@ export interface FuzzRecording {
   stderr: string;
   sample: (Record<string, unknown> & { file: string; rows: number; rejected_lines: number }) | null;
   rows: { recorded: number; sent: number; first: number | null; fuzzFirst: number; missing: number; wrong: number; firstWrong: { row: number; got: number[]; want: string } | null };
-  rejected: { total: number | null; byReason: Record<string, number> };
+  rejected: { total: number | null; byReason: Record<string, number>; inSample: Record<string, number> | null };
   rss: { base: number | null; maxDuring: number; peak: number; readings: number };
   /** The CLI's CPU time over the fuzz and drain, as a share of one core. */
   cpuShare: number;

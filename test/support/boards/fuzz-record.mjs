@@ -89,7 +89,7 @@ export async function recordFuzzBoard(o) {
     return {
       seed: o.seed, board: done, exit, stderr, sample,
       rows: compareRows(values, log, done),
-      rejected: { total: sample?.rejected_lines ?? null, byReason: byReason(stderr) },
+      rejected: { total: sample?.rejected_lines ?? null, byReason: byReason(stderr), inSample: sample?.rejected_by_reason ?? null },
       rss: { base, maxDuring: Math.max(base ?? 0, ...rss.during), peak: Math.max(base ?? 0, ...rss.samples), readings: rss.samples.length },
       /** The CLI's CPU time over the fuzz and drain, as a share of one core; how long Ctrl+C → saved took. */
       cpuShare, saveMs,
