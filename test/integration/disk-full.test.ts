@@ -144,7 +144,7 @@ describe('the index on a full disk', () => {
     const saved = /saved as (\S+\.cbor)/.exec(err.message)![1]!;
     expect(await readFile(saved)).toEqual(bytes);
     expect(store.list()).toEqual([]); // the index itself is intact, just without the new row
-    store.close();
+    await store.close();
     await rm(filler);
     const reopened = await SampleStore.open(dataDir, silentLogger);
     cleanups.push(() => reopened.close());

@@ -48,7 +48,7 @@ async function tryQueue(dataDir: string, id: string): Promise<{ queued: number }
       queue.queueStore.dequeue([id]);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

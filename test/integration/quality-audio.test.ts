@@ -28,7 +28,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await Promise.all(sups.splice(0).map((s) => s.close()));
-  store.close();
+  await store.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -85,7 +85,7 @@ describe('interrupted recordings', () => {
       // A second start finds nothing more to do.
       expect(await recoverRecordings(store, log, async () => undefined)).toEqual([]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -112,7 +112,7 @@ describe('interrupted recordings', () => {
       expect([...back.channels[0]!]).toEqual([...pcm]);
       expect((await readdir(rec)).sort()).toEqual(['busy-0000.audio.json', 'busy-0000.wav']);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

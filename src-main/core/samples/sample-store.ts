@@ -111,10 +111,17 @@ export class SampleStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#sidecars.flush();
-    // Folds the WAL into samples.db, so the file alone (a backup, a copy to another machine) is the whole index.
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
-    this.db.close();
+    try {
+      await this.#sidecars.flush();
+      // Folds the WAL into samples.db, so the file alone (a backup, a copy to another machine) is the whole index.
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (err) {
+      // A full disk can refuse the checkpoint: the committed changes stay in the WAL, which the next
+      // open replays, so nothing is lost by closing anyway.
+      this.#log.warn('the index was closed without folding its journal into samples.db; the next start replays it', { error: String(err) });
+    } finally {
+      this.db.close();
+    }
   }
 
   /** Resolves once the sidecars of every change so far are written (tests, and before a shell exits). */

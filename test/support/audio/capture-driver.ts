@@ -73,4 +73,4 @@ await source.stop();
 await sup.close();
 const slope = fit.n > 2 ? (fit.n * fit.stf - fit.st * fit.sf) / (fit.n * fit.stt - fit.st * fit.st) : null;
 out({ t: 'done', file: `${dir}/${sample.file}`, frames: sample.extra.rows, elapsedMs, measuredRate: slope, paddingMs: (paddingFrames * 1000) / (status.deviceRate ?? 48_000), error: error?.message ?? null });
-store.close();
+await store.close();

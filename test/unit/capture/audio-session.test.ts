@@ -45,7 +45,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await service.stopAll();
   await hub.stopAll();
-  store.close();
+  await store.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -121,10 +121,10 @@ describe('export layout on disk', () => {
         expect(back.problems).toEqual([]);
         expect(back.added).toHaveLength(names.length);
       } finally {
-        store2.close();
+        await store2.close();
       }
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -144,7 +144,7 @@ describe('export layout on disk', () => {
       expect(r.added.map((s) => [s.name, s.label])).toEqual([['idle.01.jpg', 'idle']]);
       expect(r.problems).toEqual([{ path: '../outside.jpg', reason: expect.stringContaining('outside the folder') }]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });
@@ -159,7 +159,7 @@ describe('info.labels named in capitals', () => {
     try {
       expect((await importInfoLabels(store, join(root, 'INFO.LABELS'), { queue: false })).added).toHaveLength(1);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -28,7 +28,7 @@ beforeEach(async () => {
   bus.on('samples.progress', (p) => progress.push(p));
 });
 afterEach(async () => {
-  store.close();
+  await store.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -107,6 +107,7 @@ describe('review handlers', () => {
 
   it('a cancelled split leaves no row and no file behind', async () => {
     const s = await sensorSample(20_000);
+    await store.flushSidecars(); // earlier samples' sidecars are written in the background
     const before = await files();
     const h = review();
     const running = h['samples.split']({ id: s.id, jobId: 'big', split: { mode: 'fixed', windowMs: 50 } });

@@ -128,7 +128,7 @@ describe('SQLite wrapper over libsql', () => {
       expect(store.get(s.id)).toMatchObject({ label: 'written-by-better-sqlite3', state: 'queued', name: 'idle.1.cbor' });
       expect(store.counts().queued).toBe(1);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });
