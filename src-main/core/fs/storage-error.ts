@@ -1,0 +1,20 @@
+/**
+ * Whether an error from SQLite or the file system means the data folder cannot take a write
+ * right now (full, over quota, read-only), as opposed to a bug or a bad query. These are the
+ * failures that go away when a person frees space or fixes the disk, so callers keep the data
+ * and wait rather than give up on it.
+ */
+export type StorageProblem = 'full' | 'unwritable';
+
+export function storageProblem(err: unknown): StorageProblem | null {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  const message = err instanceof Error ? err.message : '';
+  if (/^(SQLITE_FULL|ENOSPC|EDQUOT)/.test(code) || /database or disk is full/i.test(message)) return 'full';
+  if (/^(SQLITE_READONLY|SQLITE_IOERR|SQLITE_CANTOPEN|EROFS|EACCES|EPERM|EIO)/.test(code)) return 'unwritable';
+  return null;
+}
+
+/** The code to show in a message: SQLite's or the system's, else the message itself. */
+export function errorCode(err: unknown): string {
+  return String((err as { code?: unknown } | null)?.code ?? '') || (err instanceof Error ? err.message : String(err));
+}
