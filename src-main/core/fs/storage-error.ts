@@ -1,3 +1,5 @@
+import { statfs } from 'node:fs/promises';
+
 /**
  * Whether an error from SQLite or the file system means the data folder cannot take a write
  * right now (full, over quota, read-only), as opposed to a bug or a bad query. These are the
@@ -17,4 +19,19 @@ export function storageProblem(err: unknown): StorageProblem | null {
 /** The code to show in a message: SQLite's or the system's, else the message itself. */
 export function errorCode(err: unknown): string {
   return String((err as { code?: unknown } | null)?.code ?? '') || (err instanceof Error ? err.message : String(err));
+}
+
+/** Free space below this makes an unexplained I/O error read as a full disk. */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+/**
+ * As storageProblem, for a folder: SQLite reports some writes the full disk refused as a plain
+ * I/O error (growing its -shm file gives SQLITE_IOERR_SHMSIZE), so an I/O error on a disk with
+ * almost no room left is called what it is.
+ */
+export async function storageProblemAt(dir: string, err: unknown): Promise<StorageProblem | null> {
+  const problem = storageProblem(err);
+  if (problem !== 'unwritable' || !errorCode(err).startsWith('SQLITE_IOERR')) return problem;
+  const st = await statfs(dir).catch(() => null);
+  return st !== null && st.bavail * st.bsize < NEARLY_FULL_BYTES ? 'full' : problem;
 }

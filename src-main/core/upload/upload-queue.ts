@@ -25,6 +25,8 @@ export interface UploadQueueOptions {
   random?: () => number;
   /** How often to try again while the data folder's disk refuses writes (full, read-only). */
   storageRetryMs?: number;
+  /** What ends such a pause, said to the user; the app's queue resumes by itself, a CLI run is run again. */
+  storageResumeHint?: string;
   /**
    * Something changed. The status is a function: counting samples by state is a scan of the
    * index, which a listener that draws a few times a second should not pay for on every batch.
@@ -67,6 +69,7 @@ export class UploadQueue {
       now: Date.now,
       random: Math.random,
       storageRetryMs: 15_000,
+      storageResumeHint: `uploads resume by themselves (checked every ${Math.round((opts.storageRetryMs ?? 15_000) / 1000)} s) or when you resume them.`,
       ...opts,
     };
     if (this.#o.maxFilesPerRequest > MAX_FILES_PER_REQUEST) throw new Error('maxFilesPerRequest exceeds the platform limit');
@@ -342,11 +345,10 @@ export class UploadQueue {
     if (problem === null) return false;
     const dir = this.#o.store.dataDir;
     const code = errorCode(err);
-    const every = `every ${Math.round(this.#o.storageRetryMs / 1000)} s`;
     const safe = 'Your samples are safe: no file was deleted, and no sample is marked uploaded unless the platform confirmed it (one it received but that could not be marked is sent again later, and the platform keeps it once).';
     const message = problem === 'full'
-      ? `The disk holding the data folder ${dir} is full (${code}), so the upload queue cannot record its progress and uploads are paused. ${safe} Free some space on that disk; uploads resume by themselves (checked ${every}) or when you resume them.`
-      : `The data folder ${dir} cannot be written (${code}), so the upload queue cannot record its progress and uploads are paused. ${safe} Make the folder writable again; uploads resume by themselves (checked ${every}) or when you resume them.`;
+      ? `The disk holding the data folder ${dir} is full (${code}), so the upload queue cannot record its progress and uploads are paused. ${safe} Free some space on that disk; ${this.#o.storageResumeHint}`
+      : `The data folder ${dir} cannot be written (${code}), so the upload queue cannot record its progress and uploads are paused. ${safe} Make the folder writable again; ${this.#o.storageResumeHint}`;
     if (this.#storage === null) this.#o.log.warn('uploads paused: the data folder refuses writes', { dataDir: dir, error: code });
     const changed = this.#storage !== message;
     this.#storage = message;
