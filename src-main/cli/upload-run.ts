@@ -1,5 +1,7 @@
 import { sep } from 'node:path';
 import type { QueueStatus } from '../core/contract.js';
+import { CoreError } from '../core/errors.js';
+import { errorCode, storageProblemAt } from '../core/fs/storage-error.js';
 import type { Logger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { importFiles } from '../core/upload/bulk-import.js';
@@ -72,6 +74,7 @@ export async function runUpload(r: UploadRun): Promise<number> {
     const queue = new UploadQueue({
       store: store, log: r.log, concurrency: r.concurrency, maxFilesPerRequest: r.filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
       target: async () => ({ ingestionUrl: r.ingestionUrl, apiKey: r.apiKey }),
+      storageResumeHint: 'then run the same command again.',
       onChange: (status) => showProgress(status),
     });
     // Sending starts with the first indexed chunk; the rest is read and hashed while requests are in flight.
@@ -82,7 +85,12 @@ export async function runUpload(r: UploadRun): Promise<number> {
       const retry = chunk.flatMap((o) => (o.status === 'known' && ['local', 'failed', 'rejected'].includes(o.state) ? [o.id] : []));
       if (retry.length) queue.queueStore.enqueue(retry);
       queue.wake();
-    }, labels?.byFile);
+    }, labels?.byFile).catch(async (err: unknown) => {
+      // Requests in flight finish and record what the platform answered before the index closes.
+      await queue.stop();
+      progress.finish();
+      throw await indexingError(r.dataDir, err);
+    });
     await queue.whenIdle();
     await queue.stop();
     showProgress(() => queue.status(), true);
@@ -96,6 +104,22 @@ export async function runUpload(r: UploadRun): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The data folder refused the index's writes part way: said in words, naming the folder, with
+ * what to do. Whatever the platform confirmed is recorded (or, if even that was refused, found
+ * again by the next run, which the platform's duplicate check answers without storing a copy).
+ */
+async function indexingError(dataDir: string, err: unknown): Promise<unknown> {
+  const problem = await storageProblemAt(dataDir, err);
+  if (problem === null) return err;
+  const why = problem === 'full' ? 'the disk is full' : 'it cannot be written';
+  const todo = problem === 'full' ? 'Free some space on that disk' : 'Make it writable';
+  return new CoreError('Unavailable',
+    `Could not index the files in the data folder ${dataDir}: ${why} (${errorCode(err)}). No file was changed, and only files the platform confirmed count as uploaded. ` +
+      `${todo}, then run the same command again: it goes on where it stopped, and files already on the platform are not stored twice (unless --allow-duplicates is given).`,
+    { path: dataDir });
 }
 
 /** Hidden files are left out on purpose (.DS_Store, editor swap files, .git): said once, with a few names. */

@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import type { BindValue, Db, Statement } from './db.js';
 import { openIndex, type IndexDamage } from './index-open.js';
 import { FLAGGED_LEVEL, rowToSample, type SampleRow } from './sample-row.js';
+import { errorCode, storageProblemAt } from '../fs/storage-error.js';
 import { rowFromContents, rowFromSidecar, type RebuiltRow } from './sample-rebuild.js';
 import { readSidecar, SIDECAR_SUFFIX, SidecarWriter, sidecarName } from './sidecar.js';
 import type { QualityFile } from './quality/check-sample.js';
@@ -96,7 +97,17 @@ export class SampleStore {
 
   static async open(dataDir: string, log: Logger, opts: SampleStoreOptions = {}): Promise<SampleStore> {
     await mkdir(join(dataDir, SAMPLES_DIR), { recursive: true });
-    const index = openIndex(dataDir, log);
+    let index: ReturnType<typeof openIndex>;
+    try {
+      index = openIndex(dataDir, log);
+    } catch (err) {
+      const problem = await storageProblemAt(dataDir, err);
+      if (problem === null) throw err;
+      throw new CoreError('Unavailable',
+        `Cannot open the sample index ${join(dataDir, 'samples.db')}: ${problem === 'full' ? 'the disk is full' : 'it cannot be written'} (${errorCode(err)}). Nothing was changed. ` +
+          `${problem === 'full' ? 'Free some space on that disk' : 'Make the data folder writable'}, then start again.`,
+        { path: dataDir });
+    }
     const store = new SampleStore(dataDir, index.db, log, opts);
     try {
       await store.#recoverOrphans(index.ownedFiles, index.damage ?? (index.created ? { reason: 'samples.db was missing', keptAs: [] } : null));

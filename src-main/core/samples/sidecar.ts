@@ -61,6 +61,8 @@ export class SidecarWriter {
   readonly #db: Db;
   readonly #log: Logger;
   readonly #dirty = new Set<string>();
+  /** Ids whose sidecar could not be written (disk full): tried again with the next change, not in a loop. */
+  readonly #failed = new Set<string>();
   #running: Promise<void> | null = null;
 
   constructor(samplesDir: string, db: Db, log: Logger) {
@@ -71,6 +73,8 @@ export class SidecarWriter {
 
   mark(ids: Iterable<string>): void {
     for (const id of ids) this.#dirty.add(id);
+    for (const id of this.#failed) this.#dirty.add(id);
+    this.#failed.clear();
     if (this.#dirty.size > 0) this.#start();
   }
 
@@ -81,6 +85,7 @@ export class SidecarWriter {
 
   async remove(id: string): Promise<void> {
     this.#dirty.delete(id);
+    this.#failed.delete(id);
     await rm(join(this.#dir, sidecarName(id)), { force: true });
   }
 
@@ -108,6 +113,7 @@ export class SidecarWriter {
           this.#log.error('could not write a sample sidecar; the index still has the sample', { id: r.id, error: String(err) });
         })));
       }
+      for (const id of failed) this.#failed.add(id);
       if (rows.length > failed.length) {
         await fsyncDir(this.#dir).catch((err: unknown) => this.#log.error('could not sync the samples folder after writing sidecars', { error: String(err) }));
       }

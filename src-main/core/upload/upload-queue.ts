@@ -1,5 +1,6 @@
 import type { QueueStatus } from '../contract.js';
 import { CoreError } from '../errors.js';
+import { errorCode, storageProblem } from '../fs/storage-error.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { BOUNDING_BOXES_LABELS, buildBoundingBoxesLabels } from '../samples/formats/bounding-boxes-labels.js';
@@ -22,6 +23,10 @@ export interface UploadQueueOptions {
   maxBytesPerRequest?: number;
   now?: () => number;
   random?: () => number;
+  /** How often to try again while the data folder's disk refuses writes (full, read-only). */
+  storageRetryMs?: number;
+  /** What ends such a pause, said to the user; the app's queue resumes by itself, a CLI run is run again. */
+  storageResumeHint?: string;
   /**
    * Something changed. The status is a function: counting samples by state is a scan of the
    * index, which a listener that draws a few times a second should not pay for on every batch.
@@ -44,6 +49,15 @@ export class UploadQueue {
   #timer: NodeJS.Timeout | null = null;
   #idleWaiters: Array<() => void> = [];
   #settled = new Set<Promise<void>>();
+  /**
+   * State changes the index refused (disk full), in order. They are applied before any new work
+   * once it takes writes again; until then their samples keep the 'uploading' mark, which a
+   * restart turns back into 'queued' (see the class comment).
+   */
+  #owed: Array<() => void> = [];
+  /** Why the index cannot be written, in words for the user; null while it can. */
+  #storage: string | null = null;
+  #storageTimer: NodeJS.Timeout | null = null;
 
   constructor(opts: UploadQueueOptions) {
     this.#o = {
@@ -54,12 +68,17 @@ export class UploadQueue {
       maxBytesPerRequest: 32 * 1024 * 1024,
       now: Date.now,
       random: Math.random,
+      storageRetryMs: 15_000,
+      storageResumeHint: `uploads resume by themselves (checked every ${Math.round((opts.storageRetryMs ?? 15_000) / 1000)} s) or when you resume them.`,
       ...opts,
     };
     if (this.#o.maxFilesPerRequest > MAX_FILES_PER_REQUEST) throw new Error('maxFilesPerRequest exceeds the platform limit');
     this.#qs = new QueueStore(opts.store);
-    const resumed = this.#qs.requeueInterrupted();
-    if (resumed > 0) this.#o.log.info('resuming uploads interrupted by a restart', { samples: resumed });
+    // On a full disk the app still starts; the queue waits, paused, until this can be written.
+    this.#record(() => {
+      const resumed = this.#qs.requeueInterrupted();
+      if (resumed > 0) this.#o.log.info('resuming uploads interrupted by a restart', { samples: resumed });
+    });
   }
 
   /** Takes effect at once: more requests start now, or fewer start until the excess has settled. */
@@ -82,6 +101,8 @@ export class UploadQueue {
   async stop(): Promise<void> {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#storageTimer) clearTimeout(this.#storageTimer);
+    this.#storageTimer = null;
     await Promise.all([...this.#settled]);
   }
 
@@ -95,6 +116,15 @@ export class UploadQueue {
    */
   enqueueChecked(ids: string[], force = false): { queued: number; held: number } {
     // A sample without its rate would reach the platform with a made-up time base: never, not even forced.
+    try {
+      return this.#enqueueChecked(ids, force);
+    } catch (err) {
+      if (!this.#stalled(err)) throw err;
+      throw new CoreError('Unavailable', this.#storage!);
+    }
+  }
+
+  #enqueueChecked(ids: string[], force: boolean): { queued: number; held: number } {
     const noRate = this.#qs.waitingForRate(ids);
     if (noRate.length > 0 && noRate.length === ids.length) {
       throw new CoreError('InvalidArguments', `${noRate.length === 1 ? `Sample "${noRate[0]!.name}" has` : `${noRate.length} samples have`} no sampling rate yet: give it first (sample view, or "capture-desk samples set-rate ID --frequency HZ"), then queue.`);
@@ -123,7 +153,7 @@ export class UploadQueue {
   }
 
   status(): QueueStatus {
-    return { paused: this.#paused !== null, pausedReason: this.#paused, online: this.#online, inFlight: this.#inFlight, counts: this.#o.store.counts() };
+    return { paused: this.#paused !== null || this.#storage !== null, pausedReason: this.#storage ?? this.#paused, online: this.#online, inFlight: this.#inFlight, counts: this.#o.store.counts() };
   }
 
   /** Resolves when nothing is queued or in flight, or the queue is paused. */
@@ -134,14 +164,23 @@ export class UploadQueue {
 
   #isIdle(): boolean {
     if (this.#inFlight > 0) return false;
-    if (this.#paused) return true;
+    if (this.#paused || this.#storage) return true;
     return !this.#qs.hasPending();
   }
 
   #pump(): void {
-    if (!this.#running || this.#paused) return this.#checkIdle();
+    if (!this.#running) return this.#checkIdle();
+    if ((this.#storage !== null || this.#owed.length > 0) && !this.#settleOwed()) return this.#checkIdle();
+    if (this.#paused) return this.#checkIdle();
     while (this.#inFlight < this.#o.concurrency) {
-      const batch = this.#qs.takeBatch(this.#o.now(), this.#o.maxFilesPerRequest, this.#o.maxBytesPerRequest);
+      let batch: QueuedBatch | null;
+      try {
+        batch = this.#qs.takeBatch(this.#o.now(), this.#o.maxFilesPerRequest, this.#o.maxBytesPerRequest);
+      } catch (err) {
+        // Claiming is one transaction: refused, it left every sample as it was.
+        if (!this.#stalled(err)) throw err;
+        return this.#checkIdle();
+      }
       if (batch === null) break;
       this.#inFlight++;
       const p = this.#send(batch)
@@ -192,8 +231,8 @@ export class UploadQueue {
         parts.push({ name: r.f.name, bytes: r.bytes, contentType: contentTypeFor(r.f.name) });
         ready.push(r.f);
       } else if ('error' in r) {
-        if (r.reject) this.#qs.markRejected(r.f.id, r.error!);
-        else this.#qs.markFailed(r.f.id, r.error!);
+        const { f, error, reject } = r;
+        this.#record(() => (reject ? this.#qs.markRejected(f.id, error!) : this.#qs.markFailed(f.id, error!)));
       }
     }
     if (ready.length === 0) return this.#changed(ids);
@@ -203,11 +242,19 @@ export class UploadQueue {
       // belong to images only. They travel per image in a bounding_boxes.labels part instead.
       boundingBoxes: [], disallowDuplicates: !h.allowDuplicates, addDateId: h.addDateId,
     };
+    let outcomes: Awaited<ReturnType<typeof sendFiles>>;
     try {
       const target = await this.#o.target();
-      const outcomes = await sendFiles(target, headers, parts, { sidecars: [...(await labelsSidecar(h, ready)), ...boxesSidecar(ready)] });
-      this.#online = true;
-      // One commit for the whole answer: a thousand files must not cost a thousand fsyncs.
+      outcomes = await sendFiles(target, headers, parts, { sidecars: [...(await labelsSidecar(h, ready)), ...boxesSidecar(ready)] });
+    } catch (err) {
+      this.#handleRequestFailure(ready, err);
+      return this.#changed(ids);
+    }
+    this.#online = true;
+    // Kept apart from the request: the platform has answered, so a failure to record that answer
+    // must never be taken for a failed upload. One commit for the whole answer: a thousand files
+    // must not cost a thousand fsyncs.
+    this.#record(() =>
       this.#o.store.db.transaction(() => {
         const uploaded: UploadedMark[] = [];
         outcomes.forEach((o, i) => {
@@ -218,39 +265,103 @@ export class UploadQueue {
           else this.#qs.markRejected(f.id, o.error);
         });
         this.#qs.markUploadedMany(uploaded);
-      })();
-    } catch (err) {
-      this.#handleRequestFailure(ready, err);
-    }
+      })(),
+    );
     this.#changed(ids);
   }
 
   #handleRequestFailure(batch: QueuedFile[], err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
+    const tx = (fn: () => void) => this.#record(() => this.#o.store.db.transaction(fn)());
     if (err instanceof IngestionError && err.kind === 'unauthorized') {
-      for (const b of batch) this.#qs.putBack(b.id, message);
+      tx(() => batch.forEach((b) => this.#qs.putBack(b.id, message)));
       this.#paused = `${message} Uploads are paused until you set a valid key and resume.`;
       this.#o.log.warn('uploads paused: API key refused');
       return;
     }
     if (err instanceof CoreError && err.code === 'Unauthorized') {
       // No key at all: same treatment, nothing was sent.
-      for (const b of batch) this.#qs.putBack(b.id, message);
+      tx(() => batch.forEach((b) => this.#qs.putBack(b.id, message)));
       this.#paused = message;
       return;
     }
     if (err instanceof IngestionError && err.retryable) {
       if (err.kind === 'network' || err.kind === 'timeout') this.#online = false;
-      this.#o.store.db.transaction(() => batch.forEach((b) => this.#retry(b.id, b.attempts, message)))();
+      tx(() => batch.forEach((b) => this.#retry(b.id, b.attempts, message)));
       return;
     }
     if (err instanceof IngestionError && err.kind === 'bad-request') {
-      for (const b of batch) this.#qs.markRejected(b.id, message);
+      tx(() => batch.forEach((b) => this.#qs.markRejected(b.id, message)));
       return;
     }
     // 421 and anything unexpected: sending the same again would fail the same way.
-    for (const b of batch) this.#qs.markFailed(b.id, message);
+    tx(() => batch.forEach((b) => this.#qs.markFailed(b.id, message)));
     this.#o.log.error('upload failed', { error: message });
+  }
+
+  /**
+   * Commits a state change, or, when the index cannot take writes (disk full, read-only), keeps it
+   * to apply once it can and pauses the queue. Anything else is a fault and propagates.
+   */
+  #record(write: () => void): void {
+    // Behind another refused write: wait in line, the order of changes to one sample matters.
+    if (this.#owed.length > 0) {
+      this.#owed.push(write);
+      return;
+    }
+    try {
+      write();
+    } catch (err) {
+      if (!this.#stalled(err)) throw err;
+      this.#owed.push(write);
+    }
+  }
+
+  /** Applies the writes owed, in order. True when none is left and the pause for storage is over. */
+  #settleOwed(): boolean {
+    while (this.#owed.length > 0) {
+      try {
+        this.#owed[0]!();
+      } catch (err) {
+        if (this.#stalled(err)) return false;
+        // A fault, not the disk: retrying it would block the queue for ever.
+        this.#o.log.error('an upload state change could not be recorded; its samples are sent again after a restart', { error: String(err) });
+      }
+      this.#owed.shift();
+    }
+    if (this.#storage !== null) {
+      this.#storage = null;
+      if (this.#storageTimer) clearTimeout(this.#storageTimer);
+      this.#storageTimer = null;
+      this.#o.log.info('the data folder takes writes again; uploads resume');
+      this.#changed([]);
+    }
+    return true;
+  }
+
+  /** If `err` says the data folder refuses writes: pause with a message saying so, retry later, and return true. */
+  #stalled(err: unknown): boolean {
+    const problem = storageProblem(err);
+    if (problem === null) return false;
+    const dir = this.#o.store.dataDir;
+    const code = errorCode(err);
+    const safe = 'Your samples are safe: no file was deleted, and no sample is marked uploaded unless the platform confirmed it (one it received but that could not be marked is sent again later, and the platform keeps it once).';
+    const message = problem === 'full'
+      ? `The disk holding the data folder ${dir} is full (${code}), so the upload queue cannot record its progress and uploads are paused. ${safe} Free some space on that disk; ${this.#o.storageResumeHint}`
+      : `The data folder ${dir} cannot be written (${code}), so the upload queue cannot record its progress and uploads are paused. ${safe} Make the folder writable again; ${this.#o.storageResumeHint}`;
+    if (this.#storage === null) this.#o.log.warn('uploads paused: the data folder refuses writes', { dataDir: dir, error: code });
+    const changed = this.#storage !== message;
+    this.#storage = message;
+    if (this.#storageTimer === null && this.#running) {
+      this.#storageTimer = setTimeout(() => {
+        this.#storageTimer = null;
+        this.#pump();
+      }, this.#o.storageRetryMs);
+      // A one-shot CLI run must be able to exit while this waits.
+      this.#storageTimer.unref();
+    }
+    if (changed) this.#changed([]);
+    return true;
   }
 
   #retry(id: string, attemptsSoFar: number, error: string): void {

@@ -1,0 +1,37 @@
+import { statfs } from 'node:fs/promises';
+
+/**
+ * Whether an error from SQLite or the file system means the data folder cannot take a write
+ * right now (full, over quota, read-only), as opposed to a bug or a bad query. These are the
+ * failures that go away when a person frees space or fixes the disk, so callers keep the data
+ * and wait rather than give up on it.
+ */
+export type StorageProblem = 'full' | 'unwritable';
+
+export function storageProblem(err: unknown): StorageProblem | null {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  const message = err instanceof Error ? err.message : '';
+  if (/^(SQLITE_FULL|ENOSPC|EDQUOT)/.test(code) || /database or disk is full/i.test(message)) return 'full';
+  if (/^(SQLITE_READONLY|SQLITE_IOERR|SQLITE_CANTOPEN|EROFS|EACCES|EPERM|EIO)/.test(code)) return 'unwritable';
+  return null;
+}
+
+/** The code to show in a message: SQLite's or the system's, else the message itself. */
+export function errorCode(err: unknown): string {
+  return String((err as { code?: unknown } | null)?.code ?? '') || (err instanceof Error ? err.message : String(err));
+}
+
+/** Free space below this makes an unexplained I/O error read as a full disk. */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+/**
+ * As storageProblem, for a folder: SQLite reports some writes the full disk refused as a plain
+ * I/O error (growing its -shm file gives SQLITE_IOERR_SHMSIZE), so an I/O error on a disk with
+ * almost no room left is called what it is.
+ */
+export async function storageProblemAt(dir: string, err: unknown): Promise<StorageProblem | null> {
+  const problem = storageProblem(err);
+  if (problem !== 'unwritable' || !errorCode(err).startsWith('SQLITE_IOERR')) return problem;
+  const st = await statfs(dir).catch(() => null);
+  return st !== null && st.bavail * st.bsize < NEARLY_FULL_BYTES ? 'full' : problem;
+}
