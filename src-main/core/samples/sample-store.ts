@@ -62,7 +62,7 @@ export interface IndexRebuild {
   message: string;
 }
 
-const SAMPLES_DIR = 'samples';
+export const SAMPLES_DIR = 'samples';
 /** The index stores a sample's place relative to the data folder with '/', the same on every OS (join() reads it on Windows too). */
 const storedName = (file: string) => posix.join(SAMPLES_DIR, file);
 /** Bytes kept between hashing a file and sending it, so a bulk upload reads each file once. */
@@ -113,7 +113,12 @@ export class SampleStore {
     this.#closed = true;
     await this.#sidecars.flush();
     // Folds the WAL into samples.db, so the file alone (a backup, a copy to another machine) is the whole index.
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (err) {
+      // A full disk must not stop the app from closing: the WAL stays beside samples.db and is folded in at the next open.
+      this.#log.warn('could not fold the index journal into samples.db; it is kept and applied at the next start', { error: String(err) });
+    }
     this.db.close();
   }
 
