@@ -32,6 +32,8 @@ export interface AudioRecordingOptions {
 export interface SaveDetails {
   structuredLabels?: StructuredLabel[] | null;
   queue?: boolean;
+  /** Why the take ended before it really began (the session around it failed to start): marked incomplete with this. */
+  cutShort?: string | undefined;
 }
 
 export interface RecordingOutcome {
@@ -211,10 +213,10 @@ export class AudioRecording {
       category: this.#o.category,
       metadata: this.#o.metadata ?? {},
       lengthMs: info.durationMs,
-      incomplete: this.#error !== null,
+      incomplete: this.#error !== null || late.cutShort !== undefined,
       queue: late.queue ?? this.#o.queue ?? false,
       structuredLabels: late.structuredLabels ?? null,
-      note: this.#error ? `incomplete: ${this.#error.message}` : null,
+      note: this.#error || late.cutShort ? `incomplete: ${[late.cutShort, this.#error?.message].filter(Boolean).join('; ')}` : null,
       extra: {
         rows: info.frames,
         interval_ms: 1000 / rate,

@@ -21,6 +21,8 @@ export interface PartFinish {
   structuredLabels: (rows: number) => StructuredLabel[] | null;
   /** The session reached its set length (not stopped by hand): a part that keeps its own count may finish it. */
   atLength: boolean;
+  /** The session ended before it really began (another source failed to start): why, kept as the sample's note; the sample is marked incomplete. */
+  cutShort?: string | undefined;
 }
 
 /**
@@ -66,7 +68,8 @@ export async function sensorPart(
       return rec.finish({
         intervalMs: 1000 / now.rateHz,
         hmacKey: o.hmacKey,
-        incomplete: rec.interruption !== null,
+        incomplete: rec.interruption !== null || o.cutShort !== undefined,
+        ...(o.cutShort === undefined ? {} : { note: `incomplete: ${o.cutShort}` }),
         queue: o.queue && rec.interruption === null,
         structuredLabels: o.structuredLabels(rec.rows),
         extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: now.rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart) },
@@ -105,7 +108,7 @@ export async function audioPart(
     // session finishes: only then are the event marks and the queue decision final.
     atSave: async (frames, error) => {
       const o = await late;
-      return { structuredLabels: o.structuredLabels(frames), queue: o.queue && error === null };
+      return { structuredLabels: o.structuredLabels(frames), queue: o.queue && error === null, cutShort: o.cutShort };
     },
   });
   const offError = input.errors.on((err) => {
