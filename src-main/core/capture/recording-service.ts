@@ -154,7 +154,7 @@ export class RecordingService {
     const problems: string[] = [];
     // The take is saved either way; unsigned is said out loud, never silent.
     const hmacKey = await this.d.hmacKey().catch((err: unknown) => {
-      problems.push(`saved unsigned: the project's HMAC key could not be read (${(err as Error).message}); fix the keychain, then re-record or sign before uploading`);
+      problems.push(`saved unsigned: the project's HMAC key could not be read (${(err as Error).message}); unlock or fix the keychain, then record again if the project needs signed data`);
       return undefined;
     });
     const ids: string[] = [];
