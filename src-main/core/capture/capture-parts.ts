@@ -115,7 +115,14 @@ export async function audioPart(
     interruption ??= err;
     for (const cb of listeners) cb(err);
   });
-  void rec.done.finally(offError).catch(() => undefined);
+  let asked = false; // finish() or discard() was called: an error from then on is theirs to report
+  void rec.done.finally(offError).catch((err: unknown) => {
+    // The recording ended itself on an error (a write failed: disk full) while the session still
+    // records: said at once, like a source dropping out, and the session stops if nothing else records.
+    if (asked) return;
+    interruption ??= err instanceof CoreError ? err : new CoreError('Unavailable', String(err));
+    for (const cb of listeners) cb(interruption);
+  });
   return {
     sourceId: req.sourceId,
     get rows() {
@@ -126,6 +133,7 @@ export async function audioPart(
     },
     onInterrupt: (cb) => void listeners.push(cb),
     finish: async (o) => {
+      asked = true;
       settle(o);
       if (o.atLength && req.lengthMs !== null && interruption === null) {
         const tail = setTimeout(() => void rec.stop(), AUDIO_TAIL_MS);
@@ -138,6 +146,7 @@ export async function audioPart(
       return (await rec.stop()).sample;
     },
     discard: async () => {
+      asked = true;
       offError();
       await rec.discard();
     },
