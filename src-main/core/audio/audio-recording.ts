@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Category, Sample, StructuredLabel } from '../contract.js';
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { WavFileWriter } from '../samples/formats/wav-writer.js';
+import { WAV_HEADER_BYTES } from '../samples/formats/wav.js';
 import type { AudioInput } from './audio-input.js';
 import type { PcmBatch } from './audio-supervisor.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
@@ -32,6 +33,8 @@ export interface AudioRecordingOptions {
 export interface SaveDetails {
   structuredLabels?: StructuredLabel[] | null;
   queue?: boolean;
+  /** Why the take ended before it really began (the session around it failed to start): marked incomplete with this. */
+  cutShort?: string | undefined;
 }
 
 export interface RecordingOutcome {
@@ -145,8 +148,12 @@ export class AudioRecording {
   }
 
   #write(chunk: Int16Array): void {
-    // The writer keeps order and copies the samples; a failed write is reported by finish().
-    this.#writer!.append(chunk).catch(() => undefined);
+    // The writer keeps order and copies the samples. A failed write (disk full) ends the recording
+    // now, as a sensor recording does, rather than when someone presses stop; finish() reports it.
+    this.#writer!.append(chunk).catch((err: unknown) => {
+      const cause = storageError(err, dirname(this.#reserved.tempPath));
+      this.#end(cause instanceof CoreError ? cause : new CoreError('Unavailable', cause.message));
+    });
   }
 
   #end(err: CoreError | null): void {
@@ -187,10 +194,14 @@ export class AudioRecording {
       // The WAV is valid up to its last whole write: it stays with its note for the next start
       // (or "capture-desk samples recover") rather than being deleted with the error.
       this.#keptForRecovery = true;
-      const cause = storageError(writeError, this.#store.dataDir);
+      const cause = storageError(writeError, dirname(this.#reserved.tempPath));
+      // What reached the disk (as recovery counts it: whole 16-bit frames after the header, a
+      // partly written batch included), not what the microphone delivered.
+      const size = await stat(this.#reserved.tempPath).then((st) => st.size, () => 0);
+      const onDisk = Math.floor(Math.max(0, size - WAV_HEADER_BYTES) / 2);
       throw new CoreError(cause instanceof CoreError ? cause.code : 'Unavailable',
-        `${cause.message} The ${this.#frames} frames recorded are kept in ${this.#reserved.tempPath}; once the problem is fixed they become an incomplete sample at the next start of Capture Desk, or now with "capture-desk samples recover".`,
-        { keptIn: this.#reserved.tempPath, rows: this.#frames });
+        `${cause.message} The ${onDisk} frames recorded before that are kept in ${this.#reserved.tempPath}; once the problem is fixed they become an incomplete sample at the next start of Capture Desk, or now with "capture-desk samples recover".`,
+        { keptIn: this.#reserved.tempPath, rows: onDisk });
     }
     if (this.#discarded) {
       // Only a person's "Discard", or a session that could not start before any audio arrived.
@@ -211,10 +222,10 @@ export class AudioRecording {
       category: this.#o.category,
       metadata: this.#o.metadata ?? {},
       lengthMs: info.durationMs,
-      incomplete: this.#error !== null,
+      incomplete: this.#error !== null || late.cutShort !== undefined,
       queue: late.queue ?? this.#o.queue ?? false,
       structuredLabels: late.structuredLabels ?? null,
-      note: this.#error ? `incomplete: ${this.#error.message}` : null,
+      note: this.#error || late.cutShort ? `incomplete: ${[late.cutShort, this.#error?.message].filter(Boolean).join('; ')}` : null,
       extra: {
         rows: info.frames,
         interval_ms: 1000 / rate,

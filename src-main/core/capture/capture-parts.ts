@@ -21,6 +21,8 @@ export interface PartFinish {
   structuredLabels: (rows: number) => StructuredLabel[] | null;
   /** The session reached its set length (not stopped by hand): a part that keeps its own count may finish it. */
   atLength: boolean;
+  /** The session ended before it really began (another source failed to start): why, kept as the sample's note; the sample is marked incomplete. */
+  cutShort?: string | undefined;
 }
 
 /**
@@ -66,7 +68,8 @@ export async function sensorPart(
       return rec.finish({
         intervalMs: 1000 / now.rateHz,
         hmacKey: o.hmacKey,
-        incomplete: rec.interruption !== null,
+        incomplete: rec.interruption !== null || o.cutShort !== undefined,
+        ...(o.cutShort === undefined ? {} : { note: `incomplete: ${o.cutShort}` }),
         queue: o.queue && rec.interruption === null,
         structuredLabels: o.structuredLabels(rec.rows),
         extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: now.rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart) },
@@ -105,14 +108,21 @@ export async function audioPart(
     // session finishes: only then are the event marks and the queue decision final.
     atSave: async (frames, error) => {
       const o = await late;
-      return { structuredLabels: o.structuredLabels(frames), queue: o.queue && error === null };
+      return { structuredLabels: o.structuredLabels(frames), queue: o.queue && error === null, cutShort: o.cutShort };
     },
   });
   const offError = input.errors.on((err) => {
     interruption ??= err;
     for (const cb of listeners) cb(err);
   });
-  void rec.done.finally(offError).catch(() => undefined);
+  let asked = false; // finish() or discard() was called: an error from then on is theirs to report
+  void rec.done.finally(offError).catch((err: unknown) => {
+    // The recording ended itself on an error (a write failed: disk full) while the session still
+    // records: said at once, like a source dropping out, and the session stops if nothing else records.
+    if (asked) return;
+    interruption ??= err instanceof CoreError ? err : new CoreError('Unavailable', String(err));
+    for (const cb of listeners) cb(interruption);
+  });
   return {
     sourceId: req.sourceId,
     get rows() {
@@ -123,6 +133,7 @@ export async function audioPart(
     },
     onInterrupt: (cb) => void listeners.push(cb),
     finish: async (o) => {
+      asked = true;
       settle(o);
       if (o.atLength && req.lengthMs !== null && interruption === null) {
         const tail = setTimeout(() => void rec.stop(), AUDIO_TAIL_MS);
@@ -135,6 +146,7 @@ export async function audioPart(
       return (await rec.stop()).sample;
     },
     discard: async () => {
+      asked = true;
       offError();
       await rec.discard();
     },

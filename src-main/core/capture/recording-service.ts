@@ -75,19 +75,34 @@ export class RecordingService {
       }
     } catch (err) {
       // Sources that started before another failed: what they already recorded is kept (local,
-      // not queued); only a part with nothing in it is removed.
+      // not queued, marked incomplete with the reason); only a part with nothing in it is removed.
+      const failedSource = o.sourceIds[parts.length] ?? 'a source';
+      const why = (err as Error).message;
+      const kept: string[] = [];
+      const lost: string[] = [];
       for (const p of parts) {
         if (p.rows === 0) {
           await p.discard();
           continue;
         }
-        const kept = await p.finish({ hmacKey: await this.d.hmacKey().catch(() => undefined), queue: false, atLength: false, structuredLabels: () => null }).catch((e: unknown) => {
+        const cutShort = `the recording session could not start because ${failedSource} failed (${why}); this is what ${p.sourceId} recorded while the others were starting`;
+        const hmacKey = await this.d.hmacKey().catch(() => undefined);
+        const sample = await p.finish({ hmacKey, queue: false, atLength: false, structuredLabels: () => null, cutShort }).catch((e: unknown) => {
           this.d.log.error('could not keep what a source recorded before the session failed to start', { sourceId: p.sourceId, error: String(e) });
+          lost.push(`${p.sourceId} (${(e as Error).message})`);
           return null;
         });
-        if (kept) this.d.onSaved([kept.id], false);
+        if (sample) {
+          kept.push(p.sourceId);
+          this.d.onSaved([sample.id], false);
+        }
       }
-      throw err;
+      if (!kept.length && !lost.length) throw err;
+      const after = [
+        kept.length ? `What ${kept.join(' and ')} recorded meanwhile is kept as an incomplete local sample.` : '',
+        lost.length ? `Could not keep what ${lost.join(' and ')} recorded.` : '',
+      ].filter(Boolean).join(' ');
+      throw new CoreError(err instanceof CoreError ? err.code : 'Unavailable', `${why.replace(/\.?$/, '.')} ${after}`, err instanceof CoreError ? err.details : undefined);
     }
     const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], queued: 0, held: 0, error: null, events: [], interruptions: [] };
     const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), label: o.label, t0: performance.now() };
@@ -139,7 +154,7 @@ export class RecordingService {
     const problems: string[] = [];
     // The take is saved either way; unsigned is said out loud, never silent.
     const hmacKey = await this.d.hmacKey().catch((err: unknown) => {
-      problems.push(`saved unsigned: the project's HMAC key could not be read (${(err as Error).message}); fix the keychain, then re-record or sign before uploading`);
+      problems.push(`saved unsigned: the project's HMAC key could not be read (${(err as Error).message}); unlock or fix the keychain, then record again if the project needs signed data`);
       return undefined;
     });
     const ids: string[] = [];

@@ -130,6 +130,7 @@ const STORAGE_CODES: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',
   EIO: 'the disk reported an input/output error',
+  ENOTDIR: 'a file, not a folder, is in its path',
 };
 
 /** A file-system error as the person can act on it: what happened, where, and what to do. Others pass through. */

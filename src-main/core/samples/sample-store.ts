@@ -63,7 +63,7 @@ export interface IndexRebuild {
   message: string;
 }
 
-const SAMPLES_DIR = 'samples';
+export const SAMPLES_DIR = 'samples';
 /** The index stores a sample's place relative to the data folder with '/', the same on every OS (join() reads it on Windows too). */
 const storedName = (file: string) => posix.join(SAMPLES_DIR, file);
 /** Bytes kept between hashing a file and sending it, so a bulk upload reads each file once. */

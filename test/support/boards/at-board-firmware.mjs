@@ -1,5 +1,6 @@
 // The AT server of the platform's official firmware, simulated: echo of printable bytes, "\r\n"
 // on Enter, the command's output, then the "> " prompt (firmware-sdk at-server/ei_at_server.cpp).
+import { createHash } from 'node:crypto';
 import { configText } from './at-board-config.mjs';
 import { makeSample, SENSORS } from './at-board-sample.mjs';
 
@@ -10,7 +11,8 @@ export class Firmware {
    * @param {{ write(text: string): void, drain(): Promise<void>, setBaud(b: number): Promise<void>,
    *           emit(ev: object): void }} io
    * @param {{ version: string, storage: 'buffer'|'file'|'upload', transferBaud: number,
-   *           deviceId: string, deviceType: string, timeScale: number, inferencing: boolean }} o
+   *           deviceId: string, deviceType: string, timeScale: number, inferencing: boolean,
+   *           truncateSample?: boolean }} o
    */
   constructor(io, o) {
     this.io = io;
@@ -146,6 +148,10 @@ export class Firmware {
     this.out('Sampling...\n');
     await sleep(s.lengthMs * this.o.timeScale);
     const sample = makeSample({ ...this.o, intervalMs: s.intervalMs, lengthMs: s.lengthMs, hmacKey: s.hmacKey, sensor, seq: this.seq++ });
+    if (this.o.truncateSample) {
+      sample.bytes = sample.bytes.subarray(0, Math.floor(sample.bytes.length / 2));
+      sample.sha256 = createHash('sha256').update(sample.bytes).digest('hex');
+    }
     this.io.emit({ event: 'sample', fileName, storage: this.o.storage, length: sample.bytes.length, sha256: sample.sha256, base64: sample.bytes.toString('base64') });
     if (this.o.storage === 'buffer') {
       this.buffer = sample.bytes;
@@ -200,8 +206,15 @@ export class Firmware {
   }
 
   unlink(name) {
-    if (this.o.storage === 'file' && !this.files.delete(name)) return this.out(`File '${name}' could not be unlinked\n`);
+    const deleted = this.o.storage === 'file' ? this.files.delete(name) : this.buffer !== null;
     if (this.o.storage === 'buffer') this.buffer = null;
+    this.io.emit({ event: 'unlink', fileName: name, deleted, files: this.held() });
+    if (this.o.storage === 'file' && !deleted) return this.out(`File '${name}' could not be unlinked\n`);
     this.out('\n');
+  }
+
+  /** The samples the board still holds (its files, or its RAM buffer). */
+  held() {
+    return this.o.storage === 'buffer' ? (this.buffer ? [`/fs/${this.s.label}`] : []) : [...this.files.keys()];
   }
 }

@@ -4,15 +4,18 @@
 //
 //   node at-board.mjs --port /tmp/x/board [--at-version 1.3.0] [--storage buffer|file|upload]
 //        [--transfer-baud 921600] [--device-id ID] [--device-type TYPE] [--time-scale 0.02]
-//        [--inferencing]
+//        [--inferencing] [--truncate-sample]
 //
 // --at-version picks the layout and rules: < 1.2 READFILE in hex and sensors by name only,
 // < 1.4 the Mbed REPL layout, >= 1.6 the y/n fast-transfer argument.
 // --storage: where a sample goes: the RAM buffer (AT+READBUFFER), a file (AT+READFILE), or
 // uploaded by the board itself (nothing to read back).
+// --truncate-sample: the board stores only the first half of each sample (a flash write cut short),
+// so what is read back cannot be decoded.
 // stdout, one JSON line each: {"event":"ready"}, {"event":"command","verb":"AT+CONFIG?"},
 // {"event":"sample","fileName","storage","length","sha256","base64"} (the exact bytes stored),
-// {"event":"baud","baudRate":N}.
+// {"event":"baud","baudRate":N}, {"event":"unlink","fileName","deleted":bool,"files":[...]} (what the
+// board still holds afterwards, so a test can tell whether a sample was deleted there).
 import { parseArgs } from 'node:util';
 import { SerialPort } from 'serialport';
 import { Firmware } from './at-board-firmware.mjs';
@@ -27,6 +30,7 @@ const { values: o } = parseArgs({
     'device-type': { type: 'string', default: 'SIMULATED_AT_BOARD' },
     'time-scale': { type: 'string', default: '0.02' },
     inferencing: { type: 'boolean', default: false },
+    'truncate-sample': { type: 'boolean', default: false },
   },
 });
 if (!o.port) throw new Error('--port is required');
@@ -52,6 +56,7 @@ const fw = new Firmware(
     deviceType: o['device-type'],
     timeScale: Number(o['time-scale']),
     inferencing: o.inferencing,
+    truncateSample: o['truncate-sample'],
   },
 );
 

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { Category, Sample } from '../../contract.js';
+import { storageError } from '../../capture/sensor-recorder.js';
 import { CoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { decodeAcquisition, detectAcquisitionFormat } from '../../samples/formats/acquisition.js';
-import type { SampleStore } from '../../samples/sample-store.js';
+import { SAMPLES_DIR, type SampleStore } from '../../samples/sample-store.js';
 import type { SerialOpener } from '../byte-link.js';
 import { AtClient } from './at-client.js';
 import type { AtDeviceConfig } from './at-config.js';
@@ -111,8 +113,10 @@ export async function recordFromAtBoard(d: AtRecordingDeps, o: AtRecordingReques
       }
     } catch (err) {
       // Not stored here (disk full, folder not writable): the board still holds its copy, so it is not deleted there.
-      throw new CoreError(err instanceof CoreError ? err.code : 'Unavailable',
-        `The sample was read from the board but could not be saved: ${(err as Error).message}. The board still holds it as "${result.fileName}"; free space or fix the data folder, then read it again.`,
+      const cause = storageError(err, join(d.store.dataDir, SAMPLES_DIR));
+      throw new CoreError(cause instanceof CoreError ? cause.code : 'Unavailable',
+        `The sample was read from the board but could not be saved: ${cause.message.replace(/\.$/, '')}. ` +
+          `The board still holds it as "${result.fileName}" (it was not deleted there); fix this, then record again.`,
         { boardFile: result.fileName });
     }
     // Only now that our copy is on disk may the board's go.

@@ -1,0 +1,132 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, readdir, rm, statfs, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCore } from '../../src-main/core/app.js';
+import type { AtProgress, CallResult, EventName, Sample } from '../../src-main/core/contract.js';
+import { createLogger } from '../../src-main/core/log.js';
+import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
+import { AtClient } from '../../src-main/core/serial/at/at-client.js';
+import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
+import { openPtyPair } from '../support/boards/pty.js';
+import { fixedPorts } from '../support/fake-hardware.js';
+
+// Issue 13: a sample recorded on a board with the platform's firmware is never lost between the
+// board and us. The board's copy goes only once ours is saved; what cannot be decoded is kept as it came.
+const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+type BoardEvent = { event: string; fileName?: string; base64?: string; deleted?: boolean; files?: string[] };
+
+async function board(args: string[]) {
+  const pty = await openPtyPair();
+  cleanups.push(() => pty.close());
+  const child: ChildProcess = spawn(process.execPath, [AT_BOARD, '--port', pty.boardPath, '--time-scale', '0.05', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+  });
+  const events: BoardEvent[] = [];
+  createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l) as BoardEvent));
+  await expect.poll(() => events.some((e) => e.event === 'ready'), { timeout: 5000 }).toBe(true);
+  return { pty, events };
+}
+
+async function core(dataDir: string, hostPath: string) {
+  const c = await createCore({ dataDir, shell: 'cli', uploads: false, hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
+  cleanups.push(() => c.close());
+  const events: Array<[EventName, unknown]> = [];
+  c.onEvent((n, p) => events.push([n, p]));
+  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
+    const r: CallResult = await c.dispatch(m, i);
+    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+    return r.value as T;
+  };
+  await call('serial.addPath', { path: hostPath });
+  await call('serial.setSettings', { path: hostPath, settings: { mode: 'at' } });
+  return { call, events };
+}
+
+/** A small filesystem of its own (we run as root), filled until only `leaveKb` are free. */
+async function fullDisk(sizeKb: number): Promise<{ dir: string; fill: (leaveKb: number) => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'cd-at-disk-'));
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k`, 'tmpfs', dir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`mount refused (${r.stderr.trim()}): this test needs root to mount a small tmpfs`);
+  cleanups.push(() => spawnSync('umount', ['-l', dir]));
+  return {
+    dir,
+    fill: async (leaveKb) => {
+      const st = await statfs(dir);
+      await writeFile(join(dir, 'filler'), Buffer.alloc(Math.max(0, st.bavail * st.bsize - leaveKb * 1024)));
+    },
+  };
+}
+
+const request = (path: string) => ({ path, sensor: 'Built-in accelerometer', frequencyHz: 62.5, lengthMs: 1000, label: 'knock', category: 'training', metadata: {} });
+
+describe('a board sample that cannot be decoded', () => {
+  it.each(['file', 'buffer'])('is kept byte for byte as an incomplete sample with a note (storage: %s), and only then deleted on the board', async (storage) => {
+    const { pty, events: board$ } = await board(['--at-version', '1.6.0', '--storage', storage, '--truncate-sample']);
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-at-keep-')), 'data');
+    const { call } = await core(dataDir, pty.hostPath);
+    const sample = await call<Sample>('at.record', request(pty.hostPath));
+    const onBoard = board$.find((e) => e.event === 'sample')!;
+    expect(await readFile(join(dataDir, sample.file))).toEqual(Buffer.from(onBoard.base64!, 'base64'));
+    expect(sample).toMatchObject({ incomplete: true, state: 'local', label: 'knock', kind: 'other', extra: { board_file: onBoard.fileName, bytes_read: Buffer.from(onBoard.base64!, 'base64').length } });
+    expect(sample.note).toMatch(/could not be read .*bytes are kept as they arrived\. Check the firmware version/);
+    // Our copy is saved, so the board's may go.
+    expect(board$.filter((e) => e.event === 'unlink')).toEqual([expect.objectContaining({ fileName: onBoard.fileName, deleted: true, files: [] })]);
+    // And it is in the index for the next start, not only in this answer.
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    expect(samples.map((s) => s.id)).toEqual([sample.id]);
+  }, 30_000);
+});
+
+describe('a board sample that cannot be saved here', () => {
+  it('on a full disk: fails naming the file the board still holds, which was not deleted there', async () => {
+    const { pty, events: board$ } = await board(['--at-version', '1.6.0', '--storage', 'file']);
+    const disk = await fullDisk(2048);
+    const dataDir = join(disk.dir, 'data');
+    const { call, events } = await core(dataDir, pty.hostPath);
+    await disk.fill(0);
+    const err = await call<Sample>('at.record', request(pty.hostPath)).then(() => null, (e: unknown) => e as Error & { code: string });
+    const onBoard = board$.find((e) => e.event === 'sample')!;
+    expect(err?.message).toMatch(/read from the board but could not be saved: Could not write to .*data\/samples: the disk is full \(ENOSPC\)\. Free some space on that disk\. The board still holds it as "\/fs\/knock\.0" \(it was not deleted there\)/);
+    expect(onBoard.fileName).toBe('/fs/knock.0');
+    expect(events.filter(([n]) => n === 'at.progress').at(-1)?.[1]).toMatchObject({ stage: 'failed', error: err!.message } satisfies Partial<AtProgress>);
+    expect(board$.some((e) => e.event === 'unlink'), 'nothing deleted on the board').toBe(false);
+    expect((await readdir(join(dataDir, 'samples'))).filter((f) => !f.startsWith('.'))).toEqual([]);
+
+    // The board really still has it: deleting it by hand now finds it there.
+    const link = await serialportOpener.open(pty.hostPath, 115200);
+    const client = new AtClient(link);
+    try {
+      await client.connect();
+      await client.unlink('/fs/knock.0');
+    } finally {
+      client.close();
+      await link.close();
+    }
+    expect(board$.filter((e) => e.event === 'unlink')).toEqual([expect.objectContaining({ fileName: '/fs/knock.0', deleted: true })]);
+  }, 30_000);
+
+  it('with a samples folder that cannot be written: fails naming the file the board still holds', async () => {
+    const { pty, events: board$ } = await board(['--at-version', '1.6.0', '--storage', 'file']);
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-at-keep-')), 'data');
+    const { call } = await core(dataDir, pty.hostPath);
+    // The samples folder replaced by a file: nothing can be written inside it.
+    await rm(join(dataDir, 'samples'), { recursive: true });
+    await writeFile(join(dataDir, 'samples'), 'not a folder');
+    await expect(call<Sample>('at.record', request(pty.hostPath))).rejects.toThrow(/could not be saved: Could not write to .*samples: a file, not a folder, is in its path \(ENOTDIR\)\. .*The board still holds it as "\/fs\/knock\.0"/);
+    expect(board$.some((e) => e.event === 'unlink'), 'nothing deleted on the board').toBe(false);
+  }, 30_000);
+});
