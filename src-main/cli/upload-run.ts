@@ -102,7 +102,9 @@ export async function runUpload(r: UploadRun): Promise<number> {
     process.stdout.write(summary.line + '\n');
     return summary.allOnPlatform ? 0 : 1;
   } finally {
-    await store.close();
+    // Everything is committed; folding the journal into samples.db is left to the next open, so a
+    // script's upload ends as soon as its work is done.
+    await store.close({ foldJournal: false });
   }
 }
 
