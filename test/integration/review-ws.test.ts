@@ -71,7 +71,7 @@ describe('review over the browser shell', () => {
     expect(progressOf('ws-split').at(-1)).toEqual({ jobId: 'ws-split', op: 'split', done: 10, total: 10, state: 'done' });
 
     // Sample files only: the new samples' sidecars are written in the background and may still be arriving.
-    const sampleFiles = async () => (await readdir(join(dir, 'data', 'samples'))).filter((f) => !/\.meta\.(json|tmp)$/.test(f)).sort();
+    const sampleFiles = async () => (await readdir(join(dir, 'data', 'samples'))).filter((f) => !/\.meta\.json(\.[0-9a-f]+\.tmp)?$/.test(f)).sort();
     const before = await sampleFiles();
     const listed = (await call<{ total: number }>('samples.list', {})).total;
     const started = client.call('samples.split', { id: sensor.id, jobId: 'ws-cancel', split: { mode: 'fixed', windowMs: 10, strideMs: 10 } });

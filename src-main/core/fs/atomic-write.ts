@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
  * never a torn one: write a temp file in the same directory, fsync it, rename over the target,
  * then fsync the directory so the rename itself survives power loss.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array, o: { syncDir?: boolean } = {}): Promise<void> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const fh = await open(tmp, 'w', 0o600);
   try {
@@ -25,7 +25,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     await rm(tmp, { force: true });
     throw err;
   }
-  await fsyncDir(dirname(path));
+  // A caller writing many files into one folder (sidecars) syncs the folder once for all of them.
+  if (o.syncDir !== false) await fsyncDir(dirname(path));
 }
 
 /** Codes Windows gives while another program (a virus scanner, the search indexer) has the target open. */

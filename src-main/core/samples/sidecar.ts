@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncDir, replaceFile } from '../fs/atomic-write.js';
+import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { Db } from './db.js';
 import type { SampleRow } from './sample-row.js';
@@ -122,23 +121,6 @@ export class SidecarWriter {
 
   /** temp file, fsync, rename; the folder is synced once per batch by #drain. */
   async #write(r: SampleRow): Promise<void> {
-    const path = join(this.#dir, sidecarName(r.id));
-    const tmp = join(this.#dir, `.${r.id}.${randomBytes(4).toString('hex')}.meta.tmp`);
-    const fh = await open(tmp, 'w', 0o600);
-    try {
-      await fh.writeFile(JSON.stringify(sidecarOf(r)));
-      await fh.sync();
-    } catch (err) {
-      await fh.close();
-      await rm(tmp, { force: true });
-      throw err;
-    }
-    await fh.close();
-    try {
-      await replaceFile(tmp, path);
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
-    }
+    await writeFileAtomic(join(this.#dir, sidecarName(r.id)), JSON.stringify(sidecarOf(r)), { syncDir: false });
   }
 }
