@@ -1,4 +1,5 @@
-import type { Category, Sample } from '../contract.js';
+import type { Category, IndexRebuild, Sample } from '../contract.js';
+import type { IndexDamage } from './index-open.js';
 import { scanAcquisition } from './formats/acquisition-scan.js';
 import { fileKind } from './formats/label-from-filename.js';
 import { decodeWavHeader } from './formats/wav.js';
@@ -88,3 +89,25 @@ function str(v: unknown, fallback: string): string {
 function joinNotes(a: string | null, b: string): string {
   return a ? `${a}; ${b}` : b;
 }
+
+export const LOST_NOTE = 'recovered from its file alone when the index was rebuilt: label, category, metadata and upload state were lost; check them before uploading (uploading it again is safe: the platform skips duplicates)';
+
+/** What a start that found the index lost did about it, in numbers and in words for a person. */
+export function rebuildReport(lost: IndexDamage, rebuilt: RebuiltRow[]): IndexRebuild {
+  const restored = rebuilt.filter((r) => r.from === 'sidecar').length;
+  const fromContents = rebuilt.length - restored;
+  const wasPending = rebuilt.filter((r) => r.wasPending).length;
+  const parts = [
+    `The sample index was lost (${lost.reason}) and has been rebuilt from the ${rebuilt.length} files in samples/.`,
+    lost.keptAs.length ? `The damaged index is kept as ${lost.keptAs.join(', ')} in the data folder.` : '',
+    `${restored} samples came back with their labels, categories, metadata and upload state.`,
+    fromContents
+      ? `Upload state, label, category and metadata unknown for ${fromContents} samples (no sidecar): they are kept local with a note; set their labels, and queue them again — the platform's duplicate check prevents double uploads.`
+      : '',
+    wasPending ? `${wasPending} samples were waiting to be uploaded and are local now: queue them again.` : '',
+    'Samples indexed where they lie (bulk uploads, watched folders) are not in the rebuilt index; their files were not touched: add them again (the platform skips those already uploaded).',
+    'No sample file was deleted.',
+  ];
+  return { at: new Date().toISOString(), reason: lost.reason, keptAs: lost.keptAs, restored, fromContents, wasPending, message: parts.filter(Boolean).join(' ') };
+}
+

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, posix } from 'node:path';
-import type { BoundingBox, Category, Sample, SampleKind, SampleState, StructuredLabel } from '../contract.js';
+import type { BoundingBox, Category, IndexRebuild, Sample, SampleKind, SampleState, StructuredLabel } from '../contract.js';
 import { CoreError } from '../errors.js';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
@@ -10,7 +10,7 @@ import type { BindValue, Db, Statement } from './db.js';
 import { openIndex, type IndexDamage } from './index-open.js';
 import { FLAGGED_LEVEL, rowToSample, type SampleRow } from './sample-row.js';
 import { errorCode, storageProblemAt } from '../fs/storage-error.js';
-import { rowFromContents, rowFromSidecar, type RebuiltRow } from './sample-rebuild.js';
+import { LOST_NOTE, rebuildReport, rowFromContents, rowFromSidecar, type RebuiltRow } from './sample-rebuild.js';
 import { readSidecar, SIDECAR_SUFFIX, SidecarWriter, sidecarName } from './sidecar.js';
 import type { QualityFile } from './quality/check-sample.js';
 import type { QualityGate, QualityVerdict } from './quality/policy.js';
@@ -47,21 +47,6 @@ export interface SampleFilter {
 }
 
 export type SamplePatch = Partial<Pick<Sample, 'label' | 'category' | 'metadata'>>;
-
-/** What a start that found the index lost did about it: said once, in the log and to the UI (app.info). */
-export interface IndexRebuild {
-  at: string;
-  reason: string;
-  /** The damaged files, renamed, relative to the data folder. */
-  keptAs: string[];
-  /** Samples back with every field, from their sidecars. */
-  restored: number;
-  /** Samples back from their files alone: label, category, metadata and upload state lost. */
-  fromContents: number;
-  /** Restored samples that were waiting to be uploaded: they are local now. */
-  wasPending: number;
-  message: string;
-}
 
 export const SAMPLES_DIR = 'samples';
 /** The index stores a sample's place relative to the data folder with '/', the same on every OS (join() reads it on Windows too). */
@@ -470,30 +455,13 @@ export class SampleStore {
       if (!lost) this.#log.warn('re-indexed a sample file that had no index row', { file: f, from: side.ok ? 'sidecar' : 'contents' });
     }
     this.db.transaction(() => rebuilt.forEach((r) => this.#insertRow(r.row)))();
-    if (lost && (rebuilt.length > 0 || lost.keptAs.length > 0)) this.#reportRebuild(lost, rebuilt);
-  }
-
-  #reportRebuild(lost: IndexDamage, rebuilt: RebuiltRow[]): void {
-    const restored = rebuilt.filter((r) => r.from === 'sidecar').length;
-    const fromContents = rebuilt.length - restored;
-    const wasPending = rebuilt.filter((r) => r.wasPending).length;
-    const parts = [
-      `The sample index was lost (${lost.reason}) and has been rebuilt from the ${rebuilt.length} files in samples/.`,
-      lost.keptAs.length ? `The damaged index is kept as ${lost.keptAs.join(', ')} in the data folder.` : '',
-      `${restored} samples came back with their labels, categories, metadata and upload state.`,
-      fromContents
-        ? `Upload state, label, category and metadata unknown for ${fromContents} samples (no sidecar): they are kept local with a note; set their labels, and queue them again — the platform's duplicate check prevents double uploads.`
-        : '',
-      wasPending ? `${wasPending} samples were waiting to be uploaded and are local now: queue them again.` : '',
-      'Samples indexed where they lie (bulk uploads, watched folders) are not in the rebuilt index; their files were not touched: add them again (the platform skips those already uploaded).',
-      'No sample file was deleted.',
-    ];
-    this.indexRebuild = { at: new Date().toISOString(), reason: lost.reason, keptAs: lost.keptAs, restored, fromContents, wasPending, message: parts.filter(Boolean).join(' ') };
-    this.#log.warn('sample index rebuilt', { ...this.indexRebuild });
+    if (lost && (rebuilt.length > 0 || lost.keptAs.length > 0)) {
+      this.indexRebuild = rebuildReport(lost, rebuilt);
+      this.#log.warn('sample index rebuilt', { ...this.indexRebuild });
+    }
   }
 }
 
-const LOST_NOTE = 'recovered from its file alone when the index was rebuilt: label, category, metadata and upload state were lost; check them before uploading (uploading it again is safe: the platform skips duplicates)';
 
 function whereOf(filter: Pick<SampleFilter, 'states' | 'flagged'>): { where: string; args: BindValue[] } {
   const parts: string[] = [];
