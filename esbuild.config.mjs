@@ -1,7 +1,7 @@
 // Bundles the Node-side entry points. Dependencies stay external (native modules, and
 // electron-builder ships node_modules anyway); our own code becomes one file per entry.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const common = {
@@ -13,6 +13,10 @@ const common = {
   logLevel: 'warning',
   define: { __APP_VERSION__: JSON.stringify(pkg.version) },
 };
+
+// Chunk names carry a content hash and esbuild never deletes old ones: without this, every build
+// left its chunks in dist/cli, and the installers (which pack dist/**) shipped all of them.
+rmSync(new URL('./dist/cli', import.meta.url), { recursive: true, force: true });
 
 await Promise.all([
   build({ ...common, entryPoints: ['src-main/electron/main.ts'], format: 'esm', outfile: 'dist/electron/main.js' }),

@@ -82,7 +82,8 @@ async function childMain(serverBundle, optionsJson) {
     }
     if (m.type === 'stats') {
       const posts = server.requests.filter((r) => r.method === 'POST').length;
-      process.send({ id: m.id, value: { samples: server.samples.length, requests: posts } });
+      const cpu = process.cpuUsage();
+      process.send({ id: m.id, value: { samples: server.samples.length, requests: posts, cpuMs: Math.round((cpu.user + cpu.system) / 1000) } });
     }
   });
   process.on('disconnect', () => process.exit(0)); // the parent died: do not linger

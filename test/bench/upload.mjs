@@ -138,7 +138,7 @@ async function measureRounds(serverBundle, files, clients) {
     for (const [label, args] of Object.entries(clients)) {
       round[label] = await measure(serverBundle, files, (url) => args(url, i));
       const r = round[label];
-      say(`round ${i + 1} ${label}: ${seconds(r.ms)} (${rate(r.ms)} files/s), ${r.samples} stored, ${r.requests} requests, exit ${r.code}, ${r.cache}`);
+      say(`round ${i + 1} ${label}: ${seconds(r.ms)} (${rate(r.ms)} files/s), ${r.samples} stored, ${r.requests} requests, emulator CPU ${r.cpuMs} ms, exit ${r.code}, ${r.cache}`);
     }
     round.floor = await readFloor(files);
     round.ratio = round.baseline.ms / round.ours.ms;

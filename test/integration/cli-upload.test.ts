@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src-main/core/log.js';
+import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { CLI, runCli } from '../support/cli.js';
 import { encodeCbor, sensorDoc, wav, png } from '../support/ingestion-server/fixtures.js';
 import { startIngestionServer, type IngestionServer } from '../support/ingestion-server/server.js';
@@ -45,6 +48,20 @@ describe('capture-desk upload', () => {
     const r = await runCli(args(files)); // two-row, 20 ms files and 200 ms of silence
     expect(r.stdout.trim().split('\n').at(-1)).toBe('3 uploaded, 0 already present, 0 rejected, 0 failed');
     expect(srv.samples).toHaveLength(3);
+  });
+
+  it('ends once its work is done: the journal it leaves is read by the next open and folded in by the app', async () => {
+    const w = await world();
+    const r = await runCli(w.args(w.files));
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('7 uploaded, 0 already present, 0 rejected, 0 failed');
+    // The process did not wait for SQLite to fold the journal on close: the commits are in samples.db-wal.
+    const wal = join(w.root, 'data', 'samples.db-wal');
+    expect(statSync(wal).size).toBeGreaterThan(0);
+    const store = await SampleStore.open(join(w.root, 'data'), silentLogger);
+    expect(store.list({}).map((s) => s.state)).toEqual(Array(7).fill('uploaded'));
+    await store.close();
+    expect(existsSync(wal) ? statSync(wal).size : 0, 'the app folds the journal when it closes').toBe(0);
   });
 
   it('running it again reports everything as already present and sends nothing', async () => {

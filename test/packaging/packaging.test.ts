@@ -396,6 +396,21 @@ describe('electron-builder --linux dir (offline, stand-in Electron)', () => {
     expect(entries).toEqual(expect.arrayContaining(distFiles));
   });
 
+  it("app.asar holds only the CLI chunks the CLI can load, none left over from earlier builds", () => {
+    // esbuild names chunks by content hash and never deletes old ones; the build empties dist/cli first.
+    const packaged = entries.filter((e) => e.startsWith('/dist/cli/') && e.endsWith('.js'));
+    const reached = new Set<string>();
+    const visit = (entry: string) => {
+      if (reached.has(entry)) return;
+      reached.add(entry);
+      const text = extractFile(asarPath, entry.slice(1)).toString('utf8');
+      for (const m of text.matchAll(/(?:from\s*|import\s*\(?\s*)"(\.{1,2}\/[^"]+\.js)"/g)) visit(posix.join(posix.dirname(entry), m[1]!));
+    };
+    visit('/dist/cli/capture-desk.js');
+    expect(reached.size, 'the CLI loads its commands from chunks').toBeGreaterThan(5);
+    expect(packaged.filter((e) => !reached.has(e)), 'packaged CLI files nothing imports').toEqual([]);
+  });
+
   it("the packaged package.json starts the ESM main and names the app 'Capture Desk'", () => {
     const packaged = JSON.parse(extractFile(asarPath, 'package.json').toString('utf8')) as Record<string, unknown>;
     expect(packaged.type).toBe('module');

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Category, Sample, StructuredLabel } from '../contract.js';
@@ -11,6 +10,7 @@ import type { PcmBatch } from './audio-supervisor.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { RECORDINGS_DIR, type AudioRecordingNote } from '../capture/recording-recovery.js';
 import { storageError } from '../capture/sensor-recorder.js';
+import { newSampleId } from '../samples/sample-id.js';
 
 export interface AudioRecordingOptions {
   label: string | null;
@@ -84,7 +84,7 @@ export class AudioRecording {
     this.#offs.push(sup.states.on((st) => (st.state !== 'capturing' ? this.#end(null) : undefined)));
     // Recorded into the recordings folder beside a note of what it is, so a crash mid-way leaves
     // a WAV the next start turns into an incomplete sample (recording-recovery.ts).
-    const id = randomUUID();
+    const id = newSampleId(); // the sample's id once saved
     this.#reserved = { id, tempPath: join(store.dataDir, RECORDINGS_DIR, `${id}.wav`) };
     this.done = new Promise<void>((r) => (this.#finish = r)).then(() => this.#save());
   }

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { BoundingBox, Category, SampleKind, SampleState, StructuredLabel } from '../contract.js';
 import type { Db, Statement } from './db.js';
+import { newSampleId } from './sample-id.js';
 
 /** One file indexed where it lies (bulk upload): no copy, its hash pins the content we promised to send. */
 export interface NewReference {
@@ -70,7 +70,7 @@ export class ReferenceIndex {
   /** Inserts the rows in one statement (the caller's transaction makes it one commit); returns their ids. */
   insert(refs: NewReference[], d: ReferenceDefaults): string[] {
     if (refs.length === 0) return [];
-    const ids = refs.map(() => randomUUID());
+    const ids = refs.map(() => newSampleId());
     this.#insert.run({
       rows: JSON.stringify(refs.map((r, i) => [
         ids[i], r.name, r.path, r.kind, r.label, r.sha256, r.bytes, r.category ?? null, r.metadata ? JSON.stringify(r.metadata) : null,

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, posix } from 'node:path';
@@ -10,7 +10,8 @@ import type { BindValue, Db, Statement } from './db.js';
 import { openIndex, type IndexDamage } from './index-open.js';
 import { FLAGGED_LEVEL, rowToSample, type SampleRow } from './sample-row.js';
 import { errorCode, storageProblemAt } from '../fs/storage-error.js';
-import { LOST_NOTE, rebuildReport, rowFromContents, rowFromSidecar, type RebuiltRow } from './sample-rebuild.js';
+import type { RebuiltRow } from './sample-rebuild.js';
+import { newSampleId } from './sample-id.js';
 import { readSidecar, SIDECAR_SUFFIX, SidecarWriter, sidecarName } from './sidecar.js';
 import type { QualityFile } from './quality/check-sample.js';
 import type { QualityGate, QualityVerdict } from './quality/policy.js';
@@ -139,7 +140,7 @@ export class SampleStore {
    * names the file they were made from, so importing it again finds this sample.
    */
   async addBytes(input: NewSample, bytes: Uint8Array, source?: { path: string; sha256: string }): Promise<Sample> {
-    const id = randomUUID();
+    const id = newSampleId();
     const rel = storedName(`${id}${extname(input.name).toLowerCase() || '.bin'}`);
     await writeFileAtomic(join(this.dataDir, rel), bytes);
     const verdict = await this.inspect({ bytes }, input);
@@ -151,7 +152,7 @@ export class SampleStore {
    * folder, so the rename is atomic), then `commitFile` moves it into place and indexes it.
    */
   reserveFile(ext: string): { id: string; tempPath: string } {
-    const id = randomUUID();
+    const id = newSampleId();
     return { id, tempPath: join(this.dataDir, SAMPLES_DIR, `.${id}${ext}.tmp`) };
   }
 
@@ -216,7 +217,7 @@ export class SampleStore {
   /** Indexes a file where it lies (bulk upload): no copy, its hash pins the content we promised to send. */
   addReference(input: NewSample, ref: { path: string; bytes: number; sha256: string }, verdict: QualityVerdict | null = null): Sample {
     if (!isAbsolute(ref.path)) throw new Error('addReference needs an absolute path');
-    return this.#insert(randomUUID(), input, { file: ref.path, owned: false, source: { path: ref.path, sha256: ref.sha256 }, bytes: ref.bytes, sha256: ref.sha256 }, verdict);
+    return this.#insert(newSampleId(), input, { file: ref.path, owned: false, source: { path: ref.path, sha256: ref.sha256 }, bytes: ref.bytes, sha256: ref.sha256 }, verdict);
   }
 
   /** Many references in one transaction: one commit per chunk, not one per file. */
@@ -444,6 +445,8 @@ export class SampleStore {
         await rm(join(dir, f), { force: true }); // a write that never finished: it was never promised to anyone
         continue;
       }
+      // Loaded only here: its file decoders (zod, cbor-x) cost a command like `upload` ~0.1 s of start-up.
+      const { LOST_NOTE, rowFromContents, rowFromSidecar } = await import('./sample-rebuild.js');
       const bytes = await readFile(join(dir, f));
       const found = { id: basename(f, extname(f)), file: storedName(f), bytes, sha256: sha256(bytes) };
       const side = await readSidecar(join(dir, sidecarName(found.id)));
@@ -456,7 +459,7 @@ export class SampleStore {
     }
     this.db.transaction(() => rebuilt.forEach((r) => this.#insertRow(r.row)))();
     if (lost && (rebuilt.length > 0 || lost.keptAs.length > 0)) {
-      this.indexRebuild = rebuildReport(lost, rebuilt);
+      this.indexRebuild = (await import('./sample-rebuild.js')).rebuildReport(lost, rebuilt);
       this.#log.warn('sample index rebuilt', { ...this.indexRebuild });
     }
   }
