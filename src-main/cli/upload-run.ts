@@ -1,10 +1,9 @@
 import { sep } from 'node:path';
-import type { QueueStatus } from '../core/contract.js';
 import { CoreError } from '../core/errors.js';
 import { errorCode, storageProblemAt } from '../core/fs/storage-error.js';
 import type { Logger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
-import { importFiles } from '../core/upload/bulk-import.js';
+import { BulkReads, importFiles } from '../core/upload/bulk-import.js';
 import type { BulkOutcome } from '../core/upload/bulk-import.js';
 import { describeLabels, readFolderLabels, type FileAnnotation } from '../core/upload/folder-labels.js';
 import { collectFiles, type ImportOptions } from '../core/upload/import-files.js';
@@ -12,6 +11,7 @@ import { fileKind } from '../core/samples/formats/label-from-filename.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { Progress } from './progress.js';
 import { summarize } from './upload-summary.js';
+import { UploadTally } from './upload-tally.js';
 
 const PROGRESS_EVERY_MS = 200;
 
@@ -32,6 +32,16 @@ export interface UploadRun {
  * Returns the exit code (0 only when every file is on the platform).
  */
 export async function runUpload(r: UploadRun): Promise<number> {
+  // The file reader's thread starts while the folders are listed, and reads while the index opens.
+  const reads = new BulkReads(r.import);
+  try {
+    return await upload(r, reads);
+  } finally {
+    await reads.close(); // closed already unless something failed before the import
+  }
+}
+
+async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
   const { files: found, skipped, labelsFiles, hidden } = await collectFiles(r.paths);
   for (const s of skipped) process.stderr.write(`skipped ${s.path}: ${s.reason}\n`);
   const labels = labelsFiles.length ? await readFolderLabels(found, labelsFiles) : null;
@@ -47,6 +57,7 @@ export async function runUpload(r: UploadRun): Promise<number> {
     return skipped.length > 0 || refused.length > 0 ? 1 : 0;
   }
 
+  reads.start(files);
   const store = await SampleStore.open(r.dataDir, r.log);
   // This command only indexes references to files that stay where they are, and every state it
   // records can be re-derived by running it again (the platform refuses duplicates). So its
@@ -62,30 +73,35 @@ export async function runUpload(r: UploadRun): Promise<number> {
   store.db.pragma('cache_size = -32768');
   try {
     const progress = new Progress(files.length);
-    // Redrawn a few times a second at most: each draw counts the samples by state.
+    const tally = new UploadTally(store);
+    // Redrawn a few times a second at most: each draw looks up the samples changed since the last.
     let drawn = 0;
-    const showProgress = (status: () => QueueStatus, force = false) => {
+    const showProgress = (force = false) => {
       const now = performance.now();
       if (!force && now - drawn < PROGRESS_EVERY_MS) return;
       drawn = now;
-      const { counts } = status();
-      progress.update(counts.uploaded, `uploaded${counts.failed + counts.rejected ? `, ${counts.failed + counts.rejected} not` : ''}`);
+      const { uploaded, notUploaded } = tally.counts();
+      progress.update(uploaded, `uploaded${notUploaded ? `, ${notUploaded} not` : ''}`);
     };
     const queue = new UploadQueue({
       store: store, log: r.log, concurrency: r.concurrency, maxFilesPerRequest: r.filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
       target: async () => ({ ingestionUrl: r.ingestionUrl, apiKey: r.apiKey }),
       storageResumeHint: 'then run the same command again.',
-      onChange: (status) => showProgress(status),
+      onChange: (_status, ids) => {
+        tally.changed(ids);
+        showProgress();
+      },
     });
     // Sending starts with the first indexed chunk; the rest is read and hashed while requests are in flight.
     queue.start();
     const outcomes = await importFiles(store, files, r.import, (chunk) => {
       // A file known from an earlier run that did not make it gets another chance (the key,
       // the project settings or the network may have been fixed since).
+      tally.add(chunk);
       const retry = chunk.flatMap((o) => (o.status === 'known' && ['local', 'failed', 'rejected'].includes(o.state) ? [o.id] : []));
       if (retry.length) queue.queueStore.enqueue(retry);
       queue.wake();
-    }, labels?.byFile).catch(async (err: unknown) => {
+    }, labels?.byFile, reads).catch(async (err: unknown) => {
       // Requests in flight finish and record what the platform answered before the index closes.
       await queue.stop();
       progress.finish();
@@ -93,11 +109,12 @@ export async function runUpload(r: UploadRun): Promise<number> {
     });
     await queue.whenIdle();
     await queue.stop();
-    showProgress(() => queue.status(), true);
+    showProgress(true);
     progress.finish();
-    const status = queue.status();
-    if (status.paused) process.stderr.write(`Uploads stopped: ${status.pausedReason}\n`);
-    const summary = summarize([...refused, ...outcomes], store.verdicts(), status.pausedReason);
+    const paused = queue.pausedReason();
+    if (paused !== null) process.stderr.write(`Uploads stopped: ${paused}\n`);
+    const runIds = outcomes.flatMap((o) => (o.status === 'refused' ? [] : [o.id]));
+    const summary = summarize([...refused, ...outcomes], store.verdicts(runIds), paused);
     for (const line of [...notes, ...summary.details]) process.stderr.write(line + '\n');
     process.stdout.write(summary.line + '\n');
     return summary.allOnPlatform ? 0 : 1;

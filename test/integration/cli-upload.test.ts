@@ -64,6 +64,20 @@ describe('capture-desk upload', () => {
     expect(existsSync(wal) ? statSync(wal).size : 0, 'the app folds the journal when it closes').toBe(0);
   });
 
+  it("counts its progress in this run's files, not in the samples earlier runs left in the data folder", async () => {
+    const w = await world();
+    expect((await runCli(w.args(w.files))).code).toBe(0);
+    const more = join(w.root, 'more');
+    await mkdir(more);
+    for (let i = 0; i < 3; i++) await writeFile(join(more, `tap.${i}.cbor`), encodeCbor(sensorDoc([[i, 9], [i, 8]])));
+    const r = await runCli(w.args(more));
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('3 uploaded, 0 already present, 0 rejected, 0 failed');
+    const progress = r.stderr.split('\n').filter((l) => /^\d+\/\d+ uploaded/.test(l));
+    expect(progress.at(-1)).toBe('3/3 uploaded');
+    expect(progress.filter((l) => !/^[0-3]\/3 uploaded$/.test(l))).toEqual([]);
+  });
+
   it('running it again reports everything as already present and sends nothing', async () => {
     const { srv, files, args } = await world();
     await runCli(args(files));

@@ -298,9 +298,17 @@ export class SampleStore {
   }
 
   /** Just the verdicts, for summaries over many samples without building whole Sample objects. */
-  verdicts(): Map<string, Pick<Sample, 'state' | 'note' | 'error'>> {
-    const rows = this.#stmt('SELECT id, state, note, error FROM samples').all() as Array<{ id: string; state: SampleState; note: string | null; error: string | null }>;
-    return new Map(rows.map((r) => [r.id, { state: r.state, note: r.note, error: r.error }]));
+  /**
+   * Where these samples stand (state, and the platform's note or error), in one statement: a run
+   * asks about its own files, never the whole index (a data folder may hold years of captures).
+   * A sample that no longer exists is absent from the map.
+   */
+  verdicts(ids: readonly string[]): Map<string, Pick<Sample, 'state' | 'note' | 'error'>> {
+    const found = new Map<string, Pick<Sample, 'state' | 'note' | 'error'>>();
+    if (ids.length === 0) return found;
+    const rows = this.#stmt('SELECT id, state, note, error FROM samples WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as Array<{ id: string; state: SampleState; note: string | null; error: string | null }>;
+    for (const r of rows) found.set(r.id, { state: r.state, note: r.note, error: r.error });
+    return found;
   }
 
   counts(): Record<SampleState, number> {

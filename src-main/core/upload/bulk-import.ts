@@ -24,11 +24,60 @@ const LANES = 16;
 const READ_WHOLE_BYTES = 8 * 1024 * 1024;
 
 /**
+ * The reading side of a bulk import: files are read and hashed a chunk at a time, a few chunks
+ * ahead of the indexer, on a worker thread. Made before the index is open (its worker starts while
+ * the folders are listed) and started with the list, so the first chunk is on its way while
+ * SQLite opens: on a cold disk, reading is what a big upload waits on.
+ */
+export class BulkReads {
+  readonly #reader = hashedReader();
+  readonly #signs: (path: string) => boolean;
+  #chunks: string[][] = [];
+  #reads: Array<Promise<HashedRead[]> | null> = [];
+
+  constructor(run: Pick<ImportOptions, 'hmacKey'>) {
+    // Signing rewrites the content, so those files take the one-at-a-time path.
+    this.#signs = (path) => run.hmacKey !== undefined && /\.(json|cbor)$/i.test(path);
+  }
+
+  /** Splits `paths` into chunks and starts reading the first ones. Call once. */
+  start(paths: string[]): void {
+    for (let i = 0; i < paths.length; i += CHUNK) this.#chunks.push(paths.slice(i, i + CHUNK));
+    this.#reads = this.#chunks.map(() => null);
+    this.#ahead(0);
+  }
+
+  get chunks(): readonly string[][] {
+    return this.#chunks;
+  }
+
+  /** Chunk `c`'s reads (big files and files to sign are left out), and the next chunks' started. */
+  async take(c: number): Promise<Map<string, HashedRead>> {
+    this.#ahead(c);
+    const read = new Map((await this.#reads[c]!).map((r) => [r.path, r]));
+    this.#reads[c] = null;
+    return read;
+  }
+
+  close(): Promise<void> {
+    return this.#reader.close();
+  }
+
+  #ahead(c: number): void {
+    for (let k = c; k < Math.min(this.#chunks.length, c + 1 + READ_AHEAD); k++) {
+      const p = (this.#reads[k] ??= this.#reader.read(this.#chunks[k]!.filter((path) => !this.#signs(path))));
+      p.catch(() => {}); // awaited in its turn; not an unhandled rejection before then
+    }
+  }
+}
+
+/**
  * Adds many files, a chunk at a time: the next chunk is read while this one is hashed and indexed
  * (one duplicate lookup and one insert per chunk, in one transaction). Their bytes are kept for
  * the upload so each file is read once. Calls `onChunk` after each chunk so the queue can start
  * sending while the rest is still indexed. Re-running after a crash finds each file (path and
- * content hash) and reuses its sample, so nothing is queued twice.
+ * content hash) and reuses its sample, so nothing is queued twice. `reads` may have been started
+ * earlier (see BulkReads); it is closed here either way.
  */
 export async function importFiles(
   store: SampleStore,
@@ -36,29 +85,21 @@ export async function importFiles(
   run: ImportOptions,
   onChunk: (outcomes: BulkOutcome[]) => void,
   annotations: ReadonlyMap<string, FileAnnotation> = new Map(),
+  reads?: BulkReads,
 ): Promise<BulkOutcome[]> {
   const optionsFor = (path: string) => withAnnotation(run, annotations.get(path));
   const o = run;
   const index = new ReferenceIndex(store.db);
-  const reader = hashedReader();
+  if (!reads) {
+    reads = new BulkReads(run);
+    reads.start(paths);
+  }
   const all: BulkOutcome[] = [];
-  // Signing rewrites the content, so those files take the one-at-a-time path.
-  const signs = (path: string) => o.hmacKey !== undefined && /\.(json|cbor)$/i.test(path);
-  const chunks: string[][] = [];
-  for (let i = 0; i < paths.length; i += CHUNK) chunks.push(paths.slice(i, i + CHUNK));
-  const reads = chunks.map(() => null as Promise<HashedRead[]> | null);
-  const readAhead = (c: number) => {
-    for (let k = c; k < Math.min(chunks.length, c + 1 + READ_AHEAD); k++) {
-      const p = (reads[k] ??= reader.read(chunks[k]!.filter((path) => !signs(path))));
-      p.catch(() => {}); // awaited in its turn; not an unhandled rejection before then
-    }
-  };
   try {
+    const chunks = reads.chunks;
     for (let c = 0; c < chunks.length; c++) {
-      readAhead(c);
       const chunk = chunks[c]!;
-      const read = new Map((await reads[c]!).map((r) => [r.path, r]));
-      reads[c] = null;
+      const read = await reads.take(c);
       const outcomes: BulkOutcome[] = new Array(chunk.length);
       const hashes: Array<string | null> = chunk.map((p) => {
         const r = read.get(p);
@@ -95,7 +136,7 @@ export async function importFiles(
       onChunk(outcomes);
     }
   } finally {
-    await reader.close();
+    await reads.close();
   }
   return all;
 }

@@ -30,6 +30,8 @@ export interface QueuedFile {
   kind: SampleKind;
   /** Per file: they travel in a bounding_boxes.labels part, which names each image. */
   boundingBoxes: BoundingBox[];
+  /** A copy in the data folder (which has a sidecar to keep current), not a file referenced where it lies. */
+  owned: boolean;
 }
 
 export interface QueuedBatch {
@@ -42,6 +44,8 @@ export interface UploadedMark {
   id: string;
   platformSampleId: number | null;
   note: string | null;
+  /** False for a referenced file: it has no sidecar to rewrite. Unknown counts as owned. */
+  owned?: boolean;
 }
 
 interface HeaderRow {
@@ -64,6 +68,7 @@ interface FileRow {
   label: string | null;
   kind: SampleKind;
   bounding_boxes: string;
+  owned: number;
 }
 
 // Queue order is (created, rowid); samples_queue_order = (state, created) holds exactly that order
@@ -72,7 +77,7 @@ interface FileRow {
 const QUEUE_ORDER = "FROM samples INDEXED BY samples_queue_order WHERE state = 'queued' AND next_attempt_at <= ?";
 export const OLDEST_DUE = `SELECT name, category, label, metadata, add_date_id, allow_duplicates ${QUEUE_ORDER} ORDER BY created, rowid LIMIT 1`;
 // The label is matched in code (the file-name rule is not SQL); boxes travel per file.
-export const DUE_IN_GROUP = `SELECT id, name, file, bytes, sha256, attempts, structured_labels, label, kind, bounding_boxes ${QUEUE_ORDER}
+export const DUE_IN_GROUP = `SELECT id, name, file, bytes, sha256, attempts, structured_labels, label, kind, bounding_boxes, owned ${QUEUE_ORDER}
   AND category = ? AND metadata = ? AND add_date_id = ? AND allow_duplicates = ?
   ORDER BY created, rowid LIMIT ?`;
 
@@ -150,7 +155,7 @@ export class QueueStore {
           files.push({
             id: r.id, name: r.name, file: r.file, bytes: r.bytes, sha256: r.sha256, attempts: r.attempts,
             structuredLabels: r.structured_labels ? (JSON.parse(r.structured_labels) as StructuredLabel[]) : null,
-            kind: r.kind, boundingBoxes: JSON.parse(r.bounding_boxes) as BoundingBox[],
+            kind: r.kind, boundingBoxes: JSON.parse(r.bounding_boxes) as BoundingBox[], owned: r.owned === 1,
           });
           names.add(r.name);
           bytes += r.bytes;
@@ -190,7 +195,8 @@ export class QueueStore {
        FROM json_each(?) AS u WHERE samples.id = u.value ->> 0`,
     ).run(new Date().toISOString(), JSON.stringify(marks.map((m) => [m.id, m.platformSampleId, m.note])));
     // Uploaded or not is what a rebuilt index must know; the sidecars follow after the commit.
-    this.samples.changed(marks.map((m) => m.id));
+    // Referenced files have none: looking them up would cost a bulk upload a query per request.
+    this.samples.changed(marks.flatMap((m) => (m.owned === false ? [] : [m.id])));
   }
 
   markRejected(id: string, error: string): void {

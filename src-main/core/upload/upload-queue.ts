@@ -152,6 +152,11 @@ export class UploadQueue {
     this.#pump();
   }
 
+  /** Why nothing is sent (the key was refused, the disk is full…), or null; status() without counting every sample. */
+  pausedReason(): string | null {
+    return this.#storage ?? this.#paused;
+  }
+
   status(): QueueStatus {
     return { paused: this.#paused !== null || this.#storage !== null, pausedReason: this.#storage ?? this.#paused, online: this.#online, inFlight: this.#inFlight, counts: this.#o.store.counts() };
   }
@@ -259,8 +264,8 @@ export class UploadQueue {
         const uploaded: UploadedMark[] = [];
         outcomes.forEach((o, i) => {
           const f = ready[i]!;
-          if (o.ok) uploaded.push({ id: f.id, platformSampleId: o.sampleId, note: null });
-          else if (o.duplicate) uploaded.push({ id: f.id, platformSampleId: null, note: `Already on the platform (${o.error}).` });
+          if (o.ok) uploaded.push({ id: f.id, platformSampleId: o.sampleId, note: null, owned: f.owned });
+          else if (o.duplicate) uploaded.push({ id: f.id, platformSampleId: null, note: `Already on the platform (${o.error}).`, owned: f.owned });
           else if (o.error.startsWith('The platform did not report')) this.#retry(f.id, f.attempts, o.error);
           else this.#qs.markRejected(f.id, o.error);
         });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src-main/core/log.js';
 import type { BindValue } from '../../../src-main/core/samples/db.js';
 import { SampleStore, type NewSample } from '../../../src-main/core/samples/sample-store.js';
@@ -30,7 +30,7 @@ describe('QueueStore.takeBatch', () => {
     const batch = qs.takeBatch(Date.now(), 10, 1e9)!;
     expect(batch.headers).toEqual({ category: 'training', label: 'idle', labelFromName: false, metadata: {}, addDateId: false, allowDuplicates: false });
     expect(batch.files.map((f) => f.name)).toEqual(['take-idle.1.cbor', 'take-idle.2.cbor', 'take-idle.3.cbor']);
-    expect(batch.files[0]).toMatchObject({ id: order[0]!.id, file: order[0]!.file, bytes: 10, sha256: order[0]!.sha256, attempts: 0, structuredLabels: null, kind: 'sensor', boundingBoxes: [] });
+    expect(batch.files[0]).toMatchObject({ id: order[0]!.id, file: order[0]!.file, bytes: 10, sha256: order[0]!.sha256, attempts: 0, structuredLabels: null, kind: 'sensor', boundingBoxes: [], owned: false });
     expect(store.counts()).toMatchObject({ uploading: 3, queued: 2 });
     expect(qs.takeBatch(Date.now(), 10, 1e9)!.files.map((f) => f.name)).toEqual(['take-wave.1.cbor', 'take-wave.2.cbor']);
     expect(qs.takeBatch(Date.now(), 10, 1e9)).toBeNull();
@@ -105,5 +105,18 @@ describe('QueueStore.markUploadedMany', () => {
     expect(store.get(a.id)).toMatchObject({ state: 'uploaded', platformSampleId: 41, note: null, error: null, uploadedAt: expect.any(String) });
     expect(store.get(b.id)).toMatchObject({ state: 'uploaded', platformSampleId: null, note: 'Already on the platform (x).' });
     qs.markUploadedMany([]);
+  });
+
+  it('has the sidecars of owned samples rewritten, and looks up none for files referenced where they lie', async () => {
+    const { store, qs, add } = await open();
+    const [a, b, c] = [add('r.1.cbor'), add('r.2.cbor'), add('r.3.cbor')];
+    const changed = vi.spyOn(store, 'changed');
+    qs.markUploadedMany([
+      { id: a.id, platformSampleId: 1, note: null, owned: false },
+      { id: b.id, platformSampleId: 2, note: null, owned: true },
+      { id: c.id, platformSampleId: 3, note: null },
+    ]);
+    expect(changed.mock.calls).toEqual([[[b.id, c.id]]]);
+    expect([a, b, c].map((s) => store.get(s.id).state)).toEqual(['uploaded', 'uploaded', 'uploaded']);
   });
 });

@@ -1,0 +1,59 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UploadTally } from '../../src-main/cli/upload-tally.js';
+import { silentLogger } from '../../src-main/core/log.js';
+import { SampleStore } from '../../src-main/core/samples/sample-store.js';
+import type { BulkOutcome } from '../../src-main/core/upload/bulk-import.js';
+import { QueueStore } from '../../src-main/core/upload/queue-store.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function world() {
+  const dir = await mkdtemp(join(tmpdir(), 'cd-tally-'));
+  const store = await SampleStore.open(dir, silentLogger);
+  cleanups.push(() => rm(dir, { recursive: true, force: true }), () => store.close());
+  let n = 0;
+  const add = (name: string) =>
+    store.addReference({ name, kind: 'sensor', label: 'idle', category: 'training', queue: true }, { path: join(dir, `${name}.${n++}`), bytes: 10, sha256: `h${n}` });
+  return { store, qs: new QueueStore(store), add };
+}
+
+const added = (id: string): BulkOutcome => ({ path: `/f/${id}`, status: 'added', id, state: 'queued' });
+
+describe('UploadTally', () => {
+  it("counts this run's files only, not the samples earlier runs left in the data folder", async () => {
+    const { store, qs, add } = await world();
+    const earlier = [add('old.1.cbor'), add('old.2.cbor')];
+    qs.markUploadedMany(earlier.map((s) => ({ id: s.id, platformSampleId: 1, note: null })));
+    const mine = [add('new.1.cbor'), add('new.2.cbor'), add('new.3.cbor')];
+    const tally = new UploadTally(store);
+    tally.add(mine.map((s) => added(s.id)));
+    expect(tally.counts()).toEqual({ uploaded: 0, notUploaded: 0 });
+
+    qs.markUploadedMany([{ id: mine[0]!.id, platformSampleId: 5, note: null }]);
+    qs.markRejected(mine[1]!.id, 'bad file');
+    tally.changed([mine[0]!.id, mine[1]!.id, earlier[0]!.id]);
+    expect(tally.counts()).toEqual({ uploaded: 1, notUploaded: 1 });
+    // A rejected file sent again (a later pass) and uploaded moves from "not" to uploaded.
+    qs.markUploadedMany([{ id: mine[1]!.id, platformSampleId: 6, note: null }]);
+    tally.changed([mine[1]!.id]);
+    expect(tally.counts()).toEqual({ uploaded: 2, notUploaded: 0 });
+    expect(store.counts().uploaded).toBe(4);
+  });
+
+  it('counts files an earlier run uploaded as done, and a change reported before the import reported the file', async () => {
+    const { store, qs, add } = await world();
+    const [a, b] = [add('a.1.cbor'), add('b.1.cbor')];
+    const tally = new UploadTally(store);
+    qs.markUploadedMany([{ id: b.id, platformSampleId: 2, note: null }]);
+    tally.changed([b.id]); // settled while a big file of the same chunk was still being indexed
+    expect(tally.counts()).toEqual({ uploaded: 0, notUploaded: 0 });
+    tally.add([{ path: '/f/a', status: 'known', id: a.id, state: 'uploaded' }, added(b.id)]);
+    expect(tally.counts()).toEqual({ uploaded: 2, notUploaded: 0 });
+  });
+});
