@@ -25,7 +25,9 @@ interface Answer {
 const SOURCE = String.raw`
 const { parentPort } = require('node:worker_threads');
 const { openSync, readSync, fstatSync, closeSync } = require('node:fs');
-const { createHash } = require('node:crypto');
+const { createHash, hash } = require('node:crypto');
+// One-shot hashing where Node has it (20.12+, and Electron's): no Hash object per file, ~3x faster on small files.
+const sha256 = typeof hash === 'function' ? (b) => hash('sha256', b) : (b) => createHash('sha256').update(b).digest('hex');
 const SCRATCH = 64 * 1024;
 const SLAB = 1024 * 1024;
 const scratch = Buffer.allocUnsafeSlow(SCRATCH);
@@ -48,7 +50,7 @@ parentPort.on('message', ({ id, paths, keepLimit }) => {
           at = 0;
         }
         scratch.copy(slab, at, 0, n);
-        files.push({ slab: slabs.length - 1, at, n, sha256: createHash('sha256').update(scratch.subarray(0, n)).digest('hex') });
+        files.push({ slab: slabs.length - 1, at, n, sha256: sha256(scratch.subarray(0, n)) });
         at += n;
         continue;
       }
@@ -71,7 +73,7 @@ parentPort.on('message', ({ id, paths, keepLimit }) => {
         bytes = cut;
       }
       own.push(bytes.buffer);
-      files.push({ own: own.length - 1, sha256: createHash('sha256').update(bytes).digest('hex') });
+      files.push({ own: own.length - 1, sha256: sha256(bytes) });
     } catch (err) {
       files.push({ error: 'cannot read it (' + (err.code || err.message) + ')' });
     } finally {
