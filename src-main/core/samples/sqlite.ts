@@ -1,4 +1,12 @@
-import Libsql from 'libsql';
+import { createRequire } from 'node:module';
+import type Libsql from 'libsql';
+
+/**
+ * libsql is loaded at the first open, not with this module: it is a 10 MB native library (~40 ms),
+ * and a command like `upload` has files to list and a reader thread to start before it needs it.
+ */
+let loaded: typeof Libsql | null = null;
+const libsql = (): typeof Libsql => (loaded ??= createRequire(import.meta.url)('libsql') as typeof Libsql);
 
 /**
  * The SQLite connection the core uses: libsql (Rust, Node-API), so the one binary in node_modules
@@ -85,7 +93,7 @@ export class Db {
   onDamaged: ((err: Error) => void) | null = null;
 
   constructor(path: string) {
-    this.#raw = new Libsql(path);
+    this.#raw = new (libsql())(path);
   }
 
   readonly #guard: Guard = (fn) => {
