@@ -104,8 +104,10 @@ export async function collectFiles(paths: string[]): Promise<CollectedFiles> {
   const walk = async (dir: string): Promise<void> => {
     looked.add(dir);
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    // `dir` is absolute and normalized and an entry's name has no separator: no path.join per file.
+    const prefix = dir.endsWith(sep) ? dir : dir + sep;
     for (const e of entries) {
-      const full = join(dir, e.name);
+      const full = prefix + e.name;
       if (e.name.startsWith('.')) hidden.push(e.isDirectory() ? `${full}${sep}` : full);
       else if (e.isDirectory()) await walk(full);
       else if (e.isFile()) take(full);
