@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src-main/core/log.js';
 import { SampleStore } from '../../../src-main/core/samples/sample-store.js';
-import { importFiles, type BulkOutcome } from '../../../src-main/core/upload/bulk-import.js';
+import { BulkReads, importFiles, type BulkOutcome } from '../../../src-main/core/upload/bulk-import.js';
 import { collectFiles, type ImportOptions } from '../../../src-main/core/upload/import-files.js';
 import { encodeCbor, sensorDoc, wav } from '../../support/ingestion-server/fixtures.js';
 
@@ -52,6 +52,25 @@ describe('importFiles (bulk)', () => {
     expect(again.map((o) => (o.status === 'refused' ? '' : o.id))).toEqual(first.map((o) => (o.status === 'refused' ? '' : o.id)));
     expect(again.every((o) => o.status === 'known')).toBe(true);
     expect(store.counts().queued).toBe(301);
+  });
+
+  it('takes its files from a reader started before the index was opened, and closes it', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'cd-bulk-early-'));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    const files = join(root, 'files');
+    await mkdir(files);
+    const docs = Array.from({ length: 270 }, (_, i) => encodeCbor(sensorDoc([[i, 3], [i, 4]])));
+    for (let i = 0; i < docs.length; i++) await writeFile(join(files, `early.${i}.cbor`), docs[i]!);
+    const { files: paths } = await collectFiles([files]);
+    const reads = new BulkReads(options);
+    reads.start(paths); // reading, with no index yet
+    const store = await SampleStore.open(join(root, 'data'), createLogger(() => {}));
+    cleanups.push(() => store.close());
+    const out = await importFiles(store, paths, options, () => {}, new Map(), reads);
+    expect(out.map((o) => o.status)).toEqual(Array(270).fill('added'));
+    const first = store.get((out[0] as { id: string }).id);
+    expect(first.sha256).toBe(sha(docs[Number(first.name.split('.')[1])]!));
+    await expect(reads.take(0)).rejects.toThrow(/closed/);
   });
 
   it('refuses a file that vanished after it was listed and signs unsigned files when given a key', async () => {
