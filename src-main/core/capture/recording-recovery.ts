@@ -4,6 +4,7 @@ import type { Category, Sample } from '../contract.js';
 import type { Logger } from '../log.js';
 import { WAV_HEADER_BYTES, wavHeader } from '../samples/formats/wav.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import { readSigningKey, type SigningKey } from '../secrets/signing-key.js';
 import { completeRows } from './recording-rows.js';
 import { writeAcquisition, type RecordingHeader } from './sensor-recorder.js';
 
@@ -47,6 +48,9 @@ export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey
     throw err;
   }
   const recovered: Sample[] = [];
+  // Read once, and only when a sensor recording is there to sign.
+  let signing: Promise<SigningKey> | undefined;
+  const signingKey = () => (signing ??= readSigningKey(hmacKey, log, 'recordings recovered after the app stopped'));
   for (const f of names.filter((n) => n.endsWith('.json'))) {
     const audio = f.endsWith('.audio.json');
     const id = f.slice(0, -(audio ? '.audio.json' : '.json').length);
@@ -54,7 +58,7 @@ export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey
     try {
       const { pid } = JSON.parse(await readFile(join(dir, f), 'utf8')) as { pid?: unknown };
       if (typeof pid === 'number' && pid !== process.pid && alive(pid)) continue; // still being recorded
-      const sample = audio ? await recoverAudio(store, join(dir, f), dataFile, id) : await recoverOne(store, join(dir, f), dataFile, id, hmacKey);
+      const sample = audio ? await recoverAudio(store, join(dir, f), dataFile, id) : await recoverOne(store, join(dir, f), dataFile, id, signingKey);
       if (sample) {
         recovered.push(sample);
         log.warn('recovered a recording interrupted by a stop of the app', { name: sample.name, rows: sample.extra['rows'] });
@@ -69,7 +73,7 @@ export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey
   return recovered;
 }
 
-async function recoverOne(store: SampleStore, headerFile: string, rowsFile: string, id: string, hmacKey: () => Promise<string | undefined>): Promise<Sample | null> {
+async function recoverOne(store: SampleStore, headerFile: string, rowsFile: string, id: string, signingKey: () => Promise<SigningKey>): Promise<Sample | null> {
   const header = JSON.parse(await readFile(headerFile, 'utf8')) as StoredHeader;
   const width = header.sensors.length;
   let info;
@@ -86,7 +90,7 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
   const ctx = header.context as { label?: string | null; category?: Category; metadata?: Record<string, string>; sourceId?: string };
   const label = ctx.label ?? null;
   const reserved = store.reserveFile('.cbor');
-  const key = await hmacKey().catch(() => undefined);
+  const { key, unsigned } = await signingKey();
   await writeAcquisition(reserved.tempPath, rowsFile, rows, header, { intervalMs, hmacKey: key });
   return store.commitFile(reserved, {
     name: `${label ?? 'unlabeled'}.${id.slice(0, 8)}.cbor`,
@@ -97,7 +101,7 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
     lengthMs: rows * intervalMs,
     incomplete: true,
     queue: false,
-    note: NOTE,
+    note: unsigned ? `${NOTE} It was ${unsigned}.` : NOTE,
     extra: { rows, interval_ms: intervalMs, recovered: true, ...(ctx.sourceId ? { source: ctx.sourceId } : {}) },
   });
 }

@@ -9,6 +9,7 @@ import type { AudioInput } from '../audio/audio-input.js';
 import { AUDIO_PREFIX } from '../audio/microphones.js';
 import { audioPart, sensorPart, type CapturePart } from './capture-parts.js';
 import { EventMarks } from './event-marks.js';
+import { readSigningKey, type SigningKey } from '../secrets/signing-key.js';
 
 export interface RecordingServiceDeps {
   hub: StreamHub;
@@ -80,26 +81,31 @@ export class RecordingService {
       const why = (err as Error).message;
       const kept: string[] = [];
       const lost: string[] = [];
+      let signing: SigningKey | null = null;
+      const keptUnsigned: string[] = [];
       for (const p of parts) {
         if (p.rows === 0) {
           await p.discard();
           continue;
         }
-        const cutShort = `the recording session could not start because ${failedSource} failed (${why}); this is what ${p.sourceId} recorded while the others were starting`;
-        const hmacKey = await this.d.hmacKey().catch(() => undefined);
-        const sample = await p.finish({ hmacKey, queue: false, atLength: false, structuredLabels: () => null, cutShort }).catch((e: unknown) => {
+        signing ??= await readSigningKey(() => this.d.hmacKey(), this.d.log, 'what a session that failed to start recorded');
+        const unsigned = signs(p) ? signing.unsigned : null;
+        const cutShort = `the recording session could not start because ${failedSource} failed (${why}); this is what ${p.sourceId} recorded while the others were starting${unsigned ? `; ${unsigned}` : ''}`;
+        const sample = await p.finish({ hmacKey: signing.key, queue: false, atLength: false, structuredLabels: () => null, cutShort }).catch((e: unknown) => {
           this.d.log.error('could not keep what a source recorded before the session failed to start', { sourceId: p.sourceId, error: String(e) });
           lost.push(`${p.sourceId} (${(e as Error).message})`);
           return null;
         });
         if (sample) {
           kept.push(p.sourceId);
+          if (unsigned) keptUnsigned.push(p.sourceId);
           this.d.onSaved([sample.id], false);
         }
       }
       if (!kept.length && !lost.length) throw err;
       const after = [
         kept.length ? `What ${kept.join(' and ')} recorded meanwhile is kept as an incomplete local sample.` : '',
+        keptUnsigned.length && signing?.unsigned ? `What ${keptUnsigned.join(' and ')} recorded was ${signing.unsigned}.` : '',
         lost.length ? `Could not keep what ${lost.join(' and ')} recorded.` : '',
       ].filter(Boolean).join(' ');
       throw new CoreError(err instanceof CoreError ? err.code : 'Unavailable', `${why.replace(/\.?$/, '.')} ${after}`, err instanceof CoreError ? err.details : undefined);
@@ -153,10 +159,8 @@ export class RecordingService {
     this.#update(s, { state: 'saving' });
     const problems: string[] = [];
     // The take is saved either way; unsigned is said out loud, never silent.
-    const hmacKey = await this.d.hmacKey().catch((err: unknown) => {
-      problems.push(`saved unsigned: the project's HMAC key could not be read (${(err as Error).message}); unlock or fix the keychain, then record again if the project needs signed data`);
-      return undefined;
-    });
+    const { key: hmacKey, unsigned } = await readSigningKey(() => this.d.hmacKey(), this.d.log, 'a recording session');
+    if (unsigned) problems.push(unsigned);
     const ids: string[] = [];
     let queued = 0;
     let held = 0;
@@ -190,4 +194,9 @@ export class RecordingService {
     this.d.bus.emit('record.state', s.status);
     return s.status;
   }
+}
+
+/** Microphone takes are WAV, which carries no signature: only sensor samples are signed. */
+function signs(p: CapturePart): boolean {
+  return !p.sourceId.startsWith(AUDIO_PREFIX);
 }

@@ -3,6 +3,7 @@ import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import { readSigningKey } from '../secrets/signing-key.js';
 import type { SerialOpener } from '../serial/byte-link.js';
 import type { PortRegistry } from '../serial/port-registry.js';
 import { readAtBoard, recordFromAtBoard } from '../serial/at/at-recording.js';
@@ -45,9 +46,11 @@ export function atHandlers(d: AtHandlerDeps): Pick<Handlers, 'at.readBoard' | 'a
       const release = claim(path);
       d.bus.emit('at.progress', { path, stage: 'connecting' });
       try {
+        // The board signs with the key it is given; without one it records unsigned, which the sample's note says.
+        const signing = await readSigningKey(() => d.hmacKey(), d.log, `a sample recorded on the board at ${path}`);
         const sample = await recordFromAtBoard(
           d,
-          { path, baudRate: d.ports.settingsFor(path).baudRate, sensor, frequencyHz, lengthMs, label, category, metadata: metadata ?? {}, hmacKey: await d.hmacKey().catch(() => undefined), queue: queue ?? true },
+          { path, baudRate: d.ports.settingsFor(path).baudRate, sensor, frequencyHz, lengthMs, label, category, metadata: metadata ?? {}, hmacKey: signing.key, note: signing.unsigned, queue: queue ?? true },
           (p) => {
             if (p.kind === 'stage') d.bus.emit('at.progress', { path, stage: p.stage });
             else if (p.kind === 'reading') d.bus.emit('at.progress', { path, stage: 'reading', receivedBytes: p.receivedBytes, totalBytes: p.totalBytes });

@@ -22,6 +22,8 @@ export interface AtRecordingRequest {
   category: Category;
   metadata: Record<string, string>;
   hmacKey?: string | undefined;
+  /** Said on the saved sample (e.g. why it is unsigned: the project's key could not be read). */
+  note?: string | null | undefined;
   queue?: boolean | undefined;
 }
 
@@ -92,7 +94,7 @@ export async function recordFromAtBoard(d: AtRecordingDeps, o: AtRecordingReques
         // What the board sent is kept as it came, so nothing is lost; it is not queued.
         sample = await d.store.addBytes(
           { ...base, name: `${o.label ?? 'unlabeled'}.${Date.now().toString(36)}.bin`, kind: 'other', incomplete: true, queue: false,
-            note: `incomplete: the board's sample could not be read (${(readError as Error).message}); its ${bytes.length} bytes are kept as they arrived. Check the firmware version and the transfer baud rate, then record again.`,
+            note: [`incomplete: the board's sample could not be read (${(readError as Error).message}); its ${bytes.length} bytes are kept as they arrived. Check the firmware version and the transfer baud rate, then record again.`, o.note].filter(Boolean).join('; '),
             extra: { ...facts, bytes_read: bytes.length } },
           bytes,
         );
@@ -106,6 +108,7 @@ export async function recordFromAtBoard(d: AtRecordingDeps, o: AtRecordingReques
             kind: 'sensor',
             lengthMs: rows * decoded.msg.payload.interval_ms,
             queue: o.queue ?? false,
+            note: o.note ?? null,
             extra: { rows, interval_ms: decoded.msg.payload.interval_ms, ...facts, signed_by_device: decoded.msg.protected.alg !== 'none' },
           },
           bytes,
