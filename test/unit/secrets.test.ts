@@ -134,6 +134,13 @@ describe('resolveApiKey', () => {
     // …and a flag still works without the keychain
     expect(await resolveApiKey({ flag: KEY, env: {}, projectId: 9, keys })).toEqual({ key: KEY, source: 'flag' });
   });
+
+  it('names the way around it for the key that was asked for: --hmac-key for the signing key', async () => {
+    const keys = new ProjectKeys(keytarKeychain({ load: failingKeytar('Cannot autolaunch D-Bus without X11 $DISPLAY'), platform: 'linux' }));
+    const err = await rejection(keys.getHmacKey(9));
+    expect(err.message).toMatch(/Install and unlock GNOME Keyring or KWallet, or pass the key with --hmac-key for this run\. No stored key was read\.$/);
+    expect(err.message).not.toContain('--api-key');
+  });
 });
 
 describe('keytarKeychain', () => {

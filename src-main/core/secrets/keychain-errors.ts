@@ -66,6 +66,8 @@ export interface UnavailableFacts {
   /** The secret being stored, if any: never allowed into the message. */
   secret?: string | undefined;
   timeoutMs?: number;
+  /** The keychain account (`project:<id>:api-key` / `:hmac-key`): the way around it depends on the key. */
+  account?: string;
 }
 
 /** `CoreError('Unavailable', '<what happened>. <what to do>. <what became of the key>.')` */
@@ -111,7 +113,9 @@ export function keychainUnavailable(f: UnavailableFacts): CoreError {
       what = `The ${w.name} refused the request${raw}`;
       todo = `${w.unlock} and try again`;
   }
-  const alternative = f.op === 'delete' ? '' : ', or pass the key with --api-key / CAPTURE_DESK_API_KEY for this run';
+  const alternative = f.op === 'delete' ? '' : f.account?.endsWith(':hmac-key')
+    ? ', or pass the key with --hmac-key for this run'
+    : ', or pass the key with --api-key / CAPTURE_DESK_API_KEY for this run';
   const details: KeychainUnavailableDetails = { keychain: 'unavailable', reason: f.reason };
   return new CoreError('Unavailable', `${what}. ${todo}${alternative}. ${outcome(f.op, f.reason === 'timeout')}`, details);
 }

@@ -44,21 +44,21 @@ export function keytarKeychain(options: KeytarKeychainOptions = {}): Keychain {
   const platform = options.platform ?? process.platform;
   let keytar: Promise<KeytarLike> | undefined;
 
-  async function attempt<T>(op: KeychainOp, secret: string | undefined, call: (k: KeytarLike) => Promise<T>): Promise<T> {
+  async function attempt<T>(op: KeychainOp, account: string, secret: string | undefined, call: (k: KeytarLike) => Promise<T>): Promise<T> {
     let k: KeytarLike;
     try {
       keytar ??= load();
       k = await keytar;
     } catch (err) {
       keytar = undefined; // try again next time; the failure is reported now
-      throw keychainUnavailable({ op, reason: 'module-load', raw: messageOf(err), platform, secret });
+      throw keychainUnavailable({ op, reason: 'module-load', raw: messageOf(err), platform, secret, account });
     }
     try {
       return await call(k);
     } catch (err) {
       if (err instanceof CoreError) throw err;
       const raw = messageOf(err);
-      throw keychainUnavailable({ op, reason: classifyKeychainError(raw), raw, platform, secret });
+      throw keychainUnavailable({ op, reason: classifyKeychainError(raw), raw, platform, secret, account });
     }
   }
 
@@ -68,11 +68,11 @@ export function keytarKeychain(options: KeytarKeychainOptions = {}): Keychain {
     }
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(keychainUnavailable({ op, reason: 'timeout', platform, timeoutMs })), timeoutMs);
+      timer = setTimeout(() => reject(keychainUnavailable({ op, reason: 'timeout', platform, timeoutMs, account })), timeoutMs);
       timer.unref(); // a stuck keychain call must not be what keeps the process alive
     });
     try {
-      return await Promise.race([attempt(op, secret, call), timedOut]);
+      return await Promise.race([attempt(op, account, secret, call), timedOut]);
     } finally {
       clearTimeout(timer);
     }
@@ -86,7 +86,7 @@ export function keytarKeychain(options: KeytarKeychainOptions = {}): Keychain {
         // libsecret reports success when an unlock prompt is dismissed without storing anything:
         // read the key back so "stored" is never said of a key that was not.
         if ((await k.getPassword(KEYCHAIN_SERVICE, account)) !== secret) {
-          throw keychainUnavailable({ op: 'set', reason: 'not-kept', platform, secret });
+          throw keychainUnavailable({ op: 'set', reason: 'not-kept', platform, secret, account });
         }
       }),
     delete: (account) => run('delete', account, undefined, (k) => k.deletePassword(KEYCHAIN_SERVICE, account)),
