@@ -234,6 +234,16 @@ test('detected windows are moved, played, removed and split with the keyboard al
   await page.keyboard.press('Shift+ArrowLeft');
   await expect.poll(() => startOf(second)).toBeCloseTo(thirdStart - 100, 6);
 
+  // Zoomed in (the view's keys still work from a window), a window out of view is panned into
+  // it when it takes focus.
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  await expect(view.getByTestId('view-range')).not.toContainText('0.00–6.31');
+  await expect(view.getByTestId('view-range')).not.toContainText('0.01–');
+  await page.keyboard.press('Shift+Tab');
+  await expect(first).toBeFocused();
+  await expect(view.getByTestId('view-range')).toContainText('0.01–');
+
   // Split what is shown: back to the button, Enter.
   const kept = await Promise.all([first, second].map(startOf));
   expect(kept[0]).toBeCloseTo(10, 6);
