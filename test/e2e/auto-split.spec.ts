@@ -2,6 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import type { Locator, Page } from '@playwright/test';
 import { spokenTake } from '../support/audio/speech.js';
 import { gestureTake } from '../support/gestures.js';
+import { runCli } from '../support/cli.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import { addFiles, openView, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
@@ -138,4 +139,127 @@ test('gestures on an accelerometer are split with the project window from Settin
   await split.getByLabel('Detected automatically').check();
   await expect(split).toContainText('No events found above the noise floor; lower the threshold.');
   await expect(split.getByTestId('split-detected')).toBeDisabled();
+});
+
+/** Presses Tab (or Shift+Tab) until `target` has focus; fails after `max` presses. */
+async function tabTo(page: Page, target: Locator, key: 'Tab' | 'Shift+Tab' = 'Tab', max = 40): Promise<void> {
+  for (let n = 0; n < max; n++) {
+    if (await target.evaluate((el) => el === document.activeElement)) return;
+    await page.keyboard.press(key);
+  }
+  await expect(target).toBeFocused();
+}
+
+/** The start of a window band, exactly (aria-valuenow), in ms. */
+const startOf = async (handle: Locator) => Number(await handle.getAttribute('aria-valuenow'));
+
+test('detected windows are moved, played, removed and split with the keyboard alone', async ({ page, shell }, testInfo) => {
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  const dir = testInfo.outputPath('take');
+  await mkdir(dir, { recursive: true });
+  const take = await spokenTake(dir, WORDS.slice(0, 4), GAPS_MS.slice(0, 3));
+
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await page.getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, [{ name: 'keys.take.wav', mimeType: 'audio/wav', buffer: await readFile(take.file) }]);
+  await row(page, 'keys.take.wav').getByRole('checkbox').focus();
+  await page.keyboard.press('Enter');
+  const view = page.getByTestId('sample-view');
+  await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
+
+  // S opens the panel on its first way; the arrow skips the disabled "marked events" to "detected".
+  await page.keyboard.press('s');
+  const split = view.getByTestId('split-panel');
+  await expect(split.getByLabel('Fixed windows')).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(split.getByLabel('Detected automatically')).toBeChecked();
+  await expect(split.getByTestId('detected-count')).toHaveAttribute('data-count', '4');
+  const handles = view.getByTestId('window-handle');
+  await expect(handles).toHaveCount(4);
+  const before = await listed(split);
+
+  // Tab reaches the first window on the plot; its name says its number and times.
+  const first = view.getByRole('slider', { name: /^Window 1:/ });
+  await tabTo(page, first);
+  const sec = (ms: number) => (ms / 1000).toFixed(2);
+  const start0 = await startOf(first);
+  await expect(first).toHaveAccessibleName(`Window 1: ${sec(start0)} s – ${sec(start0 + 1000)} s`);
+  expect(start0).toBeCloseTo(before[0]!.startMs, -1);
+  await screenshot(page, testInfo, 'split-window-focused');
+
+  // → moves by 10 ms, Shift+→ by 100 ms, exactly; the view does not pan.
+  const viewRange = await view.getByTestId('view-range').textContent();
+  await page.keyboard.press('ArrowRight');
+  await expect.poll(() => startOf(first)).toBeCloseTo(start0 + 10, 6);
+  await page.keyboard.press('Shift+ArrowRight');
+  await expect.poll(() => startOf(first)).toBeCloseTo(start0 + 110, 6);
+  await expect(first).toHaveAccessibleName(`Window 1: ${sec(start0 + 110)} s – ${sec(start0 + 1110)} s`);
+  await expect(split.getByTestId('detected-window').first().locator('.t')).toHaveText(`${sec(start0 + 110)}–${sec(start0 + 1110)} s`);
+  await expect(view.getByTestId('view-range')).toHaveText(viewRange!);
+  await expect(first).toBeFocused();
+
+  // Held against the start: it stops at 0 s with its length kept, as dragging does.
+  for (let n = 0; n < Math.ceil((start0 + 110) / 100) + 3; n++) await page.keyboard.press('Shift+ArrowLeft');
+  await expect(first).toHaveAccessibleName('Window 1: 0.00 s – 1.00 s');
+  expect(await startOf(first)).toBe(0);
+  await page.keyboard.press('ArrowLeft');
+  expect(await startOf(first)).toBe(0);
+  await page.keyboard.press('ArrowRight');
+  await expect.poll(() => startOf(first)).toBeCloseTo(10, 6);
+
+  // Space plays the focused window (and stops at its end); the view's own Space did not run too.
+  await page.keyboard.press('Space');
+  await expect(view.getByTestId('play')).toHaveAttribute('aria-pressed', 'true');
+  await expect(view.getByTestId('play')).toHaveAttribute('aria-pressed', 'false', { timeout: 10_000 });
+  await expect(first).toBeFocused();
+
+  // Delete on window 2: window 3 takes its place and the focus.
+  const third = before[2]!;
+  await page.keyboard.press('Tab');
+  await expect(view.getByRole('slider', { name: /^Window 2:/ })).toBeFocused();
+  await page.keyboard.press('Delete');
+  await expect(split.getByTestId('detected-count')).toHaveAttribute('data-count', '3');
+  const second = view.getByRole('slider', { name: /^Window 2:/ });
+  await expect(second).toBeFocused();
+  const thirdStart = await startOf(second);
+  expect(thirdStart).toBeCloseTo(third.startMs, -1);
+  // Backspace on the last window: the focus goes back to the one before it.
+  await page.keyboard.press('Tab');
+  await expect(view.getByRole('slider', { name: /^Window 3:/ })).toBeFocused();
+  await page.keyboard.press('Backspace');
+  await expect(split.getByTestId('detected-count')).toHaveAttribute('data-count', '2');
+  await expect(second).toBeFocused();
+  await page.keyboard.press('Shift+ArrowLeft');
+  await expect.poll(() => startOf(second)).toBeCloseTo(thirdStart - 100, 6);
+
+  // Zoomed in (the view's keys still work from a window), a window out of view is panned into
+  // it when it takes focus.
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  await expect(view.getByTestId('view-range')).not.toContainText('0.00–6.31');
+  await expect(view.getByTestId('view-range')).not.toContainText('0.01–');
+  await page.keyboard.press('Shift+Tab');
+  await expect(first).toBeFocused();
+  await expect(view.getByTestId('view-range')).toContainText('0.01–');
+
+  // Split what is shown: back to the button, Enter.
+  const kept = await Promise.all([first, second].map(startOf));
+  expect(kept[0]).toBeCloseTo(10, 6);
+  await tabTo(page, split.getByTestId('split-detected'), 'Shift+Tab');
+  await page.keyboard.press('Enter');
+  await expect(view.getByTestId('review-status')).toHaveText('Split into 2 new samples; the original stays.', { timeout: 20_000 });
+
+  // The new samples are exactly the moved windows (to one audio frame).
+  const r = await runCli(['samples', 'list', '--json', '--data-dir', shell.dataDir]);
+  expect(r.code, r.stderr).toBe(0);
+  const made = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { derived_by?: string; window_ms?: [number, number]; length_ms: number });
+  const cut = made.filter((s) => s.derived_by === 'split').map((s) => s.window_ms!).sort((a, b) => a[0] - b[0]);
+  expect(cut).toHaveLength(2);
+  cut.forEach(([from, to], i) => {
+    expect(Math.abs(from - kept[i]!)).toBeLessThan(1000 / take.rate);
+    expect(to - from).toBeCloseTo(1000, 0);
+  });
+  expect(pageErrors).toEqual([]);
 });

@@ -1,3 +1,5 @@
+import { LARGE_STEP_MS, SMALL_STEP_MS } from '../review/window-keys.js';
+
 /**
  * What a key press means on the live view. One table for the capture panel and the shortcut
  * sheet, so the sheet cannot drift from what the keys do.
@@ -94,6 +96,16 @@ export const SHORTCUTS: ReadonlyArray<{ group: string; keys: ReadonlyArray<{ key
       { keys: 'S', what: 'Split into windows (new samples)' },
       { keys: 'Space', what: 'Play / pause audio' },
       { keys: 'Esc', what: 'Clear the selection, then close' },
+    ],
+  },
+  {
+    group: 'Split, detected windows on the plot',
+    keys: [
+      { keys: 'Tab / Shift+Tab', what: 'Next / previous window along the time axis' },
+      { keys: '← →', what: `Move the window by ${SMALL_STEP_MS} ms` },
+      { keys: 'Shift+← →', what: `Move the window by ${LARGE_STEP_MS} ms` },
+      { keys: 'Delete / Backspace', what: 'Remove the window' },
+      { keys: 'Space / Enter', what: 'Play the window (audio)' },
     ],
   },
 ];

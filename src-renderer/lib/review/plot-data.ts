@@ -56,3 +56,15 @@ export function panView(v: ViewWindow, fraction: number, lengthMs: number, minMs
   const d = (v.endMs - v.startMs) * fraction;
   return clampView({ startMs: v.startMs + d, endMs: v.endMs + d }, lengthMs, minMs);
 }
+
+/**
+ * The view moved just enough (zoom kept) to show `w` — its start, when it is wider than the view —
+ * or null when it is already in view, so nothing is fetched again.
+ */
+export function revealView(v: ViewWindow, w: ViewWindow, lengthMs: number, minMs: number): ViewWindow | null {
+  if (w.startMs >= v.startMs && w.endMs <= v.endMs) return null;
+  const span = v.endMs - v.startMs;
+  const start = w.startMs < v.startMs || w.endMs - w.startMs > span ? w.startMs : w.endMs - span;
+  const next = clampView({ startMs: start, endMs: start + span }, lengthMs, minMs);
+  return next.startMs === v.startMs && next.endMs === v.endMs ? null : next;
+}

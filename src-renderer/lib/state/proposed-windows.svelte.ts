@@ -1,6 +1,7 @@
 import type { DetectedWindow } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
+import { clampStart } from '../review/window-keys.js';
 
 export interface DetectSettings {
   /** null until the first answer: the core picks the project's window (Settings), else 1000 ms. */
@@ -27,6 +28,8 @@ export class ProposedWindows {
   removed = $state(0);
   detecting = $state(false);
   error = $state<string | null>(null);
+  /** The window with keyboard focus on the plot, drawn highlighted on the plot and spectrogram. */
+  focused = $state<number | null>(null);
   #asked = 0;
 
   constructor(private readonly api: Api, private readonly sampleId: string, private readonly lengthMs: () => number) {}
@@ -66,7 +69,7 @@ export class ProposedWindows {
     const w = this.windows[index];
     if (!w) return;
     const len = w.endMs - w.startMs;
-    const start = Math.min(this.lengthMs() - len, Math.max(0, startMs));
+    const start = clampStart(startMs, len, this.lengthMs());
     this.windows = this.windows.map((x, i) => (i === index ? { ...x, startMs: start, endMs: start + len } : x));
   }
 

@@ -1,7 +1,7 @@
 import type { Sample, SampleEnvelope, SampleOverview } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
-import { clampView, panView, zoomView, type ViewWindow } from '../review/plot-data.js';
+import { clampView, panView, revealView, zoomView, type ViewWindow } from '../review/plot-data.js';
 
 /**
  * What the sample view shows: the overview (first paint), then the zoomed window fetched at the
@@ -52,6 +52,12 @@ export class SampleReview {
 
   pan(fraction: number): void {
     this.#show(panView(this.view, fraction, this.lengthMs, this.minSpanMs));
+  }
+
+  /** Pans, zoom kept, until `w` is in view (a window focused or moved from the keyboard). */
+  reveal(w: ViewWindow): void {
+    const next = revealView(this.view, w, this.lengthMs, this.minSpanMs);
+    if (next) this.#show(next);
   }
 
   reset(): void {

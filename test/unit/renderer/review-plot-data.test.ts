@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampView, envelopeToPlot, panView, zoomView } from '../../../src-renderer/lib/review/plot-data.js';
+import { clampView, envelopeToPlot, panView, revealView, zoomView } from '../../../src-renderer/lib/review/plot-data.js';
 
 describe('sample view: zoom, pan and plot data', () => {
   it('zooms around a point that stays put on screen, within the sample and not below a few rows', () => {
@@ -15,6 +15,16 @@ describe('sample view: zoom, pan and plot data', () => {
     expect(panView({ startMs: 8000, endMs: 9000 }, 0.5, 10_000, 80)).toEqual({ startMs: 8500, endMs: 9500 });
     expect(panView({ startMs: 8000, endMs: 9000 }, 5, 10_000, 80)).toEqual({ startMs: 9000, endMs: 10_000 });
     expect(clampView({ startMs: -50, endMs: 100 }, 10_000, 80)).toEqual({ startMs: 0, endMs: 150 });
+  });
+
+  it('pans just enough to show a window, zoom kept; nothing when it is already in view', () => {
+    const v = { startMs: 2000, endMs: 4000 };
+    expect(revealView(v, { startMs: 2500, endMs: 3500 }, 10_000, 80)).toBeNull();
+    expect(revealView(v, { startMs: 4500, endMs: 5500 }, 10_000, 80)).toEqual({ startMs: 3500, endMs: 5500 });
+    expect(revealView(v, { startMs: 1500, endMs: 2500 }, 10_000, 80)).toEqual({ startMs: 1500, endMs: 3500 });
+    // Wider than the view: its start shows.
+    expect(revealView({ startMs: 0, endMs: 500 }, { startMs: 3000, endMs: 4000 }, 10_000, 80)).toEqual({ startMs: 3000, endMs: 3500 });
+    expect(revealView({ startMs: 9000, endMs: 10_000 }, { startMs: 9800, endMs: 10_400 }, 10_000, 80)).toBeNull(); // already at the end
   });
 
   it('turns min/max columns into two points each, and raw rows into one', () => {
