@@ -13,10 +13,11 @@ import type { CallResult, Sample } from '../../src-main/core/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { decodeAcquisition, detectAcquisitionFormat, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
-import { keytarKeychain, memoryKeychain, type Keychain, type KeytarLike } from '../../src-main/core/secrets/keychain.js';
+import { memoryKeychain, type Keychain } from '../../src-main/core/secrets/keychain.js';
 import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { fixedPorts } from '../support/fake-hardware.js';
+import { lockedKeychain } from '../support/locked-keychain.js';
 
 // Issue 13, the paths besides a session's own Stop: an AT board's sample, what a session that
 // failed to start kept, and a recording recovered at start. Each is saved unsigned when the
@@ -31,12 +32,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const lockedKeyring: KeytarLike = {
-  getPassword: () => Promise.reject(new Error('Cannot get secret of a locked object')),
-  setPassword: () => Promise.reject(new Error('Cannot create an item in a locked collection')),
-  deletePassword: () => Promise.reject(new Error('Cannot delete a locked object')),
-};
-const locked = () => keytarKeychain({ load: async () => lockedKeyring, platform: 'linux' });
+const locked = lockedKeychain;
 
 async function core(dataDir: string, keychain: Keychain) {
   const lines: string[] = [];

@@ -6,8 +6,8 @@ import { createCore } from '../../src-main/core/app.js';
 import type { CallResult, RecordingStatus, Sample } from '../../src-main/core/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
-import { keytarKeychain, type KeytarLike } from '../../src-main/core/secrets/keychain.js';
 import { fixedPorts } from '../support/fake-hardware.js';
+import { lockedKeychain } from '../support/locked-keychain.js';
 
 // Issue 13: a take is never lost because the signing key cannot be read; it is saved unsigned,
 // and the session says so. The keychain is the real adapter; only keytar under it is replaced, by
@@ -17,16 +17,10 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const lockedKeyring: KeytarLike = {
-  getPassword: () => Promise.reject(new Error('Cannot get secret of a locked object')),
-  setPassword: () => Promise.reject(new Error('Cannot create an item in a locked collection')),
-  deletePassword: () => Promise.reject(new Error('Cannot delete a locked object')),
-};
-
 describe('a recording when the HMAC key cannot be read', () => {
   it('is saved unsigned, and the session status says so and why', async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-hmac-')), 'data');
-    const keychain = keytarKeychain({ load: async () => lockedKeyring, platform: 'linux' });
+    const keychain = lockedKeychain();
     const core = await createCore({ dataDir, shell: 'cli', uploads: false, hardware: { ports: fixedPorts([]), keychain }, log: createLogger(() => {}) });
     cleanups.push(() => core.close());
     const states: RecordingStatus[] = [];

@@ -447,14 +447,16 @@ export class SampleStore {
     const dir = join(this.dataDir, SAMPLES_DIR);
     const owned = new Set([...known].map((file) => basename(file)));
     const rebuilt: RebuiltRow[] = [];
+    let rebuild: typeof import('./sample-rebuild.js') | undefined;
     for (const f of await readdir(dir)) {
       if (owned.has(f) || f.endsWith(SIDECAR_SUFFIX)) continue;
       if (f.startsWith('.') && f.endsWith('.tmp')) {
         await rm(join(dir, f), { force: true }); // a write that never finished: it was never promised to anyone
         continue;
       }
-      // Loaded only here: its file decoders (zod, cbor-x) cost a command like `upload` ~0.1 s of start-up.
-      const { LOST_NOTE, rowFromContents, rowFromSidecar } = await import('./sample-rebuild.js');
+      // Loaded only when a file needs it: its decoders (zod, cbor-x) cost a command like `upload` ~0.1 s of start-up.
+      rebuild ??= await import('./sample-rebuild.js');
+      const { LOST_NOTE, rowFromContents, rowFromSidecar } = rebuild;
       const bytes = await readFile(join(dir, f));
       const found = { id: basename(f, extname(f)), file: storedName(f), bytes, sha256: sha256(bytes) };
       const side = await readSidecar(join(dir, sidecarName(found.id)));
@@ -467,7 +469,7 @@ export class SampleStore {
     }
     this.db.transaction(() => rebuilt.forEach((r) => this.#insertRow(r.row)))();
     if (lost && (rebuilt.length > 0 || lost.keptAs.length > 0)) {
-      this.indexRebuild = (await import('./sample-rebuild.js')).rebuildReport(lost, rebuilt);
+      this.indexRebuild = (rebuild ?? (await import('./sample-rebuild.js'))).rebuildReport(lost, rebuilt);
       this.#log.warn('sample index rebuilt', { ...this.indexRebuild });
     }
   }

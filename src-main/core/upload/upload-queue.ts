@@ -158,7 +158,8 @@ export class UploadQueue {
   }
 
   status(): QueueStatus {
-    return { paused: this.#paused !== null || this.#storage !== null, pausedReason: this.#storage ?? this.#paused, online: this.#online, inFlight: this.#inFlight, counts: this.#o.store.counts() };
+    const pausedReason = this.pausedReason();
+    return { paused: pausedReason !== null, pausedReason, online: this.#online, inFlight: this.#inFlight, counts: this.#o.store.counts() };
   }
 
   /** Resolves when nothing is queued or in flight, or the queue is paused. */
