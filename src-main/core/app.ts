@@ -14,7 +14,7 @@ import { SettingsStore } from './settings/settings-store.js';
 import { StreamHub } from './stream/stream-hub.js';
 import { sampleHandlers } from './handlers/samples.js';
 import { uploadHandlers } from './handlers/uploads.js';
-import { atHandlers } from './handlers/at-board.js';
+import { atBoards as createAtBoards } from './handlers/at-board.js';
 import { reviewHandlers } from './handlers/review.js';
 import { SampleStore } from './samples/sample-store.js';
 import { qualityGate } from './samples/quality/policy.js';
@@ -32,6 +32,9 @@ import type { AudioInput } from './audio/audio-input.js';
 import { Microphones } from './audio/microphones.js';
 import { recoverRecordings } from './capture/recording-recovery.js';
 import { DEFAULT_SAMPLE_RATE } from './audio/audio-supervisor.js';
+import { RemoteDevices } from './remote/remote-devices.js';
+import { machineKey } from './remote/device-identity.js';
+import { wsConnector, type RemoteConnector } from './remote/socket.js';
 
 /** Every piece of hardware the core touches, so tests inject fakes and integration tests the real thing. */
 export interface Hardware {
@@ -43,6 +46,8 @@ export interface Hardware {
   serial: SerialOpener;
   /** Microphone capture (the AudioSupervisor and its capture process in the shells). */
   audio: AudioInput;
+  /** WebSockets to the platform's remote-management service (the `ws` package unless a test injects one). */
+  remote: RemoteConnector;
 }
 
 export interface CoreOptions {
@@ -54,6 +59,10 @@ export interface CoreOptions {
   log?: Logger;
   /** Learns every key the core reads or stores; the shells' loggers redact with it (see logs/app-log.ts). */
   secrets?: KnownSecrets;
+  /** This computer, for device ids derived from it (default: the machine id, else the host name). */
+  machine?: string;
+  /** Remote-management link timing; tests shorten it. */
+  remoteTiming?: { pingMs?: number; pongTimeoutMs?: number; backoff?: { baseMs: number; maxMs: number } };
 }
 
 export interface Core {
@@ -122,7 +131,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     audio: mics && opts.hardware.audio ? { input: opts.hardware.audio, preRollMs: () => mics.settings().preRollMs } : undefined,
   });
   recordingOf = (id) => recordings.isRecording(id);
-  const atBoards = atHandlers({
+  const atBoards = createAtBoards({
     opener: opts.hardware.serial ?? noSerial,
     ports,
     hub: streams,
@@ -134,6 +143,25 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       if (queued) uploads.queue.wake();
       uploads.announce([id]);
     },
+  });
+  const remote = await RemoteDevices.open({
+    dataDir,
+    connector: opts.hardware.remote ?? wsConnector,
+    settings,
+    keys,
+    secrets,
+    store,
+    uploads,
+    log,
+    machine: opts.machine ?? machineKey(),
+    hub: streams,
+    bus,
+    recordings,
+    ports,
+    opener: opts.hardware.serial ?? noSerial,
+    at: atBoards,
+    mics,
+    ...(opts.remoteTiming ? { timing: opts.remoteTiming } : {}),
   });
   const review = reviewHandlers({
     store,
@@ -208,6 +236,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       uploads.queue.setConcurrency(next.uploadConcurrency);
       // New URL or project: a queue paused for the old one may work now.
       if (uploads.queue.status().paused) uploads.queue.resume();
+      remote.settingsChanged();
       return next;
     },
     'serial.listPorts': () => ports.refresh(),
@@ -227,11 +256,14 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'stream.start': ({ sourceId, rateHz }) => streams.start(sourceId, rateHz),
     'stream.stop': async ({ sourceId }) => ({ stopped: await streams.stop(sourceId) }),
     ...sampleHandlers(store, uploads),
-    ...uploadHandlers(uploads, keys, settings),
+    ...withKeyChanges(uploadHandlers(uploads, keys, settings), () => remote.settingsChanged()),
+    'remote.list': () => remote.list(),
+    'remote.setEnabled': ({ sourceId, enabled, deviceId }) => remote.setEnabled(sourceId, enabled, deviceId),
+    'remote.rename': ({ sourceId, name }) => remote.rename(sourceId, name),
     'record.start': (o) => recordings.start(o),
     'record.stop': ({ sessionId }) => recordings.stop(sessionId),
     'record.mark': ({ sessionId, label }) => recordings.mark(sessionId, label),
-    ...atBoards,
+    ...atBoards.handlers,
     ...review.handlers,
     'audio.settings': () => mics?.settings() ?? { deviceId: null, sampleRate: DEFAULT_SAMPLE_RATE, preRollMs: 0 },
     'audio.setSettings': (patch) => {
@@ -259,6 +291,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     async close() {
       ports.stop();
       review.jobs.cancelAll();
+      // Links first: no new request may start while recordings are being saved.
+      await remote.close();
       await recordings.stopAll();
       await streams.stopAll();
       await mics?.close();
@@ -267,4 +301,15 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       await store.close();
     },
   };
+}
+
+/** A new or cleared key may let a refused platform device in: keys.set and keys.clear say so. */
+function withKeyChanges<H extends Partial<Handlers>>(h: H, changed: () => void): H {
+  const wrap = <F extends (...a: never[]) => unknown>(f: F | undefined) =>
+    f && (async (...a: Parameters<F>) => {
+      const out = await f(...a);
+      changed();
+      return out;
+    });
+  return { ...h, ...(h['keys.set'] ? { 'keys.set': wrap(h['keys.set']) } : {}), ...(h['keys.clear'] ? { 'keys.clear': wrap(h['keys.clear']) } : {}) };
 }

@@ -9,6 +9,9 @@
 import { z } from 'zod';
 import { Diagnostics } from './diagnostics/diagnostics-schema.js';
 import { ImportPendingResult, PendingFile, WatchedFolder, WatchedFolderInput, WatchedFolderState } from './watch/watch-config.js';
+import { PlatformRequestInfo, RemoteDevice, wsUrl } from './remote/remote-schema.js';
+
+export { PlatformRequestInfo, RemoteDevice, RemoteLinkState, RemoteRequest, RemoteSensor } from './remote/remote-schema.js';
 
 // ---------- shared shapes ----------
 
@@ -58,6 +61,11 @@ export const Settings = z.object({
   qualityMinLengthMs: z.number().int().nonnegative().max(3_600_000),
   /** The project's window size (its impulse's, which the platform's API does not tell us): automatic splits default to it; null = 1000 ms. */
   projectWindowMs: z.number().int().positive().max(3_600_000).nullable(),
+  /**
+   * The platform's remote-management service (sources "connected to the platform" open a WebSocket
+   * to it); null = derived from the ingestion URL (see remote/remote-url.ts).
+   */
+  remoteMgmtUrl: wsUrl.nullable().default(null),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -253,6 +261,8 @@ export const RecordingStatus = z.object({
   events: z.array(z.object({ label: z.string(), startMs: z.number().nonnegative(), endMs: z.number().nonnegative().nullable() })),
   /** Sources that dropped out mid-recording (unplugged, busy): their part is kept as an incomplete sample. */
   interruptions: z.array(z.object({ sourceId: z.string(), error: WireError })),
+  /** Set when the platform asked for this take (remote management): the live view says so. */
+  platform: PlatformRequestInfo.nullable().optional(),
 });
 export type RecordingStatus = z.infer<typeof RecordingStatus>;
 
@@ -600,6 +610,20 @@ export const methods = {
     input: none,
     output: z.object({ platform: DatasetSummary.nullable(), platformError: z.string().nullable(), local: DatasetSummary }),
   },
+  /** Sources connected to the platform as devices (remote management), one entry per source that has been switched on. */
+  'remote.list': { input: none, output: z.array(RemoteDevice) },
+  /** "Connect to platform" on or off for a source; remembered per board and microphone. */
+  'remote.setEnabled': {
+    input: z.object({
+      sourceId: z.string().min(1),
+      enabled: z.boolean(),
+      /** The id the platform knows this device by; null = the default (the board's own id, its USB serial number, or one derived from this computer and the port). */
+      deviceId: z.string().trim().min(1).max(128).regex(/^[\x21-\x7e]+$/, 'device id must be printable ASCII without spaces').nullable().optional(),
+    }).strict(),
+    output: RemoteDevice,
+  },
+  /** Renames the device on the platform (management API: devices/{deviceId}/rename). */
+  'remote.rename': { input: z.object({ sourceId: z.string().min(1), name: z.string().trim().min(1, 'name must not be empty').max(128) }).strict(), output: RemoteDevice },
   ...reviewMethods,
 } as const;
 
@@ -640,6 +664,8 @@ export const events = {
   /** Progress of a split or export job, a few times a second, then once with its final state. */
   'samples.progress': JobProgress,
   'audio.levels': AudioLevels,
+  /** A source's platform connection changed (state, a sample request's progress, its name). */
+  'remote.changed': RemoteDevice,
   /** Sent by the desktop app's Help menu (not by the core): show the keyboard shortcuts or the diagnostics. */
   'app.showHelp': z.object({ panel: z.enum(['shortcuts', 'diagnostics']) }),
 } as const;

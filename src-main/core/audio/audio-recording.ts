@@ -35,6 +35,8 @@ export interface SaveDetails {
   queue?: boolean;
   /** Why the take ended before it really began (the session around it failed to start): marked incomplete with this. */
   cutShort?: string | undefined;
+  /** Said first in the sample's note (e.g. who asked for the take). */
+  note?: string | undefined;
 }
 
 export interface RecordingOutcome {
@@ -225,7 +227,7 @@ export class AudioRecording {
       incomplete: this.#error !== null || late.cutShort !== undefined,
       queue: late.queue ?? this.#o.queue ?? false,
       structuredLabels: late.structuredLabels ?? null,
-      note: this.#error || late.cutShort ? `incomplete: ${[late.cutShort, this.#error?.message].filter(Boolean).join('; ')}` : null,
+      note: [late.note, this.#error || late.cutShort ? `incomplete: ${[late.cutShort, this.#error?.message].filter(Boolean).join('; ')}` : null].filter(Boolean).join('; ') || null,
       extra: {
         rows: info.frames,
         interval_ms: 1000 / rate,

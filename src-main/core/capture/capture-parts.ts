@@ -23,6 +23,13 @@ export interface PartFinish {
   atLength: boolean;
   /** The session ended before it really began (another source failed to start): why, kept as the sample's note; the sample is marked incomplete. */
   cutShort?: string | undefined;
+  /** Said first in the saved sample's note (e.g. "requested by the platform"). */
+  note?: string | undefined;
+}
+
+/** A part's own note after the session's: "requested by …; incomplete: …". */
+export function joinNotes(...notes: Array<string | null | undefined>): string | null {
+  return notes.filter(Boolean).join('; ') || null;
 }
 
 /**
@@ -69,7 +76,7 @@ export async function sensorPart(
         intervalMs: 1000 / now.rateHz,
         hmacKey: o.hmacKey,
         incomplete: rec.interruption !== null || o.cutShort !== undefined,
-        ...(o.cutShort === undefined ? {} : { note: `incomplete: ${o.cutShort}` }),
+        ...(o.cutShort === undefined && o.note === undefined ? {} : { note: joinNotes(o.note, o.cutShort === undefined ? (rec.interruption !== null ? 'incomplete: the source stopped during the capture' : null) : `incomplete: ${o.cutShort}`) ?? undefined }),
         queue: o.queue && rec.interruption === null,
         structuredLabels: o.structuredLabels(rec.rows),
         extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: now.rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart) },
@@ -108,7 +115,7 @@ export async function audioPart(
     // session finishes: only then are the event marks and the queue decision final.
     atSave: async (frames, error) => {
       const o = await late;
-      return { structuredLabels: o.structuredLabels(frames), queue: o.queue && error === null, cutShort: o.cutShort };
+      return { structuredLabels: o.structuredLabels(frames), queue: o.queue && error === null, cutShort: o.cutShort, note: o.note };
     },
   });
   const offError = input.errors.on((err) => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Category, RecordingStatus, StreamStats } from '../contract.js';
+import type { Category, PlatformRequestInfo, RecordingStatus, StreamStats } from '../contract.js';
 import { CoreError, toWireError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import type { Logger } from '../log.js';
@@ -36,6 +36,13 @@ interface Session {
   label: string | null;
   /** performance.now() at start: event times are measured on a monotonic clock. */
   t0: number;
+  /** Put first in every saved sample's note (e.g. who asked for the take). */
+  note: string | undefined;
+  /** Signs with this key when the project has none set here (a platform request carries one). */
+  fallbackHmacKey: string | undefined;
+  /** Resolves with the final status once the session is saved or failed. */
+  settled: Promise<RecordingStatus>;
+  settle: (s: RecordingStatus) => void;
 }
 
 /**
@@ -55,6 +62,8 @@ export class RecordingService {
   async start(o: {
     sourceIds: string[]; label: string | null; category: Category; metadata?: Record<string, string> | undefined;
     lengthMs?: number | null | undefined; queue?: boolean | undefined; preRollMs?: number | undefined;
+    /** Internal callers only (not in the contract): see Session. */
+    note?: string | undefined; fallbackHmacKey?: string | undefined; platform?: PlatformRequestInfo | undefined;
   }): Promise<RecordingStatus> {
     for (const s of this.#sessions.values()) {
       const busy = s.status.state === 'recording' ? o.sourceIds.find((id) => s.status.sourceIds.includes(id)) : undefined;
@@ -110,8 +119,10 @@ export class RecordingService {
       ].filter(Boolean).join(' ');
       throw new CoreError(err instanceof CoreError ? err.code : 'Unavailable', `${why.replace(/\.?$/, '.')} ${after}`, err instanceof CoreError ? err.details : undefined);
     }
-    const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], queued: 0, held: 0, error: null, events: [], interruptions: [] };
-    const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), label: o.label, t0: performance.now() };
+    const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], queued: 0, held: 0, error: null, events: [], interruptions: [], platform: o.platform ?? null };
+    let settle!: (s: RecordingStatus) => void;
+    const settled = new Promise<RecordingStatus>((r) => (settle = r));
+    const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), label: o.label, t0: performance.now(), note: o.note, fallbackHmacKey: o.fallbackHmacKey, settled, settle };
     this.#sessions.set(sessionId, session);
     if (o.lengthMs) session.timer = setTimeout(() => void this.#stop(sessionId, true).catch(() => {}), o.lengthMs);
     for (const p of parts) p.onInterrupt((err) => {
@@ -145,6 +156,13 @@ export class RecordingService {
     return this.#update(s, { events: s.marks.events });
   }
 
+  /** The session's final status (saved or failed), however it ends: stopped, at its length, or its sources gone. */
+  settled(sessionId: string): Promise<RecordingStatus> {
+    const s = this.#sessions.get(sessionId);
+    if (!s) throw new CoreError('NotFound', `No recording ${sessionId}; it may have finished already.`);
+    return s.settled;
+  }
+
   /** A session is recording `sourceId` now (it must not be restarted or switched under it). */
   isRecording(sourceId: string): boolean {
     return [...this.#sessions.values()].some((s) => s.status.sourceIds.includes(sourceId));
@@ -159,7 +177,7 @@ export class RecordingService {
     this.#update(s, { state: 'saving' });
     const problems: string[] = [];
     // The take is saved either way; unsigned is said out loud, never silent.
-    const { key: hmacKey, unsigned } = await readSigningKey(() => this.d.hmacKey(), this.d.log, 'a recording session');
+    const { key: hmacKey, unsigned } = await readSigningKey(async () => (await this.d.hmacKey()) ?? s.fallbackHmacKey, this.d.log, 'a recording session');
     if (unsigned) problems.push(unsigned);
     const ids: string[] = [];
     let queued = 0;
@@ -171,6 +189,7 @@ export class RecordingService {
       queue: s.queue,
       atLength,
       structuredLabels: (rows) => s.marks.structuredLabels(index, rows, label),
+      note: s.note,
     })));
     for (const [index, r] of results.entries()) {
       const sourceId = s.parts[index]!.sourceId;
@@ -186,7 +205,9 @@ export class RecordingService {
     }
     this.d.onSaved(ids, s.queue);
     this.#sessions.delete(s.status.sessionId);
-    return this.#update(s, { state: !ids.length && problems.length ? 'failed' : 'saved', sampleIds: ids, queued, held, error: problems.length ? problems.join('; ') : null });
+    const final = this.#update(s, { state: !ids.length && problems.length ? 'failed' : 'saved', sampleIds: ids, queued, held, error: problems.length ? problems.join('; ') : null });
+    s.settle(final);
+    return final;
   }
 
   #update(s: Session, patch: Partial<RecordingStatus>): RecordingStatus {

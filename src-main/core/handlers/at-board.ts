@@ -1,3 +1,4 @@
+import type { Category, MethodInput, Sample } from '../contract.js';
 import type { Handlers } from '../dispatch.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
@@ -6,7 +7,8 @@ import type { SampleStore } from '../samples/sample-store.js';
 import { readSigningKey } from '../secrets/signing-key.js';
 import type { SerialOpener } from '../serial/byte-link.js';
 import type { PortRegistry } from '../serial/port-registry.js';
-import { readAtBoard, recordFromAtBoard } from '../serial/at/at-recording.js';
+import { readAtBoard, recordFromAtBoard, type AtRecordingProgress } from '../serial/at/at-recording.js';
+import type { AtDeviceConfig } from '../serial/at/at-config.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 
 export interface AtHandlerDeps {
@@ -20,8 +22,28 @@ export interface AtHandlerDeps {
   onSaved: (id: string, queued: boolean) => void;
 }
 
-/** Boards running the platform's official firmware, driven from the UI (AT commands). */
-export function atHandlers(d: AtHandlerDeps): Pick<Handlers, 'at.readBoard' | 'at.record'> {
+/** What the remote-management link asks of a board beyond `at.record`: who asked, and its own fallback key. */
+export interface AtTakeExtras {
+  /** Used when the project has no HMAC key here (the platform's request carries one). */
+  fallbackHmacKey?: string | undefined;
+  /** Put first in the sample's note (e.g. "requested by the platform"). */
+  note?: string | undefined;
+  onProgress?: (p: AtRecordingProgress) => void;
+}
+
+export type AtRecordInput = MethodInput<'at.record'> & { category: Category };
+
+export interface AtBoards {
+  handlers: Pick<Handlers, 'at.readBoard' | 'at.record'>;
+  /** The board's configuration (AT+CONFIG?), claiming the port while it is read. */
+  readConfig(path: string): Promise<AtDeviceConfig>;
+  record(input: AtRecordInput, extras?: AtTakeExtras): Promise<Sample>;
+  /** Sampling or reading its configuration right now (a new conversation would be refused). */
+  isBusy(path: string): boolean;
+}
+
+/** Boards running the platform's official firmware, driven from the UI (AT commands) and from the platform (remote management). */
+export function atBoards(d: AtHandlerDeps): AtBoards {
   // One conversation per port: two commands interleaved on one serial line would corrupt both.
   const busy = new Set<string>();
   const claim = (path: string) => {
@@ -31,40 +53,53 @@ export function atHandlers(d: AtHandlerDeps): Pick<Handlers, 'at.readBoard' | 'a
     return () => busy.delete(path);
   };
 
+  const readConfig = async (path: string) => {
+    const release = claim(path);
+    try {
+      return await readAtBoard(d, path, d.ports.settingsFor(path).baudRate);
+    } finally {
+      release();
+    }
+  };
+
+  const record = async ({ path, sensor, frequencyHz, lengthMs, label, category, metadata, queue }: AtRecordInput, extras: AtTakeExtras = {}) => {
+    const release = claim(path);
+    d.bus.emit('at.progress', { path, stage: 'connecting' });
+    try {
+      // The board signs with the key it is given; without one it records unsigned, which the sample's note says.
+      const signing = await readSigningKey(async () => (await d.hmacKey()) ?? extras.fallbackHmacKey, d.log, `a sample recorded on the board at ${path}`);
+      const note = [extras.note, signing.unsigned].filter(Boolean).join('; ') || null;
+      const sample = await recordFromAtBoard(
+        d,
+        { path, baudRate: d.ports.settingsFor(path).baudRate, sensor, frequencyHz, lengthMs, label: label ?? null, category, metadata: metadata ?? {}, hmacKey: signing.key, note, queue: queue ?? true },
+        (p) => {
+          if (p.kind === 'stage') d.bus.emit('at.progress', { path, stage: p.stage });
+          else if (p.kind === 'reading') d.bus.emit('at.progress', { path, stage: 'reading', receivedBytes: p.receivedBytes, totalBytes: p.totalBytes });
+          extras.onProgress?.(p);
+        },
+      );
+      d.bus.emit('at.progress', { path, stage: 'saved' });
+      d.onSaved(sample.id, sample.state === 'queued');
+      return sample;
+    } catch (err) {
+      d.bus.emit('at.progress', { path, stage: 'failed', error: err instanceof Error ? err.message : String(err) });
+      throw err;
+    } finally {
+      release();
+    }
+  };
+
   return {
-    'at.readBoard': async ({ path }) => {
-      const release = claim(path);
-      try {
-        const c = await readAtBoard(d, path, d.ports.settingsFor(path).baudRate);
+    readConfig,
+    record,
+    isBusy: (path) => busy.has(path),
+    handlers: {
+      'at.readBoard': async ({ path }) => {
+        const c = await readConfig(path);
         const v = c.atVersion;
         return { deviceId: c.deviceId, deviceType: c.deviceType, atVersion: `${v.major}.${v.minor}.${v.patch}`, transferBaudRate: c.transferBaudRate, sensors: c.sensors };
-      } finally {
-        release();
-      }
-    },
-    'at.record': async ({ path, sensor, frequencyHz, lengthMs, label, category, metadata, queue }) => {
-      const release = claim(path);
-      d.bus.emit('at.progress', { path, stage: 'connecting' });
-      try {
-        // The board signs with the key it is given; without one it records unsigned, which the sample's note says.
-        const signing = await readSigningKey(() => d.hmacKey(), d.log, `a sample recorded on the board at ${path}`);
-        const sample = await recordFromAtBoard(
-          d,
-          { path, baudRate: d.ports.settingsFor(path).baudRate, sensor, frequencyHz, lengthMs, label, category, metadata: metadata ?? {}, hmacKey: signing.key, note: signing.unsigned, queue: queue ?? true },
-          (p) => {
-            if (p.kind === 'stage') d.bus.emit('at.progress', { path, stage: p.stage });
-            else if (p.kind === 'reading') d.bus.emit('at.progress', { path, stage: 'reading', receivedBytes: p.receivedBytes, totalBytes: p.totalBytes });
-          },
-        );
-        d.bus.emit('at.progress', { path, stage: 'saved' });
-        d.onSaved(sample.id, sample.state === 'queued');
-        return sample;
-      } catch (err) {
-        d.bus.emit('at.progress', { path, stage: 'failed', error: err instanceof Error ? err.message : String(err) });
-        throw err;
-      } finally {
-        release();
-      }
+      },
+      'at.record': (input) => record(input),
     },
   };
 }

@@ -17,6 +17,7 @@ export const DEFAULT_SETTINGS: Settings = {
   qualityHold: 'errors',
   qualityMinLengthMs: 500,
   projectWindowMs: null,
+  remoteMgmtUrl: null,
 };
 
 /**

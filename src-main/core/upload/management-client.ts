@@ -54,6 +54,11 @@ export async function moveSample(t: ManagementTarget, sampleId: number, newCateg
   await call(t, 'POST', `/api/${t.projectId}/raw-data/${sampleId}/move`, { newCategory });
 }
 
+/** POST /api/{projectId}/devices/{deviceId}/rename (plural "devices" in this path, as the spec says). */
+export async function renameDevice(t: ManagementTarget, deviceId: string, name: string): Promise<void> {
+  await call(t, 'POST', `/api/${t.projectId}/devices/${encodeURIComponent(deviceId)}/rename`, { name });
+}
+
 async function call(t: ManagementTarget, method: 'GET' | 'POST', path: string, json?: unknown, signal?: AbortSignal): Promise<unknown> {
   const url = t.managementUrl.replace(/\/+$/, '') + path;
   let res: Response;

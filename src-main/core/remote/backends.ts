@@ -1,0 +1,179 @@
+import type { StreamStats } from '../contract.js';
+import { CoreError } from '../errors.js';
+import type { EventBus } from '../event-bus.js';
+import type { AtBoards } from '../handlers/at-board.js';
+import type { RecordingService } from '../capture/recording-service.js';
+import type { StreamHub } from '../stream/stream-hub.js';
+import type { PortRegistry } from '../serial/port-registry.js';
+import type { SerialOpener } from '../serial/byte-link.js';
+import type { Microphones } from '../audio/microphones.js';
+import { CAPTURE_DESK_DEVICE_TYPE, linesSensor, microphoneSensor } from './device-identity.js';
+import type { DeviceDescription } from './remote-link.js';
+import type { RemoteSensor } from './remote-schema.js';
+
+/** One take the platform asked for, as a backend records it. */
+export interface TakeOrder {
+  label: string;
+  lengthMs: number;
+  category: 'training' | 'testing' | 'post-processing';
+  sensor: RemoteSensor;
+  /** The request's interval, when the device can use it (AT boards); others use their own rate. */
+  intervalMs: number | null;
+  note: string;
+  fallbackHmacKey: string | undefined;
+  platform: { deviceId: string; collectedSampleCount: number | null; targetSampleCount: number | null };
+}
+
+export interface TakeEvents {
+  /** Recording has begun on the device (spec: sampleStarted). */
+  started(): void;
+  /** Reading back from the board, 0..100 (spec: sampleReading). */
+  reading(percent: number): void;
+  /** Encoding and saving (spec: sampleProcessing). */
+  processing(): void;
+}
+
+/**
+ * How one kind of source describes itself and records a take. `take` throws before anything is
+ * recorded when the source cannot honour the request (busy, unplugged), so the request is refused
+ * with nothing half-done; once recording has begun, what arrived is kept whatever happens.
+ * It resolves with the saved sample's id.
+ */
+export interface DeviceBackend {
+  readonly kind: 'lines' | 'at' | 'microphone';
+  describe(defaultId: string): Promise<DeviceDescription>;
+  take(order: TakeOrder, ev: TakeEvents): Promise<string>;
+}
+
+export interface BackendDeps {
+  hub: StreamHub;
+  bus: EventBus;
+  recordings: RecordingService;
+  ports: PortRegistry;
+  opener: SerialOpener;
+  at: AtBoards;
+  mics: Microphones | null;
+  /** Last stream stats per source (the bus's, kept by the service). */
+  stats: (sourceId: string) => StreamStats | undefined;
+  /** Why a running stream is not delivering now (unplugged, waiting for it to come back), else null. */
+  lost: (sourceId: string) => string | null;
+}
+
+/** How long a numeric board may take to show a steady rate before it can be announced. */
+const RATE_WAIT_MS = 10_000;
+
+/** Takes through the recording service: exactly what the app records when a person presses Record. */
+async function serviceTake(d: BackendDeps, sourceId: string, order: TakeOrder, ev: TakeEvents): Promise<string> {
+  let sessionId: string | null = null;
+  const offSaving = d.bus.on('record.state', (s) => {
+    if (s.sessionId === sessionId && s.state === 'saving') ev.processing();
+  });
+  try {
+    const status = await d.recordings.start({
+      sourceIds: [sourceId], label: order.label, category: order.category, lengthMs: order.lengthMs, queue: true,
+      note: order.note, fallbackHmacKey: order.fallbackHmacKey, preRollMs: 0,
+      platform: { deviceId: order.platform.deviceId, label: order.label, lengthMs: order.lengthMs, collectedSampleCount: order.platform.collectedSampleCount, targetSampleCount: order.platform.targetSampleCount },
+    });
+    sessionId = status.sessionId;
+    ev.started();
+    const final = await d.recordings.settled(status.sessionId);
+    const id = final.sampleIds[0];
+    if (final.state === 'failed' || !id) throw new CoreError('Unavailable', final.error ?? 'The take could not be saved.');
+    return id;
+  } finally {
+    offSaving();
+  }
+}
+
+/** A board printing numbers, one reading per line (what the platform's data forwarder reads). */
+export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
+  return {
+    kind: 'lines',
+    async describe(defaultId) {
+      // The hello names the axes and the measured rate, so the stream runs while connected
+      // (which also makes a requested take start at once).
+      await d.hub.start(sourceId);
+      const path = sourceId.slice('serial:'.length);
+      const given = d.ports.settingsFor(path).frequencyHz;
+      const end = Date.now() + RATE_WAIT_MS;
+      let hz = given ?? d.stats(sourceId)?.frequencyHz ?? null;
+      while (hz === null) {
+        const lost = d.lost(sourceId);
+        if (lost) throw new CoreError('Disconnected', lost);
+        if (Date.now() > end) throw new CoreError('Unavailable', `no steady sampling rate could be measured on ${path} within ${RATE_WAIT_MS / 1000} s; check that the board prints readings at a fixed rate, or set the frequency in the port's settings.`);
+        await new Promise((r) => setTimeout(r, 100));
+        hz = d.stats(sourceId)?.frequencyHz ?? null;
+      }
+      const info = d.hub.info(sourceId);
+      if (!info) throw new CoreError('Disconnected', `${path} stopped streaming.`);
+      return { deviceId: defaultId, deviceType: CAPTURE_DESK_DEVICE_TYPE, sensors: [linesSensor(info.axes.map((a) => a.name), hz)] };
+    },
+    async take(order, ev) {
+      const lost = d.lost(sourceId);
+      if (lost) throw new CoreError('Disconnected', `${lost.replace(/\.?\s*Waiting for it to come back…?$/, '')}. Plug the board back in, then ask again.`);
+      return serviceTake(d, sourceId, order, ev);
+    },
+  };
+}
+
+/** A microphone (what the platform's Linux client offers): 16-bit mono WAV at the capture's rate. */
+export function microphoneBackend(d: BackendDeps, sourceId: string): DeviceBackend {
+  return {
+    kind: 'microphone',
+    async describe(defaultId) {
+      if (!d.mics) throw new CoreError('Unavailable', 'this shell has no microphone capture.');
+      const info = await d.hub.start(sourceId);
+      return { deviceId: defaultId, deviceType: CAPTURE_DESK_DEVICE_TYPE, sensors: [microphoneSensor(info.rateHz)] };
+    },
+    async take(order, ev) {
+      const lost = d.lost(sourceId);
+      if (lost) throw new CoreError('Disconnected', `The microphone is not delivering audio (${lost}). Check that it is plugged in, then ask again.`);
+      return serviceTake(d, sourceId, order, ev);
+    },
+  };
+}
+
+/** A board running the platform's official firmware: it samples on its own, we read it back (AT commands), as the platform's daemon does. */
+export function atBackend(d: BackendDeps, sourceId: string): DeviceBackend {
+  const path = sourceId.slice('serial:'.length);
+  let known: DeviceDescription | null = null;
+  return {
+    kind: 'at',
+    async describe() {
+      // The board is asked once per connection: while it samples for the platform its port is busy.
+      if (known && d.at.isBusy(path)) return known;
+      const c = await d.at.readConfig(path);
+      known = {
+        deviceId: c.deviceId,
+        deviceType: c.deviceType || 'UNKNOWN_BOARD',
+        // Sensors as the firmware lists them; a board that gives no maximum is offered a minute.
+        sensors: c.sensors.map((s) => ({ name: s.name, maxSampleLengthS: s.maxSampleLengthS ?? 60, frequencies: s.frequencies })),
+      };
+      return known;
+    },
+    async take(order, ev) {
+      if (d.at.isBusy(path)) throw new CoreError('Busy', `The board at ${path} is busy with another sample or command; ask again when it is done.`);
+      if (!(await d.opener.exists(path))) throw new CoreError('Disconnected', `The board at ${path} is unplugged. Plug it back in, then ask again.`);
+      const frequencyHz = order.intervalMs ? pickFrequency(order.sensor, 1000 / order.intervalMs) : undefined;
+      const sample = await d.at.record(
+        { path, sensor: order.sensor.name, frequencyHz, lengthMs: order.lengthMs, label: order.label, category: order.category, queue: true },
+        {
+          fallbackHmacKey: order.fallbackHmacKey,
+          note: order.note,
+          onProgress: (p) => {
+            if (p.kind === 'stage' && p.stage === 'sampling') ev.started();
+            else if (p.kind === 'stage' && p.stage === 'processing') ev.processing();
+            else if (p.kind === 'reading') ev.reading(p.totalBytes ? Math.min(100, Math.round((100 * p.receivedBytes) / p.totalBytes)) : 0);
+          },
+        },
+      );
+      return sample.id;
+    },
+  };
+}
+
+/** The board's own frequency nearest to the one asked for (it can only sample at those). */
+function pickFrequency(sensor: RemoteSensor, wanted: number): number | undefined {
+  if (!sensor.frequencies.length) return undefined;
+  return sensor.frequencies.reduce((best, f) => (Math.abs(f - wanted) < Math.abs(best - wanted) ? f : best));
+}
