@@ -8,12 +8,18 @@ import {
 } from './rules.js';
 import type { BoxesResult, FileOverride, Headers, Overrides } from './rules.js';
 import { CATEGORIES } from './types.js';
-import type { BoundingBox, Category, FileResult, IngestionFaults, StoredSample, StructuredLabel } from './types.js';
+import type {
+  BoundingBox, Category, DeviceHub, DeviceRecord, FileResult, IngestionFaults, StoredSample, StructuredLabel,
+} from './types.js';
 
 export interface State {
   faults: IngestionFaults;
   samples: StoredSample[];
   nextId: number;
+  devices: Map<string, DeviceRecord>;
+  hub: DeviceHub | null;
+  /** Ids of accepted start-sampling calls; separate from sample ids, as on the platform. */
+  nextSamplingId: number;
 }
 
 export interface Reply {

@@ -1,6 +1,6 @@
 import type { Reply, State } from './ingest.js';
 import { CATEGORIES } from './types.js';
-import type { StoredSample } from './types.js';
+import type { StartSamplingRequest, StoredSample } from './types.js';
 
 const json = (status: number, value: unknown): Reply =>
   ({ status, body: JSON.stringify(value), contentType: 'application/json; charset=utf-8' });
@@ -78,35 +78,143 @@ export function metadataSummary(state: State): Record<string, unknown> {
   };
 }
 
-/** Paths are relative to the server root, i.e. they include the /v1 prefix. */
-export function handleManagement(state: State, method: string, path: string, headers: Record<string, string | undefined>, body: Buffer): Reply {
-  const key = headers['x-api-key'];
-  if (!key || !state.faults.apiKeys.includes(key)) return json(401, { success: false, error: 'Missing or invalid x-api-key' });
+type Params = string[];
 
-  const meta = /^\/v1\/api\/([^/]+)\/raw-data\/project-metadata$/.exec(path);
-  const move = /^\/v1\/api\/([^/]+)\/raw-data\/([^/]+)\/move$/.exec(path);
-  const projectId = (meta ?? move)?.[1];
-  if (projectId === undefined) return json(404, { success: false, error: `Unknown endpoint ${method} ${path}` });
-  if (meta && method !== 'GET' || move && method !== 'POST') {
-    return json(405, { success: false, error: `Method ${method} not allowed on ${path}` });
+interface Route {
+  pattern: RegExp;
+  method: 'GET' | 'POST';
+  /** params[0] is the project id, the rest are the path's other captures, URI-decoded. */
+  run(state: State, params: Params, body: Buffer): Reply | Promise<Reply>;
+}
+
+type Parsed = { ok: true; value: Record<string, unknown> } | { ok: false; reply: Reply };
+
+function bodyObject(body: Buffer): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { ok: false, reply: failure('Request body is not valid JSON') };
   }
-  if (projectId !== String(state.faults.projectId)) return failure('Project not found');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, reply: failure('Request body must be a JSON object') };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
 
-  if (meta) return json(200, { success: true, metadata: metadataSummary(state) });
-
-  const sampleId = move?.[2] ?? '';
+function moveSample(state: State, [, sampleId = '']: Params, body: Buffer): Reply {
   const sample = /^\d+$/.test(sampleId) ? state.samples.find((s) => s.id === Number(sampleId)) : undefined;
   if (!sample) return failure('Sample not found');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return failure('Request body is not valid JSON');
-  }
-  const wanted = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)['newCategory'] : undefined;
+  const parsed = bodyObject(body);
+  if (!parsed.ok) return parsed.reply;
+  const wanted = parsed.value['newCategory'];
   if (wanted === undefined) return failure('newCategory is required (training, testing, validation or post-processing)');
   const category = CATEGORIES.find((c) => c === wanted);
   if (!category) return failure(`Invalid newCategory ${JSON.stringify(wanted)}: expected training, testing, validation or post-processing`);
   sample.category = category;
   return json(200, { success: true });
+}
+
+const SAMPLING_CATEGORIES = ['training', 'testing', 'post-processing'] as const;
+
+/** A JSON null counts as absent for the optional fields, as most API clients write it that way. */
+function samplingRequestFrom(b: Record<string, unknown>): StartSamplingRequest | string {
+  const { label, lengthMs, category, intervalMs, sensor, labelColor, collectedSampleCount, targetSampleCount } = b;
+  if (typeof label !== 'string' || label === '') return 'label is required (a non-empty string)';
+  if (typeof lengthMs !== 'number' || !Number.isInteger(lengthMs) || lengthMs <= 0) return 'lengthMs is required (a positive integer, in ms)';
+  const cat = SAMPLING_CATEGORIES.find((c) => c === category);
+  if (!cat) return 'category is required (training, testing or post-processing)';
+  if (typeof intervalMs !== 'number' || !Number.isFinite(intervalMs) || intervalMs <= 0) return 'intervalMs is required (a positive number, ms between readings)';
+  const req: StartSamplingRequest = { label, lengthMs, category: cat, intervalMs };
+  const optional = { sensor, labelColor, collectedSampleCount, targetSampleCount };
+  for (const [field, value] of Object.entries(optional)) {
+    if (value === undefined || value === null) continue;
+    const wantsString = field === 'sensor' || field === 'labelColor';
+    if (wantsString ? typeof value !== 'string' : typeof value !== 'number' || !Number.isFinite(value)) {
+      return `${field} must be a ${wantsString ? 'string' : 'number'}`;
+    }
+  }
+  if (typeof sensor === 'string') req.sensor = sensor;
+  if (typeof labelColor === 'string') req.labelColor = labelColor;
+  if (typeof collectedSampleCount === 'number') req.collectedSampleCount = collectedSampleCount;
+  if (typeof targetSampleCount === 'number') req.targetSampleCount = targetSampleCount;
+  return req;
+}
+
+async function startSampling(state: State, [, deviceId = '']: Params, body: Buffer): Promise<Reply> {
+  const parsed = bodyObject(body);
+  if (!parsed.ok) return parsed.reply;
+  const req = samplingRequestFrom(parsed.value);
+  if (typeof req === 'string') return failure(req);
+  const hub = state.hub;
+  if (!hub?.isConnected(deviceId)) return failure(`Device ${deviceId} is not connected`);
+  try {
+    const answer = await hub.requestSample(deviceId, req, state.faults.deviceReplyTimeoutMs);
+    return answer.ok ? json(200, { success: true, id: state.nextSamplingId++ }) : failure(answer.error);
+  } catch {
+    // Timed out, or the device went away before answering: the caller learns only that it did not answer.
+    return failure('Device did not respond');
+  }
+}
+
+function renameDevice(state: State, [, deviceId = '']: Params, body: Buffer): Reply {
+  const device = state.devices.get(deviceId);
+  if (!device) return failure('Device not found');
+  const parsed = bodyObject(body);
+  if (!parsed.ok) return parsed.reply;
+  const name = parsed.value['name'];
+  if (typeof name !== 'string' || name.trim() === '') return failure('name is required (a non-empty string)');
+  device.name = name;
+  return json(200, { success: true });
+}
+
+function listDevices(state: State): Reply {
+  const devices = [...state.devices.values()].map((d) => ({
+    deviceId: d.deviceId,
+    name: d.name ?? d.deviceId,
+    deviceType: d.deviceType,
+    remote_mgmt_connected: state.hub?.isConnected(d.deviceId) ?? false,
+    sensors: d.sensors,
+  }));
+  return json(200, { success: true, devices });
+}
+
+const ROUTES: Route[] = [
+  {
+    pattern: /^\/v1\/api\/([^/]+)\/raw-data\/project-metadata$/,
+    method: 'GET',
+    run: (state) => json(200, { success: true, metadata: metadataSummary(state) }),
+  },
+  { pattern: /^\/v1\/api\/([^/]+)\/raw-data\/([^/]+)\/move$/, method: 'POST', run: moveSample },
+  { pattern: /^\/v1\/api\/([^/]+)\/device\/([^/]+)\/start-sampling$/, method: 'POST', run: startSampling },
+  // Spec: the plural "devices" here is not a typo.
+  { pattern: /^\/v1\/api\/([^/]+)\/devices\/([^/]+)\/rename$/, method: 'POST', run: renameDevice },
+  { pattern: /^\/v1\/api\/([^/]+)\/devices$/, method: 'GET', run: listDevices },
+];
+
+function decodeParams(captures: string[]): Params | null {
+  try {
+    return captures.map((c) => decodeURIComponent(c));
+  } catch {
+    return null;
+  }
+}
+
+/** Paths are relative to the server root, i.e. they include the /v1 prefix. */
+export function handleManagement(
+  state: State, method: string, path: string, headers: Record<string, string | undefined>, body: Buffer,
+): Reply | Promise<Reply> {
+  const key = headers['x-api-key'];
+  if (!key || !state.faults.apiKeys.includes(key)) return json(401, { success: false, error: 'Missing or invalid x-api-key' });
+
+  for (const route of ROUTES) {
+    const match = route.pattern.exec(path);
+    if (!match) continue;
+    if (method !== route.method) return json(405, { success: false, error: `Method ${method} not allowed on ${path}` });
+    const params = decodeParams(match.slice(1));
+    if (!params) return failure(`Malformed path ${path}`);
+    if (params[0] !== String(state.faults.projectId)) return failure('Project not found');
+    return route.run(state, params, body);
+  }
+  return json(404, { success: false, error: `Unknown endpoint ${method} ${path}` });
 }

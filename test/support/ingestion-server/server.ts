@@ -71,12 +71,13 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
   const { host = '127.0.0.1', port = 0, ...settings } = opts;
   const initial: IngestionFaults = { ...DEFAULT_FAULTS, ...defined(settings) };
   const faults: IngestionFaults = { ...initial, apiKeys: [...initial.apiKeys] };
-  const state: State = { faults, samples: [], nextId: 1 };
+  const state: State = { faults, samples: [], nextId: 1, devices: new Map(), hub: null, nextSamplingId: 1 };
   const requests: RequestLogEntry[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
 
-  function route(entry: RequestLogEntry, headers: Record<string, string>, body: Buffer): Reply {
+  // Management calls may wait on a device (start-sampling), so a route can answer later.
+  function route(entry: RequestLogEntry, headers: Record<string, string>, body: Buffer): Reply | Promise<Reply> {
     const { method, path } = entry;
     if (path.startsWith('/v1/')) return handleManagement(state, method, path, headers, body);
     const files = FILES_PATH.exec(path);
@@ -112,7 +113,7 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
       reply = text(400, `Request body too large: over ${faults.maxBodyBytes} bytes`);
     } else {
       try {
-        reply = route(entry, headers, body.bytes);
+        reply = await route(entry, headers, body.bytes);
       } catch (e) {
         if (!(e instanceof RequestError)) throw e;
         reply = text(e.status, e.message);
@@ -164,6 +165,13 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
       return maxInFlight;
     },
     faults,
+    devices: state.devices,
+    get attachedDevices() {
+      return state.hub;
+    },
+    attachDevices(hub) {
+      state.hub = hub;
+    },
     setFaults(patch) {
       Object.assign(faults, defined(patch));
     },
@@ -173,6 +181,10 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
       maxInFlight = inFlight;
       Object.assign(faults, initial, { apiKeys: [...initial.apiKeys] });
       state.nextId = 1;
+      state.nextSamplingId = 1;
+      for (const id of [...state.devices.keys()]) {
+        if (!state.hub?.isConnected(id)) state.devices.delete(id);
+      }
     },
     close() {
       return new Promise<void>((resolve, reject) => {

@@ -39,6 +39,8 @@ export interface IngestionFaults {
   hmacKey: string | null;
   /** Guard against runaway uploads; not a spec limit. */
   maxBodyBytes: number;
+  /** How long start-sampling waits for the device's first answer (the platform's is 10 s); tests shorten it. */
+  deviceReplyTimeoutMs: number;
 }
 
 export interface IngestionServerOptions extends Partial<IngestionFaults> {
@@ -90,6 +92,45 @@ export interface FilesResponse {
   files: FileResult[];
 }
 
+export interface DeviceSensor {
+  name: string;
+  maxSampleLengthS: number;
+  frequencies: number[];
+}
+
+/** What the platform remembers of a device that once said a good hello, connected or not. */
+export interface DeviceRecord {
+  deviceId: string;
+  /** Set through the rename endpoint; the platform shows the id until then. */
+  name: string | null;
+  deviceType: string;
+  sensors: DeviceSensor[];
+}
+
+/** Body of start-sampling, as the platform hands it to the remote-management service. */
+export interface StartSamplingRequest {
+  label: string;
+  lengthMs: number;
+  category: 'training' | 'testing' | 'post-processing';
+  intervalMs: number;
+  sensor?: string;
+  labelColor?: string;
+  collectedSampleCount?: number;
+  targetSampleCount?: number;
+}
+
+export type SampleAnswer = { ok: true } | { ok: false; error: string };
+
+/**
+ * The remote-management service as the management API sees it. Kept to two calls so the HTTP
+ * emulator does not depend on how the WebSocket side is built.
+ */
+export interface DeviceHub {
+  isConnected(deviceId: string): boolean;
+  /** Resolves with the device's first answer; rejects when it times out or the device goes away. */
+  requestSample(deviceId: string, req: StartSamplingRequest, timeoutMs?: number): Promise<SampleAnswer>;
+}
+
 export interface IngestionServer {
   /** Base for both ingestion (url + /api/...) and management (managementUrl + /api/...). */
   url: string;
@@ -101,7 +142,15 @@ export interface IngestionServer {
   readonly maxInFlight: number;
   faults: IngestionFaults;
   setFaults(patch: Partial<IngestionFaults>): void;
-  /** Clears samples and the request log, restores the start-up settings, restarts ids at 1. */
+  /** Devices that ever said a good hello to an attached remote-management service, by id (live). */
+  devices: Map<string, DeviceRecord>;
+  /** The remote-management service start-sampling talks to; null until one attaches. */
+  readonly attachedDevices: DeviceHub | null;
+  attachDevices(hub: DeviceHub | null): void;
+  /**
+   * Clears samples and the request log, restores the start-up settings, restarts ids at 1.
+   * Devices with a live connection stay known, as they would on the platform.
+   */
   reset(): void;
   close(): Promise<void>;
 }
@@ -118,4 +167,5 @@ export const DEFAULT_FAULTS: Readonly<IngestionFaults> = {
   maxFilesPerRequest: 1000,
   hmacKey: null,
   maxBodyBytes: 512 * 1024 * 1024,
+  deviceReplyTimeoutMs: 10_000,
 };
