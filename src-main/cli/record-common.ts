@@ -7,7 +7,7 @@ import { ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
-import { describe } from './samples.js';
+import { describe } from './sample-json.js';
 
 /**
  * The one JSON line `record serial` and `record audio` print on stdout for the saved sample.

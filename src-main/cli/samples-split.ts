@@ -7,7 +7,7 @@ import { DEFAULT_WINDOW_MS, DETECT_DEFAULTS, detectEvents, noEventsError } from 
 import { SampleStore } from '../core/samples/sample-store.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
-import { describe } from './samples.js';
+import { describe } from './sample-json.js';
 
 export const SPLIT_USAGE = `Usage: capture-desk samples split ID --auto [options]
 

@@ -1,4 +1,4 @@
-import { extname, isAbsolute, join } from 'node:path';
+import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Sample, SampleState } from '../core/contract.js';
 import { recoverRecordings } from '../core/capture/recording-recovery.js';
@@ -9,6 +9,7 @@ import { exportSamples, importCsv, importInfoLabels } from '../core/samples/exch
 import { importSampleFile, SINGLE_FILE_EXTENSIONS } from '../core/samples/import-file.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
+import { describe } from './sample-json.js';
 import { parseCategory } from './options.js';
 
 export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|set-rate|recover|split> [options]
@@ -132,28 +133,6 @@ export async function samplesCommand(argv: string[]): Promise<number> {
   } finally {
     await store.close();
   }
-}
-
-/** One sample as scripts see it: the store's fields plus the platform's answer. */
-export function describe(s: Sample, dataDir: string) {
-  return {
-    id: s.id,
-    file: isAbsolute(s.file) ? s.file : join(dataDir, s.file),
-    name: s.name,
-    kind: s.kind,
-    label: s.label,
-    category: s.category,
-    state: s.state,
-    bytes: s.bytes,
-    sha256: s.sha256,
-    length_ms: s.lengthMs,
-    incomplete: s.incomplete,
-    metadata: s.metadata,
-    structured_labels: s.structuredLabels,
-    created: s.created,
-    platform: { sample_id: s.platformSampleId, uploaded_at: s.uploadedAt, error: s.error, note: s.note },
-    ...s.extra,
-  };
 }
 
 function isSingleFile(path: string): boolean {

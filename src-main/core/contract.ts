@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { Diagnostics } from './diagnostics/diagnostics-schema.js';
 import { ImportPendingResult, PendingFile, WatchedFolder, WatchedFolderInput, WatchedFolderState } from './watch/watch-config.js';
 import { PlatformRequestInfo, RemoteDevice, wsUrl } from './remote/remote-schema.js';
+import { Category } from './category.js';
 
 export { PlatformRequestInfo, RemoteDevice, RemoteLinkState, RemoteRequest, RemoteSensor } from './remote/remote-schema.js';
 
@@ -157,8 +158,7 @@ export const MAX_DEMO_RATE_HZ = 20_000;
 
 // ---------- samples and uploads ----------
 
-export const Category = z.enum(['training', 'validation', 'testing', 'post-processing', 'split']);
-export type Category = z.infer<typeof Category>;
+export { Category };
 export const SampleKind = z.enum(['sensor', 'audio', 'image', 'video', 'other']);
 export type SampleKind = z.infer<typeof SampleKind>;
 /** local → queued → uploading → uploaded | failed | rejected. "rejected" = the platform refused the content. */

@@ -1,17 +1,10 @@
 import { z } from 'zod';
-import type { Category } from '../contract.js';
+import { Category } from '../category.js';
 
 /**
- * What the user chose for one watched folder. Kept free of Node imports and of runtime imports
- * from contract.ts, because contract.ts will import these schemas: a runtime import back into it
- * would be an ESM cycle (contract.ts would see this module's consts before they exist).
+ * What the user chose for one watched folder. Kept free of Node imports (the renderer uses the same
+ * schema); contract.ts imports these schemas, so nothing here imports contract.ts.
  */
-
-/** contract.ts's Category, spelled again only to avoid that cycle; the check below keeps the two equal. */
-const CATEGORIES = ['training', 'validation', 'testing', 'post-processing', 'split'] as const;
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type AssertTrue<T extends true> = T;
-export type CategoriesMatchContract = AssertTrue<Same<(typeof CATEGORIES)[number], Category>>;
 
 /**
  * Absolute on any OS the app runs on: `/x`, `C:\x`, `C:/x`, `\\server\share`. Written out rather
@@ -30,7 +23,7 @@ export type LabelRule = z.infer<typeof LabelRule>;
 export const WatchedFolderInput = z
   .object({
     path: z.string().refine((p) => ABSOLUTE_PATH.test(p), { message: 'must be an absolute path (e.g. /home/me/captures or C:\\captures)' }),
-    category: z.enum(CATEGORIES),
+    category: Category,
     label: LabelRule,
     metadata: z.record(z.string(), z.string()).default({}),
     enabled: z.boolean().default(true),

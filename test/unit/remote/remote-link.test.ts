@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RemoteLink, type DeviceDescription, type LinkStatus } from '../../../src-main/core/remote/remote-link.js';
+import { RemoteLink, type DeviceDescription, type LinkStatus, type Reply } from '../../../src-main/core/remote/remote-link.js';
 import type { SampleRequest } from '../../../src-main/core/remote/protocol.js';
 import { silentLogger } from '../../../src-main/core/log.js';
 import { fakeConnector } from './fake-socket.js';
@@ -9,7 +9,7 @@ const description: DeviceDescription = { deviceId: '02:aa:bb:cc:dd:ee', deviceTy
 function setup(o: { apiKey?: () => Promise<string>; describe?: () => Promise<DeviceDescription> } = {}) {
   const { connector, connections } = fakeConnector();
   const statuses: LinkStatus[] = [];
-  const requests: Array<{ req: SampleRequest; reply: (m: object) => void }> = [];
+  const requests: Array<{ req: SampleRequest; reply: Reply }> = [];
   const link = new RemoteLink({
     connector,
     url: () => 'ws://127.0.0.1:4802',

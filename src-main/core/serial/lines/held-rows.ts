@@ -1,5 +1,5 @@
 import type { BadLineLog } from './bad-lines.js';
-import type { Layout, RowSink } from './numeric-line-parser.js';
+import type { Layout, RowSink } from './row-sink.js';
 
 /**
  * Good rows kept back while the width is being settled: they reach the sink once enough lines

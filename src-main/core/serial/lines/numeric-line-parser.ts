@@ -2,20 +2,12 @@ import { CoreError } from '../../errors.js';
 import { BadLineLog, type BadLineReason, type BadLineSample } from './bad-lines.js';
 import { HeldRows } from './held-rows.js';
 import { LineScanner } from './line-scanner.js';
+import type { Layout, RowSink } from './row-sink.js';
 
-/**
- * Where parsed rows go. Called once per row with a reused array: copy `values[0, width)` out.
- * A batcher implements this and hands its listeners whole chunks of rows.
- */
-export interface RowSink {
-  row(values: Float64Array, width: number): void;
-  /** A line was rejected here, so whoever records the rows can record that too. */
-  rejected(reason: BadLineReason): void;
-}
+export type { Layout, RowSink } from './row-sink.js';
 
 /** 'held': a good row kept back until the width is settled; it reaches the sink later or is rejected. */
 export type LineOutcome = 'row' | 'held' | 'header' | 'blank' | BadLineReason;
-export type Layout = 'values' | 'pairs';
 
 export interface NumericLineParserOptions {
   /** Consecutive lines of one shape that settle the width; default 3. */
