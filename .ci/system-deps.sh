@@ -10,6 +10,8 @@
 #   sox                       checks the WAV files we write; mixes noise and hum into test speech
 #   espeak-ng                 speaks the words the automatic-split tests cut out of a take
 #   python3 make g++          node-gyp builds of native modules
+#   openssl                   makes the self-signed certificates TLS tests present (a server whose
+#                             certificate cannot be verified)
 #   binutils                  nm, which test/packaging/native-abi.test.ts uses to read each .node file's
 #                             exported symbols (g++ pulls it in too; named here because a test needs it)
 set -euo pipefail
@@ -18,4 +20,4 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   socat udev libsecret-1-dev dbus gnome-keyring \
   pulseaudio pulseaudio-utils libasound2-plugins \
-  chromium xvfb xauth sox espeak-ng python3 make g++ binutils >/dev/null
+  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl >/dev/null

@@ -33,6 +33,7 @@ import { Microphones } from './audio/microphones.js';
 import { recoverRecordings } from './capture/recording-recovery.js';
 import { DEFAULT_SAMPLE_RATE } from './audio/audio-supervisor.js';
 import { RemoteDevices } from './remote/remote-devices.js';
+import { checkConnection } from './upload/connection-check.js';
 import { machineKey } from './remote/device-identity.js';
 import { wsConnector, type RemoteConnector } from './remote/socket.js';
 
@@ -257,6 +258,12 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'stream.stop': async ({ sourceId }) => ({ stopped: await streams.stop(sourceId) }),
     ...sampleHandlers(store, uploads),
     ...withKeyChanges(uploadHandlers(uploads, keys, settings), () => remote.settingsChanged()),
+    'project.check': async () => {
+      const s = settings.get();
+      const apiKey = await keys.getApiKey(s.projectId).then((k) => ({ key: k, problem: null }), (err: unknown) => ({ key: null, problem: `The API key could not be read from the keychain: ${(err as Error).message}` }));
+      const hmac = await keys.getHmacKey(s.projectId).then((k): 'set' | 'not set' => (k ? 'set' : 'not set'), (): 'unknown' => 'unknown');
+      return checkConnection({ ingestionUrl: s.ingestionUrl, managementUrl: s.managementUrl, projectId: s.projectId, apiKey: apiKey.key, apiKeyProblem: apiKey.problem, hmacKey: hmac });
+    },
     'remote.list': () => remote.list(),
     'remote.setEnabled': ({ sourceId, enabled, deviceId }) => remote.setEnabled(sourceId, enabled, deviceId),
     'remote.rename': ({ sourceId, name }) => remote.rename(sourceId, name),

@@ -275,6 +275,18 @@ export const DatasetSummary = z.object({
 });
 export type DatasetSummary = z.infer<typeof DatasetSummary>;
 
+/** One part of "Test connection": ok true/false, or null when it is only said (optional, or not reached). */
+export const ConnectionStep = z.object({
+  part: z.enum(['api-key', 'project', 'management', 'ingestion', 'hmac-key']),
+  ok: z.boolean().nullable(),
+  message: z.string(),
+  /** The URL this step called, so a wrong one is visible. */
+  url: z.string().nullable(),
+});
+export type ConnectionStep = z.infer<typeof ConnectionStep>;
+export const ConnectionCheck = z.object({ ok: z.boolean(), steps: z.array(ConnectionStep), checkedAt: z.string() });
+export type ConnectionCheck = z.infer<typeof ConnectionCheck>;
+
 export const KeyKind = z.enum(['api-key', 'hmac-key']);
 export const KeyStatus = z.object({
   apiKey: z.enum(['set', 'not set', 'unknown']),
@@ -590,6 +602,8 @@ export const methods = {
   'queue.resume': { input: none, output: QueueStatus },
 
   'keys.status': { input: none, output: KeyStatus },
+  /** "Is this talking to my project?": key, project id, management API and ingestion service, each said plainly. */
+  'project.check': { input: none, output: ConnectionCheck },
   /** The only way a key enters: it goes to the OS keychain and never comes back out to a UI. */
   'keys.set': { input: z.object({ kind: KeyKind, key: z.string().min(1).max(512) }).strict(), output: KeyStatus },
   'keys.clear': { input: z.object({ kind: KeyKind }).strict(), output: KeyStatus },

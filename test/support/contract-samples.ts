@@ -32,6 +32,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'record.mark': { sessionId: 'no-such-session', label: 'tap' },
   'at.readBoard': { path: '/dev/no-such-board' },
   'at.record': { path: '/dev/no-such-board', lengthMs: 1000, label: 'idle', category: 'training' },
+  'project.check': {},
   'remote.list': {},
   'remote.setEnabled': { sourceId: 'serial:/dev/capture-desk-no-such-port', enabled: false },
   'remote.rename': { sourceId: 'serial:/dev/capture-desk-no-such-port', name: 'bench board' },

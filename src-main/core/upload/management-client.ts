@@ -70,7 +70,13 @@ async function call(t: ManagementTarget, method: 'GET' | 'POST', path: string, j
       signal: signal ?? AbortSignal.timeout(30_000),
     });
   } catch (err) {
-    throw new ManagementError('Unavailable', `Could not reach the management API at ${new URL(url).host}: ${(err as Error).message}. Check the network and the management URL in Settings.`);
+    // fetch says only "fetch failed"; the reason (refused, DNS, a certificate) is in its cause.
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (err as Error).message;
+    const tls = /CERT|SSL|TLS|certificate/i.test(`${cause?.code ?? ''} ${cause?.message ?? ''}`);
+    throw new ManagementError('Unavailable', tls
+      ? `The TLS certificate of ${new URL(url).host} could not be verified (${why}). Check the management URL (https://…) and the machine's clock.`
+      : `Could not reach the management API at ${new URL(url).host} (${why}). Check the network and the management URL in Settings.`);
   }
   const text = await res.text();
   if (res.status === 401 || res.status === 403) {
