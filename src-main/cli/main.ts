@@ -75,6 +75,16 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
+// A reader that stops early (`capture-desk samples list | head`) closes the pipe: what is left
+// unprinted has nobody to read it. That ends the command successfully, as it does for ls or git,
+// instead of an unhandled EPIPE stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 main(process.argv.slice(2)).then(
   async (code) => {
     process.exitCode = code;
