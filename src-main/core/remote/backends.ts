@@ -61,6 +61,8 @@ export interface BackendDeps {
 
 /** How long a numeric board may take to show a steady rate before it can be announced. */
 const RATE_WAIT_MS = 10_000;
+/** How long after its first estimate the rate may take to settle before it is announced anyway. */
+const RATE_SETTLE_MS = 3_000;
 
 /** Takes through the recording service: exactly what the app records when a person presses Record. */
 async function serviceTake(d: BackendDeps, sourceId: string, order: TakeOrder, ev: TakeEvents): Promise<string> {
@@ -96,13 +98,24 @@ export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
       const path = sourceId.slice('serial:'.length);
       const given = d.ports.settingsFor(path).frequencyHz;
       const end = Date.now() + RATE_WAIT_MS;
-      let hz = given ?? d.stats(sourceId)?.frequencyHz ?? null;
+      // The first estimate of a freshly opened stream is rough (1% off on a 100 Hz board): the
+      // hello announces the rate once it has settled, i.e. two successive stats (half a second
+      // apart) agree within 0.1%, or what there is after RATE_SETTLE_MS more.
+      let hz = given;
+      let last: StreamStats | undefined;
+      let firstAt: number | null = null;
       while (hz === null) {
         const lost = d.lost(sourceId);
         if (lost) throw new CoreError('Disconnected', lost);
         if (Date.now() > end) throw new CoreError('Unavailable', `no steady sampling rate could be measured on ${path} within ${RATE_WAIT_MS / 1000} s; check that the board prints readings at a fixed rate, or set the frequency in the port's settings.`);
-        await new Promise((r) => setTimeout(r, 100));
-        hz = d.stats(sourceId)?.frequencyHz ?? null;
+        const now = d.stats(sourceId);
+        if (now && now !== last && now.frequencyHz !== null) {
+          firstAt ??= Date.now();
+          const prev = last?.frequencyHz ?? null;
+          if ((prev !== null && Math.abs(now.frequencyHz - prev) / prev < 0.001) || Date.now() - firstAt > RATE_SETTLE_MS) hz = now.frequencyHz;
+          last = now;
+        }
+        if (hz === null) await new Promise((r) => setTimeout(r, 100));
       }
       const info = d.hub.info(sourceId);
       if (!info) throw new CoreError('Disconnected', `${path} stopped streaming.`);
@@ -155,6 +168,13 @@ export function atBackend(d: BackendDeps, sourceId: string): DeviceBackend {
       if (d.at.isBusy(path)) throw new CoreError('Busy', `The board at ${path} is busy with another sample or command; ask again when it is done.`);
       if (!(await d.opener.exists(path))) throw new CoreError('Disconnected', `The board at ${path} is unplugged. Plug it back in, then ask again.`);
       const frequencyHz = order.intervalMs ? pickFrequency(order.sensor, 1000 / order.intervalMs) : undefined;
+      // The firmware says "Processing..." on the board before the read-back; the platform hears
+      // sampleProcessing after the readings (the spec's order), when we decode and save.
+      let processed = false;
+      const processing = () => {
+        if (!processed) ev.processing();
+        processed = true;
+      };
       const sample = await d.at.record(
         { path, sensor: order.sensor.name, frequencyHz, lengthMs: order.lengthMs, label: order.label, category: order.category, queue: true },
         {
@@ -162,11 +182,14 @@ export function atBackend(d: BackendDeps, sourceId: string): DeviceBackend {
           note: order.note,
           onProgress: (p) => {
             if (p.kind === 'stage' && p.stage === 'sampling') ev.started();
-            else if (p.kind === 'stage' && p.stage === 'processing') ev.processing();
-            else if (p.kind === 'reading') ev.reading(p.totalBytes ? Math.min(100, Math.round((100 * p.receivedBytes) / p.totalBytes)) : 0);
+            else if (p.kind === 'reading') {
+              ev.reading(p.totalBytes ? Math.min(100, Math.round((100 * p.receivedBytes) / p.totalBytes)) : 0);
+              if (p.totalBytes && p.receivedBytes >= p.totalBytes) processing();
+            }
           },
         },
       );
+      processing();
       return sample.id;
     },
   };

@@ -191,7 +191,10 @@ export class QueueStore {
   markUploadedMany(marks: UploadedMark[]): void {
     if (marks.length === 0) return;
     this.#stmt(
-      `UPDATE samples SET state = 'uploaded', platform_sample_id = u.value ->> 1, note = u.value ->> 2, error = NULL, uploaded_at = ?
+      // The sample's own note (who asked for it, why it is unsigned) stays; the platform's is added to it.
+      `UPDATE samples SET state = 'uploaded', platform_sample_id = u.value ->> 1,
+         note = CASE WHEN u.value ->> 2 IS NULL THEN samples.note WHEN samples.note IS NULL THEN u.value ->> 2 ELSE samples.note || '; ' || (u.value ->> 2) END,
+         error = NULL, uploaded_at = ?
        FROM json_each(?) AS u WHERE samples.id = u.value ->> 0`,
     ).run(new Date().toISOString(), JSON.stringify(marks.map((m) => [m.id, m.platformSampleId, m.note])));
     // Uploaded or not is what a rebuilt index must know; the sidecars follow after the commit.
