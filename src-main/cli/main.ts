@@ -10,6 +10,7 @@ Commands:
   samples   list, export or import the samples in the data directory
   record    record a sample: "record serial" from a board, "record audio" from a microphone
   devices   list capture devices: "devices audio"
+  connect   connect boards and microphones to the platform as devices (it records from them)
   check     check the API key, project id and URLs: is this talking to my project?
 
 Run "capture-desk <command> --help" for a command's options; "capture-desk --version" prints the version.
@@ -23,6 +24,7 @@ const commands: Record<CliCommand, () => Promise<Command>> = {
   upload: async () => (await import('./upload.js')).uploadCommand,
   samples: async () => (await import('./samples.js')).samplesCommand,
   record: async () => (argv) => recordCommand(argv),
+  connect: async () => (await import('./connect.js')).connectCommand,
   check: async () => (await import('./check.js')).checkCommand,
   devices: async () => async ([what, ...rest]) => {
     if (what === 'audio') return (await import('./audio.js')).devicesCommand(rest);

@@ -64,6 +64,11 @@ export interface CoreOptions {
   machine?: string;
   /** Remote-management link timing; tests shorten it. */
   remoteTiming?: { pingMs?: number; pongTimeoutMs?: number; backoff?: { baseMs: number; maxMs: number } };
+  /**
+   * Connect the sources remembered with "Connect to platform" on (default true). `capture-desk
+   * connect` says false: it connects the sources on its command line, and only those.
+   */
+  remoteStartRemembered?: boolean;
 }
 
 export interface Core {
@@ -163,6 +168,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     at: atBoards,
     mics,
     ...(opts.remoteTiming ? { timing: opts.remoteTiming } : {}),
+    startRemembered: opts.remoteStartRemembered ?? true,
   });
   const review = reviewHandlers({
     store,

@@ -8,8 +8,11 @@ export function logsDirOf(dataDir: string): string {
   return join(dataDir, 'logs');
 }
 
-/** One file per shell, so the desktop app and a `serve` beside it never rotate each other's file. */
-export const LOG_FILE_NAMES = { electron: 'capture-desk.log', browser: 'serve.log' } as const;
+/**
+ * One file per shell, so the desktop app, a `serve` and a `connect` beside it never rotate each
+ * other's file.
+ */
+export const LOG_FILE_NAMES = { electron: 'capture-desk.log', browser: 'serve.log', connect: 'connect.log' } as const;
 
 export interface AppLogOptions {
   dataDir: string;

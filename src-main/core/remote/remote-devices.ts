@@ -31,6 +31,8 @@ export interface RemoteDevicesDeps extends Omit<BackendDeps, 'stats' | 'lost'> {
   machine: string;
   /** Link timing (tests shorten it). */
   timing?: { pingMs?: number; pongTimeoutMs?: number; backoff?: { baseMs: number; maxMs: number } };
+  /** Start the links of sources remembered as connected (default true; `capture-desk connect` starts only its own). */
+  startRemembered?: boolean;
 }
 
 interface Device {
@@ -80,7 +82,7 @@ export class RemoteDevices {
   static async open(d: RemoteDevicesDeps): Promise<RemoteDevices> {
     const r = new RemoteDevices(d, await RemoteConfig.open(d.dataDir, d.log));
     for (const [key, entry] of r.#config.entries()) {
-      if (!entry.enabled) continue;
+      if (!entry.enabled || d.startRemembered === false) continue;
       try {
         r.#device(entry.sourceId, key, entry).link.start();
       } catch (err) {
