@@ -1,0 +1,199 @@
+import { spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Locator, Page } from '@playwright/test';
+import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
+import { openPtyPair } from '../support/boards/pty.js';
+import { startRemoteManagement, type RemoteMgmtServer } from '../support/remote-mgmt/server.js';
+import type { IngestionServer } from '../support/ingestion-server/server.js';
+import { connectPlatform, openView, screenshot } from './app-page.js';
+import { expect, test } from './fixtures.js';
+
+// The platform records from this laptop: a source switched on in the device list becomes a
+// platform device on the remote-management emulator; start-sampling on the management API is
+// recorded here, kept as a local sample and uploaded once.
+
+const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
+const README_PICTURE = fileURLToPath(new URL('../../resources/docs/remote-device-list.png', import.meta.url));
+const API_KEY = 'ei_test_key';
+
+type Platform = IngestionServer & { projectId: number };
+
+/** The emulator's key, project and the remote-management URL, all through Settings. */
+async function pointAtPlatform(page: Page, platform: Platform, rm: RemoteMgmtServer): Promise<void> {
+  await connectPlatform(page, platform, API_KEY);
+  const form = page.getByTestId('settings');
+  const field = form.getByLabel('Remote-management URL');
+  // Empty: derived from the ingestion URL (the emulator's host, port 4802).
+  await expect(field).toHaveAttribute('placeholder', /^ws:\/\/127\.0\.0\.1:4802$/);
+  await field.fill('http://not-a-websocket');
+  await form.getByRole('button', { name: 'Save settings' }).click();
+  await expect(form.getByRole('alert')).toContainText('ws:// or wss://');
+  await field.fill(rm.url);
+  await form.getByRole('button', { name: 'Save settings' }).click();
+  await expect(form.getByRole('status')).toHaveText('Saved.');
+  await openView(page, 'Live');
+}
+
+/** Every text the row's state line showed, as the page saw it (a reconnect can be brief). */
+async function recordStates(row: Locator): Promise<() => Promise<string[]>> {
+  await row.evaluate((el) => {
+    const seen: string[] = [];
+    (el as HTMLElement & { seen?: string[] }).seen = seen;
+    const note = () => {
+      const t = el.querySelector('[data-testid="remote-state"]')?.textContent?.trim();
+      if (t && seen.at(-1) !== t) seen.push(t);
+    };
+    new MutationObserver(note).observe(el, { subtree: true, childList: true, characterData: true });
+    note();
+  });
+  return () => row.evaluate((el) => [...((el as HTMLElement & { seen?: string[] }).seen ?? [])]);
+}
+
+async function startSampling(platform: Platform, deviceId: string, body: Record<string, unknown>): Promise<{ success: boolean; error?: string }> {
+  const res = await fetch(`${platform.managementUrl}/api/${platform.projectId}/device/${encodeURIComponent(deviceId)}/start-sampling`, {
+    method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  return (await res.json()) as { success: boolean; error?: string };
+}
+
+async function platformDevices(platform: Platform): Promise<Array<{ deviceId: string; name: string; remote_mgmt_connected: boolean }>> {
+  const res = await fetch(`${platform.managementUrl}/api/${platform.projectId}/devices`, { headers: { 'x-api-key': API_KEY } });
+  return ((await res.json()) as { devices: Array<{ deviceId: string; name: string; remote_mgmt_connected: boolean }> }).devices;
+}
+
+/** The progress a device sent for its latest request, in order (the spec's names). */
+function progressOf(rm: RemoteMgmtServer, deviceId: string): string[] {
+  const names = ['sample', 'sampleStarted', 'sampleReading', 'sampleProcessing', 'sampleUploading', 'sampleFinished'];
+  return rm.messages
+    .filter((m) => m.dir === 'in' && m.deviceId === deviceId)
+    .flatMap((m) => names.filter((n) => n in m.message).map((n) => (n === 'sample' ? `sample:${String(m.message['sample'])}` : n)));
+}
+
+test('a numeric board connected from the device list: online, recorded from the platform, renamed there, and back after a dropped connection', async ({ page, shell, platform }, testInfo) => {
+  test.setTimeout(120_000);
+  const rm = await startRemoteManagement({ ingestion: platform });
+  const pty = await openPtyPair();
+  const board = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100', '--axes', '3'], { stdio: 'ignore' });
+  try {
+    await page.goto(shell.url);
+    await pointAtPlatform(page, platform, rm);
+    await page.getByLabel('Open a port by path').fill(pty.hostPath);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(100);
+
+    const sourceId = `serial:${pty.hostPath}`;
+    const row = page.locator(`[data-testid="remote-device"][data-source-id="${sourceId}"]`);
+    // The simulator's data is not real: it gets no switch.
+    await expect(page.locator('[data-testid="remote-device"][data-source-id="simulated:imu"]')).toHaveCount(0);
+    const toggle = row.getByRole('switch', { name: 'Connect to platform' });
+    await expect(toggle).not.toBeChecked();
+    // Keyboard only: focus the switch and press Space.
+    await toggle.focus();
+    await page.keyboard.press('Space');
+    await expect(toggle).toBeChecked();
+    await expect(row.getByTestId('remote-state')).toHaveText('Online', { timeout: 20_000 });
+    await expect.poll(() => rm.connected().length).toBe(1);
+    const deviceId = rm.connected()[0]!.deviceId;
+    // Not renamed yet: the row names the device by its id, as the platform does.
+    await expect(row.getByTestId('remote-name')).toHaveText(deviceId);
+    expect(rm.connected()[0]!.sensors[0]!.name).toMatch(/^Sensor with 3 axes/);
+
+    // The platform asks for 2 s of "wave": the live view says so while it records.
+    const answer = await startSampling(platform, deviceId, { label: 'wave', lengthMs: 2000, category: 'training', intervalMs: 10, collectedSampleCount: 3, targetSampleCount: 10 });
+    expect(answer).toMatchObject({ success: true });
+    const take = page.getByTestId('platform-take');
+    await expect(take).toContainText('Recording for the platform: wave, 2 s');
+    await expect(take.getByTestId('platform-take-hint')).toHaveText('3 of 10 for this label');
+    await expect(row.getByTestId('remote-state')).toHaveText('Recording for the platform');
+    await screenshot(page, testInfo, 'remote-recording');
+    // Finished only after the upload; the row keeps the outcome.
+    await rm.waitFor((m) => m.dir === 'in' && m.deviceId === deviceId && m.message['sampleFinished'] === true, 20_000);
+    expect(progressOf(rm, deviceId)).toEqual(['sample:true', 'sampleStarted', 'sampleProcessing', 'sampleUploading', 'sampleFinished']);
+    await expect(take).toHaveCount(0);
+    await expect(row.getByTestId('remote-request')).toHaveText('Last platform request (wave, 2 s): finished, uploaded to the platform');
+    await expect(row.getByTestId('remote-state')).toHaveText('Online');
+    expect(platform.samples.filter((s) => s.label === 'wave')).toHaveLength(1);
+    expect(platform.samples[0]).toMatchObject({ label: 'wave', category: 'training' });
+
+    // Rename: Escape cancels, Enter confirms; the platform has the name.
+    await row.getByRole('button', { name: 'Rename' }).click();
+    const nameField = row.getByLabel(`New name for ${deviceId}`);
+    await expect(nameField).toBeFocused();
+    await nameField.fill('never sent');
+    await nameField.press('Escape');
+    await expect(nameField).toHaveCount(0);
+    await expect(row.getByRole('button', { name: 'Rename' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await row.getByLabel(`New name for ${deviceId}`).fill('bench board');
+    await row.getByLabel(`New name for ${deviceId}`).press('Enter');
+    await expect(row.getByTestId('remote-name')).toHaveText('bench board');
+    await expect.poll(async () => (await platformDevices(platform)).find((d) => d.deviceId === deviceId)?.name).toBe('bench board');
+
+    // The picture for the README: the device list with a connected, renamed board.
+    await mkdir(dirname(README_PICTURE), { recursive: true });
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.locator('aside.side').screenshot({ path: README_PICTURE });
+
+    // The emulator drops the socket: the row counts down to the reconnect, then is online again.
+    const states = await recordStates(row);
+    rm.drop(deviceId);
+    await expect.poll(states, { timeout: 10_000 }).toContainEqual(expect.stringMatching(/^Reconnecting in \d+ s$/));
+    await expect(row.getByTestId('remote-state')).toHaveText('Online', { timeout: 15_000 });
+    await expect.poll(() => rm.isConnected(deviceId)).toBe(true);
+    expect(await states()).toEqual(expect.arrayContaining(['Online', 'Reconnecting in 1 s']));
+
+    // The sample is a normal local sample, saying who asked for it.
+    await openView(page, 'Samples');
+    const sampleRow = page.getByRole('row', { name: /wave\./ });
+    await expect(sampleRow).toContainText('training');
+    await expect(sampleRow).toContainText(`requested by the platform (remote management, device ${deviceId})`);
+    await expect(sampleRow).toContainText('uploaded');
+  } finally {
+    board.kill('SIGKILL');
+    await pty.close();
+    await rm.close();
+  }
+});
+
+test('the virtual microphone connected to the platform records what start-sampling asks for, as a WAV uploaded once', async ({ page, shell, platform }, testInfo) => {
+  test.setTimeout(90_000);
+  const server = testPulseFromEnv();
+  const tone = playTone({ env: server.env, sink: server.sink, tones: [{ freq: 440, amp: 0.4 }] });
+  const rm = await startRemoteManagement({ ingestion: platform });
+  try {
+    await page.goto(shell.url);
+    await pointAtPlatform(page, platform, rm);
+    const row = page.locator('[data-testid="remote-device"][data-source-id="audio:default"]');
+    await row.getByRole('switch', { name: 'Connect to platform' }).check();
+    await expect(row.getByTestId('remote-state')).toHaveText('Online', { timeout: 20_000 });
+    await expect.poll(() => rm.connected().length).toBe(1);
+    const device = rm.connected()[0]!;
+    expect(device.sensors.map((s) => s.name)).toEqual(['Microphone']);
+
+    const answer = await startSampling(platform, device.deviceId, { label: 'hum', lengthMs: 1000, category: 'testing', intervalMs: 0.0625, sensor: 'Microphone' });
+    expect(answer).toMatchObject({ success: true });
+    await expect(page.getByTestId('platform-take')).toContainText('Recording for the platform: hum, 1 s');
+    await rm.waitFor((m) => m.dir === 'in' && m.deviceId === device.deviceId && m.message['sampleFinished'] === true, 20_000);
+    await expect(row.getByTestId('remote-request')).toContainText('finished, uploaded to the platform');
+    await screenshot(page, testInfo, 'remote-microphone');
+    const uploaded = platform.samples.filter((s) => s.label === 'hum');
+    expect(uploaded).toHaveLength(1);
+    expect(uploaded[0]).toMatchObject({ category: 'testing' });
+
+    await openView(page, 'Samples');
+    const sampleRow = page.getByRole('row', { name: /hum\.[0-9a-f]{8}\.wav/ });
+    await expect(sampleRow).toContainText('testing');
+    await expect(sampleRow).toContainText('requested by the platform');
+
+    // Switched off: the platform no longer sees it.
+    await openView(page, 'Live');
+    await row.getByRole('switch', { name: 'Connect to platform' }).uncheck();
+    await expect(row.getByTestId('remote-state')).toHaveCount(0);
+    await expect.poll(() => rm.isConnected(device.deviceId)).toBe(false);
+  } finally {
+    await tone.stop();
+    await rm.close();
+  }
+});
