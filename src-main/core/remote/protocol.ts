@@ -101,7 +101,7 @@ export function readServerMessage(value: unknown): ServerMessage {
     return {
       type: 'sample',
       request: {
-        label: s.label, lengthMs: s.length, path: s.path, hmacKey: s.hmacKey ?? null, intervalMs: s.interval ?? null, sensor: s.sensor ?? null,
+        label: s.label, lengthMs: s.length, path: s.path, hmacKey: projectHmacKey(s.hmacKey), intervalMs: s.interval ?? null, sensor: s.sensor ?? null,
         labelColor: s.labelColor ?? null, collectedSampleCount: s.collectedSampleCount ?? null, targetSampleCount: s.targetSampleCount ?? null,
       },
     };
@@ -110,6 +110,16 @@ export function readServerMessage(value: unknown): ServerMessage {
   if ('stopSnapshot' in m) return { type: 'stopSnapshot' };
   if ('err' in m) return { type: 'server-error', error: String(m.err) };
   return { type: 'unknown', keys: Object.keys(m) };
+}
+
+/**
+ * The request's HMAC key, or null when the project has none: the platform then sends "0" (as the
+ * platform emulator does). Taken as a key, "0" would sign samples with it and, registered as a
+ * secret, have the logger redact every 0 in every line from then on.
+ */
+function projectHmacKey(key: string | null | undefined): string | null {
+  const k = key?.trim();
+  return k && k !== '0' ? k : null;
 }
 
 /**
