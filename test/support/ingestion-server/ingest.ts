@@ -20,6 +20,10 @@ export interface State {
   hub: DeviceHub | null;
   /** Ids of accepted start-sampling calls; separate from sample ids, as on the platform. */
   nextSamplingId: number;
+  /** sample/impulse/variant already classified: classify/v2 answers alreadyInDatabase for them. */
+  classified: Set<string>;
+  /** Ids of the classification jobs said to be still running (classifyJobRunning). */
+  nextClassifyJobId: number;
 }
 
 export interface Reply {

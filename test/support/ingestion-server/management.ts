@@ -1,3 +1,4 @@
+import { classifySample } from './classify.js';
 import type { Reply, State } from './ingest.js';
 import { CATEGORIES } from './types.js';
 import type { StartSamplingRequest, StoredSample } from './types.js';
@@ -83,8 +84,8 @@ type Params = string[];
 interface Route {
   pattern: RegExp;
   method: 'GET' | 'POST';
-  /** params[0] is the project id, the rest are the path's other captures, URI-decoded. */
-  run(state: State, params: Params, body: Buffer): Reply | Promise<Reply>;
+  /** params[0] is the project id, the rest are the path's other captures, URI-decoded; query is '' or '?…'. */
+  run(state: State, params: Params, body: Buffer, query: string): Reply | Promise<Reply>;
 }
 
 type Parsed = { ok: true; value: Record<string, unknown> } | { ok: false; reply: Reply };
@@ -190,6 +191,7 @@ const ROUTES: Route[] = [
   // Spec: the plural "devices" here is not a typo.
   { pattern: /^\/v1\/api\/([^/]+)\/devices\/([^/]+)\/rename$/, method: 'POST', run: renameDevice },
   { pattern: /^\/v1\/api\/([^/]+)\/devices$/, method: 'GET', run: listDevices },
+  { pattern: /^\/v1\/api\/([^/]+)\/classify\/v2\/([^/]+)$/, method: 'POST', run: (state, params, _body, query) => classifySample(state, params, query) },
 ];
 
 function decodeParams(captures: string[]): Params | null {
@@ -202,7 +204,7 @@ function decodeParams(captures: string[]): Params | null {
 
 /** Paths are relative to the server root, i.e. they include the /v1 prefix. */
 export function handleManagement(
-  state: State, method: string, path: string, headers: Record<string, string | undefined>, body: Buffer,
+  state: State, method: string, path: string, headers: Record<string, string | undefined>, body: Buffer, query = '',
 ): Reply | Promise<Reply> {
   const key = headers['x-api-key'];
   if (!key || !state.faults.apiKeys.includes(key)) return json(401, { success: false, error: 'Missing or invalid x-api-key' });
@@ -214,7 +216,7 @@ export function handleManagement(
     const params = decodeParams(match.slice(1));
     if (!params) return failure(`Malformed path ${path}`);
     if (params[0] !== String(state.faults.projectId)) return failure('Project not found');
-    return route.run(state, params, body);
+    return route.run(state, params, body, query);
   }
   return json(404, { success: false, error: `Unknown endpoint ${method} ${path}` });
 }

@@ -71,7 +71,7 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
   const { host = '127.0.0.1', port = 0, ...settings } = opts;
   const initial: IngestionFaults = { ...DEFAULT_FAULTS, ...defined(settings) };
   const faults: IngestionFaults = { ...initial, apiKeys: [...initial.apiKeys] };
-  const state: State = { faults, samples: [], nextId: 1, devices: new Map(), hub: null, nextSamplingId: 1 };
+  const state: State = { faults, samples: [], nextId: 1, devices: new Map(), hub: null, nextSamplingId: 1, classified: new Set(), nextClassifyJobId: 1 };
   const requests: RequestLogEntry[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -79,7 +79,7 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
   // Management calls may wait on a device (start-sampling), so a route can answer later.
   function route(entry: RequestLogEntry, headers: Record<string, string>, body: Buffer): Reply | Promise<Reply> {
     const { method, path } = entry;
-    if (path.startsWith('/v1/')) return handleManagement(state, method, path, headers, body);
+    if (path.startsWith('/v1/')) return handleManagement(state, method, path, headers, body, entry.query);
     const files = FILES_PATH.exec(path);
     const legacy = LEGACY_PATH.exec(path);
     if (!files && !legacy) return text(404, `Not found: ${method} ${path}`);
@@ -172,6 +172,13 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
     attachDevices(hub) {
       state.hub = hub;
     },
+    deleteSample(id) {
+      const at = state.samples.findIndex((s) => s.id === id);
+      if (at < 0) return false;
+      state.samples.splice(at, 1);
+      for (const key of [...state.classified]) if (key.startsWith(`${id}/`)) state.classified.delete(key);
+      return true;
+    },
     setFaults(patch) {
       Object.assign(faults, defined(patch));
     },
@@ -182,6 +189,8 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
       Object.assign(faults, initial, { apiKeys: [...initial.apiKeys] });
       state.nextId = 1;
       state.nextSamplingId = 1;
+      state.classified.clear();
+      state.nextClassifyJobId = 1;
       for (const id of [...state.devices.keys()]) {
         if (!state.hub?.isConnected(id)) state.devices.delete(id);
       }

@@ -1,3 +1,7 @@
+import { DEFAULT_IMPULSE, type EmulatedImpulse } from './classify-model.js';
+
+export type { EmulatedImpulse, EmulatedLearnBlock } from './classify-model.js';
+
 export type Category = 'training' | 'testing' | 'validation' | 'post-processing';
 export const CATEGORIES: readonly Category[] = ['training', 'testing', 'validation', 'post-processing'];
 
@@ -41,6 +45,10 @@ export interface IngestionFaults {
   maxBodyBytes: number;
   /** How long start-sampling waits for the device's first answer (the platform's is 10 s); tests shorten it. */
   deviceReplyTimeoutMs: number;
+  /** The project's trained impulse that classify/v2 runs (see classify-model.ts); null = none trained yet. */
+  impulse: EmulatedImpulse | null;
+  /** The next n classify/v2 calls answer that a classification job for the sample is still running. */
+  classifyJobRunning: number;
 }
 
 export interface IngestionServerOptions extends Partial<IngestionFaults> {
@@ -147,6 +155,8 @@ export interface IngestionServer {
   /** The remote-management service start-sampling talks to; null until one attaches. */
   readonly attachedDevices: DeviceHub | null;
   attachDevices(hub: DeviceHub | null): void;
+  /** Deletes a sample as a person would on the platform; false when there is none with that id. */
+  deleteSample(id: number): boolean;
   /**
    * Clears samples and the request log, restores the start-up settings, restarts ids at 1.
    * Devices with a live connection stay known, as they would on the platform.
@@ -168,4 +178,6 @@ export const DEFAULT_FAULTS: Readonly<IngestionFaults> = {
   hmacKey: null,
   maxBodyBytes: 512 * 1024 * 1024,
   deviceReplyTimeoutMs: 10_000,
+  impulse: DEFAULT_IMPULSE,
+  classifyJobRunning: 0,
 };
