@@ -72,14 +72,17 @@ export async function sensorPart(
     finish: (o) => {
       const now = hub.info(req.sourceId) ?? rec.info;
       const st = stats();
+      // A measured rate is announced to the plot only when it moves by 1 %; the reader's own
+      // estimate (in its stats, every 500 ms) is the one the take gets, as `record serial` does.
+      const rateHz = (rec.rateMeasured ? st?.frequencyHz : null) ?? now.rateHz;
       return rec.finish({
-        intervalMs: 1000 / now.rateHz,
+        intervalMs: 1000 / rateHz,
         hmacKey: o.hmacKey,
         incomplete: rec.interruption !== null || o.cutShort !== undefined,
         ...(o.cutShort === undefined && o.note === undefined ? {} : { note: joinNotes(o.note, o.cutShort === undefined ? (rec.interruption !== null ? 'incomplete: the source stopped during the capture' : null) : `incomplete: ${o.cutShort}`) ?? undefined }),
         queue: o.queue && rec.interruption === null,
         structuredLabels: o.structuredLabels(rec.rows),
-        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: now.rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart) },
+        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart) },
       });
     },
     discard: () => rec.discard(),

@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { WAV_HEADER_BYTES, wavHeader } from '../samples/formats/wav.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { readSigningKey, type SigningKey } from '../secrets/signing-key.js';
+import { measureRecordedRate, PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE, shortStretchNote } from './recorded-rate.js';
 import { completeRows } from './recording-rows.js';
 import { writeAcquisition, type RecordingHeader } from './sensor-recorder.js';
 
@@ -35,6 +36,9 @@ export interface AudioRecordingNote {
  * `<id>.json` (label, category, metadata, axes) and `<id>.rows` (every row appended so far) in
  * the recordings folder. At start these become incomplete samples, kept local for the user to
  * look at: nothing a person recorded is lost because the app did not get to press Stop.
+ * A rate that was being measured (a numeric-line board with no rate given) is measured again
+ * from the arrival times kept with the rows (`<id>.times`), as the reader would have at Stop;
+ * a given rate, and recordings from before those times were kept, keep the header's interval.
  * Runs before this process records anything; a recording whose process still lives (the CLI
  * recording into the same data folder) is left alone.
  */
@@ -58,12 +62,14 @@ export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey
     try {
       const { pid } = JSON.parse(await readFile(join(dir, f), 'utf8')) as { pid?: unknown };
       if (typeof pid === 'number' && pid !== process.pid && alive(pid)) continue; // still being recorded
-      const sample = audio ? await recoverAudio(store, join(dir, f), dataFile, id) : await recoverOne(store, join(dir, f), dataFile, id, signingKey);
+      const timesFile = join(dir, `${id}.times`);
+      const sample = audio ? await recoverAudio(store, join(dir, f), dataFile, id) : await recoverOne(store, join(dir, f), dataFile, timesFile, id, signingKey);
       if (sample) {
         recovered.push(sample);
-        log.warn('recovered a recording interrupted by a stop of the app', { name: sample.name, rows: sample.extra['rows'] });
+        log.warn('recovered a recording interrupted by a stop of the app', { name: sample.name, rows: sample.extra['rows'], intervalMs: sample.extra['interval_ms'] });
       }
       await rm(dataFile, { force: true });
+      if (!audio) await rm(timesFile, { force: true });
       await rm(join(dir, f), { force: true });
     } catch (err) {
       // Left in place for the next start (or a person) rather than deleted: it may be the only copy.
@@ -73,7 +79,7 @@ export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey
   return recovered;
 }
 
-async function recoverOne(store: SampleStore, headerFile: string, rowsFile: string, id: string, signingKey: () => Promise<SigningKey>): Promise<Sample | null> {
+async function recoverOne(store: SampleStore, headerFile: string, rowsFile: string, timesFile: string, id: string, signingKey: () => Promise<SigningKey>): Promise<Sample | null> {
   const header = JSON.parse(await readFile(headerFile, 'utf8')) as StoredHeader;
   const width = header.sensors.length;
   let info;
@@ -86,23 +92,49 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
   if (rows === 0) return null;
   // The process may have died in the middle of writing a row: keep only whole ones.
   if (bytes < info.size) await truncate(rowsFile, bytes);
-  const intervalMs = intervalOf(header, rows, info.mtimeMs);
-  const ctx = header.context as { label?: string | null; category?: Category; metadata?: Record<string, string>; sourceId?: string };
+  const ctx = header.context as { label?: string | null; category?: Category; metadata?: Record<string, string>; sourceId?: string; rateMeasured?: unknown };
   const label = ctx.label ?? null;
-  const reserved = store.reserveFile('.cbor');
-  const { key, unsigned } = await signingKey();
-  await writeAcquisition(reserved.tempPath, rowsFile, rows, header, { intervalMs, hmacKey: key });
-  return store.commitFile(reserved, {
+  const common = {
     name: `${label ?? 'unlabeled'}.${id.slice(0, 8)}.cbor`,
-    kind: 'sensor',
+    kind: 'sensor' as const,
     label,
     category: ctx.category ?? 'training',
     metadata: ctx.metadata ?? {},
-    lengthMs: rows * intervalMs,
     incomplete: true,
     queue: false,
-    note: unsigned ? `${NOTE} It was ${unsigned}.` : NOTE,
-    extra: { rows, interval_ms: intervalMs, recovered: true, ...(ctx.sourceId ? { source: ctx.sourceId } : {}) },
+  };
+  const base = { rows, recovered: true, ...(ctx.sourceId ? { source: ctx.sourceId } : {}) };
+  let intervalMs: number | null;
+  let rateNote: string | null = null;
+  let rateExtra: Record<string, unknown> = {};
+  if (ctx.rateMeasured === true) {
+    // The header's interval is only the first lines' estimate: measure again from these rows' arrivals.
+    const measured = await measureRecordedRate(timesFile, rows);
+    intervalMs = measured?.frequencyHz ? 1000 / measured.frequencyHz : null;
+    if (measured) {
+      const s = measured.snapshot;
+      rateExtra = { frequency_hz: measured.frequencyHz, jitter_ms: s.jitterMs, dropped_lines: s.droppedLines, rate_measured_at_recovery: true, rate_relative_error: s.relativeError };
+      rateNote = shortStretchNote(measured);
+    }
+  } else intervalMs = intervalOf(header, rows, info.mtimeMs);
+  const reserved = store.reserveFile('.cbor');
+  if (intervalMs === null) {
+    // As a finished take whose rate could not be measured: every row kept, waiting for its rate (set-rate.ts).
+    await writeAcquisition(reserved.tempPath, rowsFile, rows, header, { intervalMs: PLACEHOLDER_INTERVAL_MS });
+    return store.commitFile(reserved, {
+      ...common,
+      lengthMs: null,
+      note: `${NOTE}; ${RATE_MISSING_NOTE}`,
+      extra: { ...base, interval_ms: null, ...rateExtra, frequency_hz: null, rate_missing: true, interrupted: true },
+    });
+  }
+  const { key, unsigned } = await signingKey();
+  await writeAcquisition(reserved.tempPath, rowsFile, rows, header, { intervalMs, hmacKey: key });
+  return store.commitFile(reserved, {
+    ...common,
+    lengthMs: rows * intervalMs,
+    note: [NOTE, unsigned ? `It was ${unsigned}.` : null, rateNote].filter(Boolean).join(' '),
+    extra: { ...base, interval_ms: intervalMs, ...rateExtra },
   });
 }
 
@@ -151,7 +183,7 @@ async function recoverAudio(store: SampleStore, noteFile: string, wavFile: strin
   });
 }
 
-/** The stream's rate when the recording started; else the rows spread over the time it ran. */
+/** The rate the header declares (given, or a recording from before arrival times were kept); else the rows spread over the time it ran. */
 function intervalOf(header: StoredHeader, rows: number, lastWriteMs: number): number {
   const declared = (header.context as { intervalMs?: unknown }).intervalMs;
   if (typeof declared === 'number' && declared > 0) return declared;

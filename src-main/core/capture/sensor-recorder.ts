@@ -6,7 +6,9 @@ import { Encoder } from 'cbor-x';
 import { CoreError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ZERO_SIGNATURE } from '../samples/formats/acquisition.js';
+import type { RowTiming } from '../stream/stream-hub.js';
 import { arrayHeader, encodeRows } from './cbor-rows.js';
+import { TimingLog } from './recorded-rate.js';
 import { completeRows } from './recording-rows.js';
 
 const cbor = new Encoder({ useRecords: false, variableMapSize: true });
@@ -24,13 +26,18 @@ export interface RecordingHeader {
  * are appended as CBOR to `<id>.rows` next to a `<id>.json` header, so a crash leaves everything
  * needed to recover the capture. `finish` assembles the acquisition-format file by streaming:
  * the encoded header (with `values: []` opened up to the row count), then the rows, HMAC computed
- * on the way, and the signature written into the 64 zeros afterwards.
+ * on the way, and the signature written into the 64 zeros afterwards. Rows that come with their
+ * arrival times (a source that measures its rate) also leave `<id>.times` (see recorded-rate.ts),
+ * so the rate can be measured again from the rows should the recording never be finished.
  */
 export class SensorRecorder {
   readonly id: string;
   readonly width: number;
   #rows = 0;
   #out: WriteStream;
+  /** Opened with the first timed batch. */
+  #times: WriteStream | null = null;
+  #timing: TimingLog | null = null;
   #failed: Error | null = null;
   readonly #onFailure: Array<(err: Error) => void> = [];
 
@@ -38,11 +45,13 @@ export class SensorRecorder {
     this.id = id;
     this.width = header.sensors.length;
     this.#out = createWriteStream(join(dir, `${id}.rows`), { flags: 'wx' });
-    this.#out.on('error', (err) => {
-      if (this.#failed) return;
-      this.#failed = storageError(err, this.dir);
-      for (const cb of this.#onFailure) cb(this.#failed);
-    });
+    this.#out.on('error', (err) => this.#fail(err));
+  }
+
+  #fail(err: unknown): void {
+    if (this.#failed) return;
+    this.#failed = storageError(err, this.dir);
+    for (const cb of this.#onFailure) cb(this.#failed);
   }
 
   static async start(dir: string, header: RecordingHeader): Promise<SensorRecorder> {
@@ -66,12 +75,38 @@ export class SensorRecorder {
     this.#onFailure.push(cb);
   }
 
-  /** `values` is row-major, `width` numbers per row. After a failed write further rows are dropped (the capture is being stopped). */
-  append(values: ArrayLike<number>, rows: number): void {
+  /** Where the arrival times of the rows are kept (see recorded-rate.ts); only for timed rows. */
+  get timesPath(): string {
+    return join(this.dir, `${this.id}.times`);
+  }
+
+  /**
+   * `values` is row-major, `width` numbers per row; `timing`, when the source measures its rate,
+   * when they arrived (one record per call, whatever the row count). After a failed write
+   * further rows are dropped (the capture is being stopped).
+   */
+  append(values: ArrayLike<number>, rows: number, timing?: RowTiming): void {
     if (this.#failed) return;
     if (rows === 0) return;
     this.#out.write(encodeRows(values, this.width, rows));
     this.#rows += rows;
+    if (timing) {
+      if (!this.#timing) {
+        this.#timing = new TimingLog();
+        this.#times = createWriteStream(this.timesPath, { flags: 'wx' });
+        this.#times.on('error', (err) => this.#fail(err));
+      }
+      const due = this.#timing.add(timing.arrivalMs, timing.lines, rows);
+      if (due) this.#times!.write(due);
+    }
+  }
+
+  /** Writes what is pending of the times and closes that file. */
+  async #endTimes(): Promise<void> {
+    const times = this.#times;
+    if (!times || times.destroyed) return;
+    const rest = this.#timing!.take();
+    await new Promise<void>((res) => (rest ? times.end(rest, () => res()) : times.end(() => res())));
   }
 
   /**
@@ -84,6 +119,7 @@ export class SensorRecorder {
   async finish(target: string, o: { intervalMs: number; hmacKey?: string | undefined; iat?: number }): Promise<{ rows: number }> {
     // A stream that failed is destroyed already; ending it again would wait for nothing.
     if (!this.#out.destroyed) await new Promise<void>((res) => this.#out.end(() => res()));
+    await this.#endTimes();
     if (this.#failed) throw await this.#kept(this.#failed);
     if (this.#rows === 0) {
       await this.#removeFiles();
@@ -114,11 +150,13 @@ export class SensorRecorder {
   /** Removes the recording's files. Only for a person's explicit "Discard", or once the sample file holds every row. */
   async discard(): Promise<void> {
     if (!this.#out.closed && !this.#out.destroyed) await new Promise<void>((r) => this.#out.end(() => r()));
+    await this.#endTimes();
     await this.#removeFiles();
   }
 
   async #removeFiles(): Promise<void> {
     await rm(this.rowsPath, { force: true });
+    await rm(this.timesPath, { force: true });
     await rm(join(this.dir, `${this.id}.json`), { force: true });
   }
 }

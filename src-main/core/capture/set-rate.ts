@@ -7,7 +7,7 @@ import type { SampleStore } from '../samples/sample-store.js';
 import { encodeRows } from './cbor-rows.js';
 import { RECORDINGS_DIR } from './recording-recovery.js';
 import { writeAcquisition } from './sensor-recorder.js';
-import { RATE_MISSING_NOTE } from './stream-recording.js';
+import { RATE_MISSING_NOTE } from './recorded-rate.js';
 
 export const MAX_FREQUENCY_HZ = 100_000;
 

@@ -3,13 +3,11 @@ import type { Category, Sample, StreamInfo, StructuredLabel } from '../contract.
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { StreamHub } from '../stream/stream-hub.js';
+import { PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE } from './recorded-rate.js';
 import { RECORDINGS_DIR } from './recording-recovery.js';
 import { SensorRecorder } from './sensor-recorder.js';
 
-/** The interval written into a sample that waits for its rate: rows numbered 1 ms apart, never uploaded like that. */
-export const PLACEHOLDER_INTERVAL_MS = 1;
-export const RATE_MISSING_NOTE =
-  'rate unknown: the sampling frequency could not be measured from this capture and was not given. Every row is kept; give the rate (sample view, or "capture-desk samples set-rate ID --frequency HZ") to finish the sample, then it can be uploaded.';
+export { PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE };
 
 export interface RecordingRequest {
   sourceId: string;
@@ -52,6 +50,8 @@ export class StreamRecording {
   private constructor(
     readonly request: RecordingRequest,
     readonly info: StreamInfo,
+    /** The source measures its rate (info.rateHz is an estimate that settles as rows arrive). */
+    readonly rateMeasured: boolean,
     private readonly recorder: SensorRecorder,
     private readonly store: SampleStore,
   ) {}
@@ -59,23 +59,29 @@ export class StreamRecording {
   static async start(hub: StreamHub, store: SampleStore, req: RecordingRequest): Promise<StreamRecording> {
     const info = hub.info(req.sourceId);
     if (!info) throw new CoreError('NotFound', `"${req.sourceId}" is not streaming; start it before recording.`);
+    const rateMeasured = hub.measuresRate(req.sourceId);
     const recorder = await SensorRecorder.start(join(store.dataDir, RECORDINGS_DIR), {
       ...(req.deviceName === undefined ? {} : { deviceName: req.deviceName }),
       deviceType: req.deviceType,
       sensors: info.axes,
       // Enough to turn the rows into a sample should the process die before Stop (recording-recovery.ts).
-      context: { sourceId: req.sourceId, label: req.label, category: req.category, metadata: req.metadata, intervalMs: 1000 / info.rateHz },
+      // A measured rate is only the first lines' estimate here: recovery measures it again from the
+      // rows' arrival times (<id>.times); a given one is the rate.
+      context: {
+        sourceId: req.sourceId, label: req.label, category: req.category, metadata: req.metadata, intervalMs: 1000 / info.rateHz,
+        ...(rateMeasured ? { rateMeasured: true } : {}),
+      },
     });
-    const rec = new StreamRecording(req, info, recorder, store);
+    const rec = new StreamRecording(req, info, rateMeasured, recorder, store);
     // Disk full or the folder gone: the capture cannot go on, so it ends as if the source had (the rows written so far stay on disk).
     recorder.onFailure((err) => rec.#interrupt(err));
     rec.#untap = hub.tap(
       req.sourceId,
-      (values, rows, now) => {
+      (values, rows, now, timing) => {
         if (rec.interruption) return; // rows after a reconnect belong to the next capture
         // A board that changes its line width mid-capture cannot be one sample; count, don't mix.
         if (now.axes.length !== recorder.width) rec.#widthMismatch += rows;
-        else recorder.append(values, rows);
+        else recorder.append(values, rows, timing);
       },
       (err) => rec.#interrupt(err),
     );

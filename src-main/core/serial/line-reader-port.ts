@@ -1,9 +1,10 @@
 import type { StreamStats } from '../contract.js';
+import type { RowTiming } from '../stream/stream-hub.js';
 
 /** What the serial line source needs from a numeric-line reader (framing, parsing, rate). */
 export interface LineReaderPort {
   push(chunk: Buffer, atMs: number): void;
-  onRows(cb: (values: ArrayLike<number>, rows: number, axisCount: number) => void): void;
+  onRows(cb: (values: ArrayLike<number>, rows: number, axisCount: number, timing: RowTiming) => void): void;
   snapshot(): LineReaderSnapshot;
 }
 

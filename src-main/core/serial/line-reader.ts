@@ -16,7 +16,7 @@ export function createLineReader(o: LineReaderOverrides & { units?: string[] | n
       // The batch's array is reused by the reader: consumers copy what they keep (the hub and
       // the recorder both do, synchronously).
       reader.onBatch((b) => {
-        if (b.rowCount > 0) cb(b.rows, b.rowCount, b.width);
+        if (b.rowCount > 0) cb(b.rows, b.rowCount, b.width, { arrivalMs: b.arrivalMs, lines: b.lines });
       });
     },
     snapshot() {

@@ -35,7 +35,9 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
       throw new CoreError('InvalidArguments', `${path} is set to the platform firmware (AT) mode, which records samples on the board instead of streaming lines. Switch the port to "lines" mode to see it live.`);
     }
     const reader = d.createReader({ frequencyHz: settings.frequencyHz, axes: settings.axes });
-    reader.onRows((values, rows) => sink.rows(values, rows));
+    // A rate the person gave is the rate; only a measured one comes with the times it is measured from.
+    const measuresRate = settings.frequencyHz === null;
+    reader.onRows((values, rows, _width, timing) => sink.rows(values, rows, measuresRate ? timing : undefined));
     let link = await d.opener.open(path, settings.baudRate);
     let stopped = false;
     let lost = false;
@@ -104,6 +106,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     }, STATS_EVERY_MS);
     return {
       info,
+      measuresRate,
       async stop() {
         stopped = true;
         clearInterval(timer);

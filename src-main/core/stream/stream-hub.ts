@@ -10,10 +10,21 @@ export const MAX_BATCHES_PER_SECOND = 60;
 const TICK_MS = 1000 / MAX_BATCHES_PER_SECOND;
 export const DEFAULT_DEMO_RATE_HZ = 100;
 
+/**
+ * When rows arrived, from a source that measures its rate from that (a "print values over
+ * serial" board): the arrival time (ms, monotonic) of the chunk that completed them, and the
+ * lines the source had counted toward its rate estimate by then (see RowBatch.lines).
+ */
+export interface RowTiming {
+  readonly arrivalMs: number;
+  readonly lines: number;
+}
+
 /** What a source hands its rows and news to. Rows keep full precision for recorders. */
 export interface StreamSink {
   info(info: StreamInfo): void;
-  rows(values: ArrayLike<number>, rows: number): void;
+  /** `timing` only from a source that measures its rate from when rows arrive (RunningSource.measuresRate). */
+  rows(values: ArrayLike<number>, rows: number, timing?: RowTiming): void;
   stats(stats: Omit<StreamStats, 'sourceId'>): void;
   /** The source stopped by itself and will not come back (failed). */
   ended(error: unknown): void;
@@ -27,13 +38,18 @@ export interface RunningSource {
   info: StreamInfo;
   /** false: rows go to recorders only, never to the UI (a microphone sends the UI levels instead). */
   uiRows?: boolean;
+  /**
+   * true: info.rateHz is measured from when rows arrive (nobody gave it), and rows come with
+   * their RowTiming, so a recording can measure the rate again from its own rows.
+   */
+  measuresRate?: boolean;
   stop(): Promise<void> | void;
 }
 
 /** `signal` aborts a start in progress (the user stopped it, e.g. to switch the port's mode). */
 export type SourceFactory = (sourceId: string, opts: { rateHz?: number | undefined; signal: AbortSignal }, sink: StreamSink) => Promise<RunningSource>;
 
-export type RowTap = (values: ArrayLike<number>, rows: number, info: StreamInfo) => void;
+export type RowTap = (values: ArrayLike<number>, rows: number, info: StreamInfo, timing: RowTiming | undefined) => void;
 export type InterruptTap = (error: unknown) => void;
 
 interface Running {
@@ -75,6 +91,11 @@ export class StreamHub {
     return this.#running.get(sourceId)?.info;
   }
 
+  /** The running source measures its rate from when rows arrive (see RunningSource.measuresRate). */
+  measuresRate(sourceId: string): boolean {
+    return this.#running.get(sourceId)?.source.measuresRate === true;
+  }
+
   async start(sourceId: string, rateHz?: number): Promise<StreamInfo> {
     const existing = this.#running.get(sourceId);
     if (existing && (rateHz === undefined || existing.info.rateHz === rateHz || !existing.info.simulated)) return existing.info;
@@ -105,15 +126,15 @@ export class StreamHub {
         run.info = info;
         this.bus.emit('stream.info', info);
       },
-      rows: (values, rows) => {
+      rows: (values, rows, timing) => {
         if (!run) {
           // Rows before the source finished starting (e.g. while it detects its columns). Sources
           // reuse their arrays, so keep a copy, not a view that the next chunk overwrites.
           const copy = Float64Array.from(values as ArrayLike<number>);
-          return void early.push(() => sink.rows(copy, rows));
+          return void early.push(() => sink.rows(copy, rows, timing));
         }
         if (run.source.uiRows !== false) run.batcher.push(values, rows);
-        for (const tap of run.taps) tap(values, rows, run.info);
+        for (const tap of run.taps) tap(values, rows, run.info, timing);
       },
       stats: (stats) => this.bus.emit('stream.stats', { sourceId, ...stats }),
       interrupted: (error) => {

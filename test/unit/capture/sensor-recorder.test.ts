@@ -2,6 +2,7 @@ import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { TIMING_RECORD_BYTES } from '../../../src-main/core/capture/recorded-rate.js';
 import { SensorRecorder } from '../../../src-main/core/capture/sensor-recorder.js';
 import { decodeAcquisition, encodeAcquisition, verifyAcquisitionSignature } from '../../../src-main/core/samples/formats/acquisition.js';
 
@@ -44,6 +45,27 @@ describe('SensorRecorder', () => {
       expect(await readdir(join(dir, 'recordings'))).toEqual([]);
     });
   }
+
+  it('keeps the arrival times of timed rows beside them (one record per batch) and removes them with the recording', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));
+    const rec = await SensorRecorder.start(dir, header);
+    let written = 0;
+    for (const [at, n] of [[0, 3], [10, 1], [20, 1], [130, 5], [140, 2]] as const) {
+      written += n;
+      rec.append(rows(n, written - n), n, { arrivalMs: at, lines: 100 + written });
+    }
+    // Written as they are due (the first at once, then every 100 ms), the rest at the end.
+    await expect.poll(async () => (await readFile(rec.timesPath)).length).toBe(4 * TIMING_RECORD_BYTES);
+    const target = join(dir, 'out.cbor');
+    await rec.finish(target, { intervalMs: 10 });
+    expect(decodeAcquisition(await readFile(target), 'cbor').payload.values).toHaveLength(written);
+    expect(await readdir(dir)).toEqual(['out.cbor']);
+
+    const dropped = await SensorRecorder.start(dir, header);
+    dropped.append(rows(2), 2, { arrivalMs: 5, lines: 2 });
+    await dropped.discard();
+    expect(await readdir(dir)).toEqual(['out.cbor']);
+  });
 
   it('refuses an empty recording and handles more than 65535 rows (4-byte array header)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));

@@ -161,7 +161,10 @@ export class NumericLineReader {
   };
 
   #count(outcome: LineOutcome): void {
-    if (COUNTS_AS_READING[outcome]) this.#readings++;
+    if (COUNTS_AS_READING[outcome]) {
+      this.#readings++;
+      this.#batcher.lines++;
+    }
   }
 
   /** A throwing listener must not leave a chunk half-parsed: finish the chunk, then rethrow. */

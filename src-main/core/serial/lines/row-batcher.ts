@@ -11,6 +11,12 @@ export interface RowBatch {
   readonly rejectedLines: number;
   /** Arrival time (ms, the reader's clock) of the chunk that completed these rows. */
   readonly arrivalMs: number;
+  /**
+   * Lines counted toward the rate estimate since the reader was made, up to the last line of
+   * this batch (rows, and rejected readings that still came at their time). With arrivalMs, what
+   * a recording keeps to measure the rate again from its own rows (capture/recorded-rate.ts).
+   */
+  readonly lines: number;
 }
 
 /** 128 KiB of Float64 per batch: a few thousand rows of a typical IMU, small enough to stay in cache. */
@@ -30,6 +36,8 @@ export class RowBatcher implements RowSink {
   #rejected = 0;
   /** Set by the reader before each chunk; stamped on the batches that chunk completes. */
   arrivalMs = 0;
+  /** Kept by the reader as lines are counted; stamped on each batch (see RowBatch.lines). */
+  lines = 0;
 
   constructor(emit: (batch: RowBatch) => void, capacityValues = DEFAULT_BATCH_VALUES) {
     this.#buf = new Float64Array(capacityValues);
@@ -61,6 +69,7 @@ export class RowBatcher implements RowSink {
       width: this.#width,
       rejectedLines: this.#rejected,
       arrivalMs: this.arrivalMs,
+      lines: this.lines,
     };
     this.#rows = 0;
     this.#used = 0;
