@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
+import { socatAvailable } from '../support/boards/pty.js';
+import { lineBoard, listSamples, startConnect, startPlatform, type Cleanups, type ConnectEvent } from '../support/connect-run.js';
+
+/**
+ * The connection's life under `capture-desk connect`: the platform drops it, goes away and comes
+ * back on the same port, drops it in the middle of a take; and `connect` itself killed mid-take.
+ */
+const cleanups: Cleanups = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const kinds = (events: ConnectEvent[]) => events.map((e) => e.event);
+
+describe.skipIf(!socatAvailable())('capture-desk connect: reconnecting', () => {
+  it('after the platform drops the socket: disconnected, reconnecting in 1 s, a new hello, and sampling works again', async () => {
+    const p = await startPlatform(cleanups);
+    const b = await lineBoard(cleanups);
+    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-dropped']);
+    await c.waitEvent((e) => e.event === 'connected');
+    expect(p.remote.hellos).toBe(1);
+
+    const from = c.events.length;
+    p.remote.drop('bench-dropped');
+    expect(await c.waitEvent((e) => e.event === 'disconnected', 5000, from)).toMatchObject({ device_id: 'bench-dropped', reason: expect.any(String) });
+    expect(await c.waitEvent((e) => e.event === 'reconnecting', 5000, from)).toEqual({ event: 'reconnecting', device_id: 'bench-dropped', in_ms: 1000 });
+    await c.waitEvent((e) => e.event === 'connected', 5000, from);
+    expect(kinds(c.events.slice(from))).toEqual(['disconnected', 'reconnecting', 'connected']);
+    expect(p.remote.hellos).toBe(2);
+    expect(c.stderr()).toMatch(/reconnecting in 1 s/);
+
+    expect(await p.startSampling('bench-dropped', { label: 'again', lengthMs: 500 })).toMatchObject({ success: true });
+    await c.waitEvent((e) => e.event === 'sample-finished');
+    expect(p.ingestion.samples.map((s) => s.label)).toEqual(['again']);
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('after the platform goes away and comes back on the same port: retries with a growing wait, then a new hello', async () => {
+    const p = await startPlatform(cleanups);
+    const b = await lineBoard(cleanups);
+    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-restart']);
+    await c.waitEvent((e) => e.event === 'connected');
+    const from = c.events.length;
+    // Down for 1.5 s: the 1 s retry finds nothing listening, the next waits 2 s.
+    await p.restartRemote(1500);
+    await c.waitEvent((e) => e.event === 'connected', 10_000, from);
+    const after = c.events.slice(from);
+    expect(after[0]).toMatchObject({ event: 'disconnected', device_id: 'bench-restart' });
+    expect(after.filter((e) => e.event === 'reconnecting').map((e) => e.in_ms)).toEqual([1000, 2000]);
+    expect(after.at(-1)!.event).toBe('connected');
+    expect(p.remote.connected().map((d) => d.deviceId)).toEqual(['bench-restart']);
+    expect(p.remote.hellos).toBe(1); // the restarted service counts its own
+    expect(await p.startSampling('bench-restart', { label: 'back', lengthMs: 500 })).toMatchObject({ success: true });
+    await c.waitEvent((e) => e.event === 'sample-finished');
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('a take in flight when the connection drops is finished, kept and uploaded exactly once', async () => {
+    const p = await startPlatform(cleanups);
+    const b = await lineBoard(cleanups);
+    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-inflight']);
+    await c.waitEvent((e) => e.event === 'connected');
+    expect(await p.startSampling('bench-inflight', { label: 'through', lengthMs: 2000 })).toMatchObject({ success: true });
+    await p.remote.waitFor((m) => m.message.sampleStarted === true);
+    p.remote.drop('bench-inflight');
+
+    const dropped = c.events.indexOf(await c.waitEvent((e) => e.event === 'disconnected'));
+    await c.waitEvent((e) => e.event === 'connected', 5000, dropped);
+    await c.waitEvent((e) => e.event === 'sample-finished', 15_000);
+    expect(kinds(c.events)).toEqual(expect.arrayContaining(['disconnected', 'reconnecting', 'sample-saved', 'sample-finished']));
+    // Exactly one sample on the platform, the whole 2 s of it; one upload request.
+    expect(p.ingestion.samples).toHaveLength(1);
+    expect(p.ingestion.samples[0]!.label).toBe('through');
+    const rows = decodeAcquisition(p.ingestion.samples[0]!.bytes, 'cbor').payload.values.length;
+    expect(rows).toBeGreaterThan(180);
+    expect(p.ingestion.requests.filter((r) => r.path.startsWith('/api/training/'))).toHaveLength(1);
+    // The dropped request's progress went nowhere: the new connection heard no sampleFinished.
+    expect(p.remote.messages.filter((m) => m.message.sampleFinished === true)).toHaveLength(0);
+    expect(await c.stop()).toBe(0);
+    expect(await listSamples(c.dataDir)).toMatchObject([{ label: 'through', state: 'uploaded', incomplete: false }]);
+    expect(p.ingestion.samples).toHaveLength(1);
+  });
+
+  it('connect killed with -9 mid-take: the next start recovers the recording as an incomplete local sample, never uploaded', async () => {
+    const p = await startPlatform(cleanups);
+    const b = await lineBoard(cleanups);
+    const first = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-killed']);
+    await first.waitEvent((e) => e.event === 'connected');
+    expect(await p.startSampling('bench-killed', { label: 'cut', lengthMs: 5000 })).toMatchObject({ success: true });
+    await p.remote.waitFor((m) => m.message.sampleStarted === true);
+    await new Promise((r) => setTimeout(r, 1000));
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+
+    const again = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-killed'], { dataDir: first.dataDir });
+    await again.waitEvent((e) => e.event === 'connected');
+    await new Promise((r) => setTimeout(r, 1000)); // the upload queue has had its chance
+    expect(await again.stop()).toBe(0);
+    const local = await listSamples(first.dataDir);
+    expect(local).toHaveLength(1);
+    expect(local[0]).toMatchObject({ label: 'cut', state: 'local', incomplete: true });
+    expect(local[0]!.rows as number).toBeGreaterThan(50);
+    expect(p.ingestion.samples).toHaveLength(0);
+  });
+});
