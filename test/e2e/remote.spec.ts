@@ -7,7 +7,7 @@ import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { openPtyPair } from '../support/boards/pty.js';
 import { startRemoteManagement, type RemoteMgmtServer } from '../support/remote-mgmt/server.js';
 import type { IngestionServer } from '../support/ingestion-server/server.js';
-import { connectPlatform, openView, screenshot } from './app-page.js';
+import { connectPlatform, openView, saveKey, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
 // The platform records from this laptop: a source switched on in the device list becomes a
@@ -84,9 +84,9 @@ test('a numeric board connected from the device list: online, recorded from the 
     await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(100);
 
     const sourceId = `serial:${pty.hostPath}`;
-    const row = page.locator(`[data-testid="remote-device"][data-source-id="${sourceId}"]`);
+    const row = page.locator(`[data-testid="remote-device"][data-remote-source="${sourceId}"]`);
     // The simulator's data is not real: it gets no switch.
-    await expect(page.locator('[data-testid="remote-device"][data-source-id="simulated:imu"]')).toHaveCount(0);
+    await expect(page.locator('[data-testid="remote-device"][data-remote-source="simulated:imu"]')).toHaveCount(0);
     const toggle = row.getByRole('switch', { name: 'Connect to platform' });
     await expect(toggle).not.toBeChecked();
     // Keyboard only: focus the switch and press Space.
@@ -165,7 +165,7 @@ test('the virtual microphone connected to the platform records what start-sampli
   try {
     await page.goto(shell.url);
     await pointAtPlatform(page, platform, rm);
-    const row = page.locator('[data-testid="remote-device"][data-source-id="audio:default"]');
+    const row = page.locator('[data-testid="remote-device"][data-remote-source="audio:default"]');
     await row.getByRole('switch', { name: 'Connect to platform' }).check();
     await expect(row.getByTestId('remote-state')).toHaveText('Online', { timeout: 20_000 });
     await expect.poll(() => rm.connected().length).toBe(1);
@@ -194,6 +194,39 @@ test('the virtual microphone connected to the platform records what start-sampli
     await expect.poll(() => rm.isConnected(device.deviceId)).toBe(false);
   } finally {
     await tone.stop();
+    await rm.close();
+  }
+});
+
+test('a refused hello and a failed rename are said in the row, in words; a new key connects the device', async ({ page, shell, platform }) => {
+  const rm = await startRemoteManagement({ ingestion: platform, faults: { refuseHellos: true } });
+  try {
+    await page.goto(shell.url);
+    await pointAtPlatform(page, platform, rm);
+    const row = page.locator('[data-testid="remote-device"][data-remote-source="audio:default"]');
+    await row.getByRole('switch', { name: 'Connect to platform' }).check();
+    await expect(row.getByTestId('remote-state')).toHaveText(/^Refused: The platform refused this device \(.+\)\. Check the project's API key in Settings/, { timeout: 20_000 });
+    expect(rm.connected()).toHaveLength(0);
+
+    // The platform has never seen this device, so it cannot be renamed there: the row says why and keeps the field.
+    await row.getByRole('button', { name: 'Rename' }).click();
+    const field = row.getByRole('textbox');
+    await field.fill('desk mic');
+    await field.press('Enter');
+    await expect(row.getByTestId('remote-error')).toContainText('Device not found');
+    await expect(field).toHaveValue('desk mic');
+    await field.press('Escape');
+    await row.getByRole('button', { name: 'Dismiss' }).click();
+    await expect(row.getByTestId('remote-error')).toHaveCount(0);
+
+    // The key is fixed: saving it again makes the refused device try at once.
+    rm.setFaults({ refuseHellos: false });
+    await openView(page, 'Settings');
+    await saveKey(page, 'api-key', API_KEY);
+    await openView(page, 'Live');
+    await expect(row.getByTestId('remote-state')).toHaveText('Online', { timeout: 20_000 });
+    await expect.poll(() => rm.connected().length).toBe(1);
+  } finally {
     await rm.close();
   }
 });
