@@ -5,30 +5,62 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore } from '../core/app.js';
-import { defaultDataDir } from '../core/data-dir.js';
+import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { LOG_FILE_NAMES, openAppLog } from '../core/logs/app-log.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
+import { overlayKeychain } from '../core/secrets/overlay-keychain.js';
+import { API_KEY_ENV, HMAC_KEY_ENV } from '../core/secrets/project-keys.js';
 import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { startBrowserShell } from '../server/browser-shell.js';
+import { loadTlsFiles, machineNames, selfSignedCertificate, type TlsMaterial } from '../server/tls-cert.js';
 import { createSessionToken } from '../server/token.js';
 import { parsePort, UsageError } from './args.js';
+import { serveKeys } from './serve-keys.js';
 
 export const SERVE_USAGE = `Usage: capture-desk serve [--port N] [--host ADDR] [--data-dir DIR]
+                         [--self-signed | --cert FILE --key FILE | --insecure-http]
+                         [--api-key K | --api-key-file FILE] [--hmac-key K]
 
 Starts Capture Desk's core and serves its user interface to a browser. Prints the URL to open,
-including a random session token, on stdout as soon as it listens. Without the token nothing is
-served (HTTP 401).
+including a random session token, on stdout as soon as it listens (and, under TLS, the
+certificate's SHA-256 fingerprint on the next line). Opening that URL signs the browser in with a
+session cookie and moves it to a URL without the token; without the token or that cookie nothing
+is served (HTTP 401).
 
 Options:
-  --port N         TCP port to listen on (default 8765; 0 picks a free port)
-  --host ADDR      address to bind (default 127.0.0.1, this machine only). Use 0.0.0.0 to let
-                   other machines connect, e.g. a lab station used from a laptop; the token is
-                   still required on every connection
-  --data-dir DIR   where samples, settings and the upload queue live
-                   (default: ${defaultDataDir()})
-  -h, --help       show this help
+  --port N             TCP port to listen on (default 8765; 0 picks a free port)
+  --host ADDR          address to bind (default 127.0.0.1, this machine only). Use 0.0.0.0 to let
+                       other machines connect, e.g. a lab station used from a laptop: that needs
+                       --self-signed or --cert/--key (or, knowingly, --insecure-http)
+  --data-dir DIR       where samples, settings and the upload queue live
+                       (default: ${defaultDataDir()})
+
+Encryption (HTTPS and WSS):
+  --self-signed        make a certificate for this machine's names and addresses on first use and
+                       keep it in <data dir>/tls (the key readable by you only); later starts reuse
+                       it. Compare the printed fingerprint with the one your browser shows before
+                       you accept the certificate: if they match, you reached this station
+  --cert FILE          PEM certificate (chain) to serve HTTPS with; needs --key
+  --key FILE           its PEM private key
+  --insecure-http      serve other machines over plain HTTP anyway: the session token and the
+                       project's keys cross the network in clear text (warned on every start)
+
+Project keys (held in memory for this run, never written to a file; the Settings page says where
+each key comes from and can replace it for the session):
+  --api-key K          the project's API key (default: $${API_KEY_ENV}, then the OS keychain).
+                       On a shared machine prefer the variable or --api-key-file: other users can
+                       see command lines
+  --api-key-file FILE  read the API key from FILE, which must be readable by you only (chmod 600)
+  --hmac-key K         the project's HMAC key (default: $${HMAC_KEY_ENV}, then the OS keychain)
+  -h, --help           show this help
 `;
+
+/** Nothing sent to these leaves this machine: plain HTTP is fine there. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
 
 export async function serveCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -37,6 +69,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       'data-dir': { type: 'string' },
+      'self-signed': { type: 'boolean' },
+      cert: { type: 'string' },
+      key: { type: 'string' },
+      'insecure-http': { type: 'boolean' },
+      'api-key': { type: 'string' },
+      'api-key-file': { type: 'string' },
+      'hmac-key': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -48,21 +87,76 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const port = parsePort(values.port, 8765);
   const host = values.host;
   if (!host.trim()) throw new UsageError('--host must not be empty.');
-  const dataDir = values['data-dir'] ?? defaultDataDir();
+  if ((values.cert === undefined) !== (values.key === undefined)) throw new UsageError('--cert and --key go together: give both (PEM files).');
+  const ownCert = values.cert !== undefined;
+  if (ownCert && values['self-signed']) throw new UsageError('give either --self-signed or --cert/--key, not both.');
+  const tlsWanted = ownCert || Boolean(values['self-signed']);
+  if (tlsWanted && values['insecure-http']) throw new UsageError('--insecure-http contradicts --self-signed and --cert/--key: leave it out to serve HTTPS.');
+  const loopback = isLoopback(host);
+  if (!loopback && !tlsWanted && !values['insecure-http']) {
+    throw new UsageError(
+      `--host ${host} lets other machines connect, so serve refuses plain HTTP there (the session token and the project's keys would cross the network unencrypted): ` +
+        'add --self-signed (or --cert FILE --key FILE), or --insecure-http if you accept that.',
+    );
+  }
+  const held = await serveKeys({ apiKey: values['api-key'], hmacKey: values['hmac-key'], apiKeyFile: values['api-key-file'] });
+  let tls: TlsMaterial | undefined;
+  if (ownCert) {
+    try {
+      tls = await loadTlsFiles(values.cert!, values.key!);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+
+  const dataDir = await ensureDataDir(values['data-dir'] ?? defaultDataDir());
   // A headless station's log is what its user can send: stderr and <data dir>/logs/serve.log.
   const appLog = openAppLog({ dataDir, fileName: LOG_FILE_NAMES.browser, base: { shell: 'browser' } });
   const log = appLog.log;
+  const token = createSessionToken();
+  // Never meant to reach a log line; if one ever does, it is written as «redacted».
+  appLog.secrets.add(token);
+  for (const k of held.values()) appLog.secrets.add(k.secret);
+  if (values['self-signed']) {
+    try {
+      const made = await selfSignedCertificate(dataDir, { names: machineNames([host]) });
+      tls = made;
+      if (made.created) {
+        log.info('made a self-signed certificate', { certificate: made.certPath, names: made.names, fingerprint: made.fingerprint, replaced: made.replaced });
+        process.stderr.write(`Made a self-signed certificate for ${made.names.join(', ')} in ${made.certPath}${made.replaced ? ` (the one before was replaced: ${made.replaced})` : ''}; later starts reuse it.\n`);
+      } else if (made.missing.length > 0) {
+        log.warn('the self-signed certificate does not name all of this machine\'s addresses', { missing: made.missing, certificate: made.certPath });
+        process.stderr.write(
+          `The certificate in ${made.certPath} does not name ${made.missing.join(', ')} (it was made for ${made.names.join(', ')}): a browser using those will also warn about the name. ` +
+            'Delete that folder to make a new one (its fingerprint changes).\n',
+        );
+      }
+    } catch (err) {
+      await appLog.close();
+      throw err;
+    }
+  }
+  const insecure = !loopback && !tlsWanted;
+  const shellWarning = insecure
+    ? `Not encrypted: this page is served to other machines over plain HTTP (--insecure-http), so the session token and any key typed here cross the network in clear text. Restart serve with --self-signed to encrypt it.`
+    : null;
+  if (shellWarning) log.warn('serving other machines over plain HTTP (--insecure-http): the session token and keys cross the network unencrypted', { host });
+  // Keys given to this run answer from memory, for whichever project Settings names; the
+  // keychain (if there is one) is never asked for them and never given them.
+  const keychain = held.size > 0 ? overlayKeychain(keytarKeychain(), held, { slot: (account) => account.slice(account.lastIndexOf(':') + 1) }) : keytarKeychain();
+  for (const [kind, k] of held) log.info('project key held in memory for this run', { kind, from: k.origin.from, name: k.origin.name });
   const core = await createCore({
     dataDir,
     shell: 'browser',
-    hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener, audio: new AudioSupervisor({ log }) },
+    hardware: { ports: serialportLister, keychain, serial: serialportOpener, audio: new AudioSupervisor({ log }) },
     log,
     secrets: appLog.secrets,
+    shellWarning,
   });
   const rendererDir = findRendererDir();
   let shell;
   try {
-    shell = await startBrowserShell({ core, rendererDir, token: createSessionToken(), host, port, log });
+    shell = await startBrowserShell({ core, rendererDir, token, host, port, log, tls });
   } catch (err) {
     await core.close();
     await appLog.close();
@@ -71,8 +165,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
     throw err;
   }
   const wildcard = host === '0.0.0.0' || host === '::';
-  // The first stdout line is the URL: scripts and tests read it.
+  // The first stdout line is the URL: scripts and tests read it. Under TLS the fingerprint follows.
   process.stdout.write((wildcard ? shell.url.replace(/\/\/[^/]+:/, '//127.0.0.1:') : shell.url) + '\n');
+  if (tls) {
+    process.stdout.write(`SHA-256 fingerprint: ${tls.fingerprint}\n`);
+    process.stderr.write('Before you accept the certificate in a browser, check that it shows this SHA-256 fingerprint: then you reached this station, not something in between.\n');
+  }
   if (wildcard) {
     for (const addr of lanAddresses()) process.stderr.write(`Reachable from other machines at ${shell.url.replace(/\/\/[^/]+:/, `//${addr}:`)}\n`);
     process.stderr.write('Anyone with this URL can use this station: share it only with people who should.\n');

@@ -69,6 +69,8 @@ export interface CoreOptions {
    * connect` says false: it connects the sources on its command line, and only those.
    */
   remoteStartRemembered?: boolean;
+  /** Said by app.info on every start (AppInfo.shellWarning): `serve --insecure-http` serving other machines in clear text. */
+  shellWarning?: string | null;
 }
 
 export interface Core {
@@ -221,6 +223,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       dataDir,
       nodeVersion: process.versions.node,
       indexRebuild: store.indexRebuild,
+      shellWarning: opts.shellWarning ?? null,
     }),
     'app.diagnostics': () =>
       collectDiagnostics({

@@ -93,6 +93,11 @@ export const AppInfo = z.object({
   nodeVersion: z.string(),
   /** Set only in the run whose start rebuilt the index. */
   indexRebuild: IndexRebuild.nullable(),
+  /**
+   * What the shell serving this page must say on every start, or null: the browser shell serving
+   * another machine over plain HTTP (`serve --insecure-http`).
+   */
+  shellWarning: z.string().nullable(),
 });
 export type AppInfo = z.infer<typeof AppInfo>;
 
@@ -288,11 +293,28 @@ export const ConnectionCheck = z.object({ ok: z.boolean(), steps: z.array(Connec
 export type ConnectionCheck = z.infer<typeof ConnectionCheck>;
 
 export const KeyKind = z.enum(['api-key', 'hmac-key']);
+/** Where a key comes from. Only the keychain stores it; the others hold it in memory for this run and are never written anywhere. */
+export const KeySource = z.object({
+  /**
+   * keychain: the system keychain (stored there, kept across runs); environment: a variable such as
+   * CAPTURE_DESK_API_KEY; flag: a command-line flag; file: a key file (--api-key-file); session:
+   * typed in (or cleared) over one of those for this run only.
+   */
+  from: z.enum(['keychain', 'environment', 'flag', 'file', 'session']),
+  /** The variable, flag or file it came from; null for the keychain and the session. */
+  name: z.string().nullable(),
+  /** False: held in memory only, gone when this run ends. */
+  stored: z.boolean(),
+});
+export type KeySource = z.infer<typeof KeySource>;
 export const KeyStatus = z.object({
   apiKey: z.enum(['set', 'not set', 'unknown']),
   hmacKey: z.enum(['set', 'not set', 'unknown']),
   /** Why the keychain cannot be used, if it cannot: keys are then refused, never stored in plain text. */
   keychainProblem: z.string().nullable(),
+  /** Where each key comes from; a key held in memory can be replaced or cleared for this run even without a keychain. */
+  apiKeySource: KeySource,
+  hmacKeySource: KeySource,
 });
 export type KeyStatus = z.infer<typeof KeyStatus>;
 

@@ -62,7 +62,7 @@ describe('core: samples, queue, keys and the platform, through the contract', ()
     expect(paused.pausedReason).toContain('No API key');
     expect(srv.samples).toHaveLength(0);
 
-    expect(await call('keys.set', { kind: 'api-key', key: KEY })).toEqual({ apiKey: 'set', hmacKey: 'not set', keychainProblem: null });
+    expect(await call('keys.set', { kind: 'api-key', key: KEY })).toEqual({ apiKey: 'set', hmacKey: 'not set', keychainProblem: null, apiKeySource: { from: 'keychain', name: null, stored: true }, hmacKeySource: { from: 'keychain', name: null, stored: true } });
     await until(() => srv.samples.length === 1);
     await until(async () => (await call<{ samples: Sample[] }>('samples.list', {})).samples[0]!.state === 'uploaded');
     await until(() => events.some(([n, p]) => n === 'samples.changed' && (p as { ids: string[] }).ids.includes(s.id)), 2000); // events are coalesced (≤10/s)
@@ -95,7 +95,7 @@ describe('core: samples, queue, keys and the platform, through the contract', ()
   it('never hands a key back: status only, and nothing secret in logs or events', async () => {
     const { call, events, logLines, keychain } = await setup();
     await call('keys.set', { kind: 'hmac-key', key: 'super-secret-hmac' });
-    expect(await call('keys.status')).toEqual({ apiKey: 'not set', hmacKey: 'set', keychainProblem: null });
+    expect(await call('keys.status')).toEqual({ apiKey: 'not set', hmacKey: 'set', keychainProblem: null, apiKeySource: { from: 'keychain', name: null, stored: true }, hmacKeySource: { from: 'keychain', name: null, stored: true } });
     expect([...keychain.entries.values()]).toContain('super-secret-hmac');
     expect(JSON.stringify(events)).not.toContain('super-secret-hmac');
     expect(logLines.join('')).not.toContain('super-secret-hmac');

@@ -33,18 +33,21 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: 
   });
 }
 
-/** Starts `capture-desk serve` and resolves with the URL it prints first. */
-export function startServe(args: string[]): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
+/**
+ * Starts `capture-desk serve` and resolves with the URL it prints first. `stdout()` has what it
+ * printed since (under TLS, the certificate's fingerprint on the second line).
+ */
+export function startServe(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<{ url: string; child: ChildProcess; stderr: () => string; stdout: () => string }> {
   assertBuilt();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
     let out = '';
     let err = '';
     child.stderr!.on('data', (d) => (err += d));
     child.stdout!.on('data', (d) => {
       out += d;
       const line = out.split('\n')[0];
-      if (out.includes('\n') && line) resolve({ url: line.trim(), child, stderr: () => err });
+      if (out.includes('\n') && line) resolve({ url: line.trim(), child, stderr: () => err, stdout: () => out });
     });
     child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
   });

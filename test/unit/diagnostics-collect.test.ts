@@ -19,7 +19,7 @@ function sources(over: Partial<DiagnosticsSources> = {}): DiagnosticsSources {
     serialPorts: async () => [{ path: '/dev/ttyACM0', friendlyName: 'Nano 33', vendorId: '2341', productId: '805a' }, { path: '/dev/pts/4', friendlyName: '/dev/pts/4 (added by path)' }],
     addedPaths: () => ['/dev/pts/4'],
     audioDevices: () => ({ devices: [{ id: 'default', name: 'System default input', default: true }], problem: null }),
-    keyStatus: async () => ({ apiKey: 'set', hmacKey: 'not set', keychainProblem: null }),
+    keyStatus: async () => ({ apiKey: 'set', hmacKey: 'not set', keychainProblem: null, apiKeySource: { from: 'keychain', name: null, stored: true }, hmacKeySource: { from: 'keychain', name: null, stored: true } }),
     queue: () => queue,
     flaggedSamples: () => 3,
     settings: () => settings,
@@ -52,7 +52,7 @@ describe('collectDiagnostics', () => {
   it('reports an unusable keychain and a failed microphone listing as problems, not failures', async () => {
     const d = await collectDiagnostics(
       sources({
-        keyStatus: async () => ({ apiKey: 'unknown', hmacKey: 'unknown', keychainProblem: 'No keychain: install gnome-keyring.' }),
+        keyStatus: async () => ({ apiKey: 'unknown', hmacKey: 'unknown', keychainProblem: 'No keychain: install gnome-keyring.', apiKeySource: { from: 'keychain', name: null, stored: true }, hmacKeySource: { from: 'keychain', name: null, stored: true } }),
         audioDevices: () => ({ devices: [], problem: 'The audio capture process did not answer within 20 s.' }),
       }),
     );

@@ -8,7 +8,7 @@ function handlers(overrides: Partial<Handlers> = {}): Handlers {
   // Only the methods these tests call; the real core answers the rest (browser-shell and ipc tests).
   const settings = { ingestionUrl: 'http://a', managementUrl: 'http://b/v1', projectId: null, deviceName: 'x', labelTargets: {}, uploadConcurrency: 4, qualityHold: 'errors' as const, qualityMinLengthMs: 500, projectWindowMs: null };
   return {
-    'app.info': () => ({ name: 'n', version: '1', shell: 'cli', platform: 'linux', dataDir: '/d', nodeVersion: '20', indexRebuild: null }),
+    'app.info': () => ({ name: 'n', version: '1', shell: 'cli', platform: 'linux', dataDir: '/d', nodeVersion: '20', indexRebuild: null, shellWarning: null }),
     'settings.get': () => settings,
     'settings.set': (p) => ({ ...settings, ...p }),
     'serial.listPorts': () => [],

@@ -1,3 +1,4 @@
+import type { KeySource } from '../contract.js';
 import { CoreError } from '../errors.js';
 import { classifyKeychainError, keychainUnavailable, type KeychainOp } from './keychain-errors.js';
 
@@ -14,6 +15,11 @@ export interface Keychain {
   set(account: string, secret: string): Promise<void>;
   /** True if something was removed. */
   delete(account: string): Promise<boolean>;
+  /**
+   * Where the answer for `account` comes from when it is not the keychain itself (a key held in
+   * memory for this run, see overlay-keychain.ts); null or absent: the keychain.
+   */
+  origin?(account: string): Pick<KeySource, 'from' | 'name'> | null;
 }
 
 /** The part of keytar we use; tests hand in fakes through {@link KeytarKeychainOptions.load}. */

@@ -1,3 +1,4 @@
+import type { KeySource } from '../contract.js';
 import { CoreError } from '../errors.js';
 import type { Keychain } from './keychain.js';
 import type { KnownSecrets } from './known-secrets.js';
@@ -14,6 +15,7 @@ export interface KeyStatus {
 
 export const MAX_KEY_LENGTH = 512;
 export const API_KEY_ENV = 'CAPTURE_DESK_API_KEY';
+export const HMAC_KEY_ENV = 'CAPTURE_DESK_HMAC_KEY';
 
 /** `project:<projectId>:api-key`, `project:default:hmac-key`, … */
 export function projectAccount(projectId: ProjectId, kind: KeyKind): string {
@@ -95,6 +97,12 @@ export class ProjectKeys {
   async status(projectId: ProjectId): Promise<KeyStatus> {
     const [apiKey, hmacKey] = await Promise.all([this.getApiKey(projectId), this.getHmacKey(projectId)]);
     return { apiKey: apiKey === null ? 'not set' : 'set', hmacKey: hmacKey === null ? 'not set' : 'set' };
+  }
+
+  /** Where the key comes from: the keychain, or memory for this run (and how it got there). */
+  source(projectId: ProjectId, kind: KeyKind): KeySource {
+    const held = this.#keychain.origin?.(projectAccount(projectId, kind)) ?? null;
+    return held === null ? { from: 'keychain', name: null, stored: true } : { from: held.from, name: held.name, stored: false };
   }
 
   async #get(projectId: ProjectId, kind: KeyKind): Promise<string | null> {

@@ -9,10 +9,21 @@ declare global {
   }
 }
 
-/** Inside Electron the preload provides a bridge; in a browser the page was served under /<token>/. */
+/** Inside Electron the preload provides a bridge; in a browser the WebSocket sits beside the page. */
 export function pickTransport(): Transport {
   if (window.captureDesk) return ipcTransport(window.captureDesk);
-  const token = location.pathname.split('/')[1] ?? '';
-  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return wsTransport(`${scheme}//${location.host}/${token}/ws`);
+  return wsTransport(wsUrlFor(location.href));
+}
+
+/**
+ * The browser shell's WebSocket for a page at `pageUrl`: `ws` in the page's folder, over WSS when
+ * the page came over HTTPS. Signed in, the page is at /app/ and the session cookie goes along with
+ * the upgrade; the token is in no URL.
+ */
+export function wsUrlFor(pageUrl: string): string {
+  const url = new URL('ws', pageUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.search = '';
+  url.hash = '';
+  return url.href;
 }
