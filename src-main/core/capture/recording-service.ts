@@ -50,6 +50,9 @@ interface Session {
  * or a board and the microphone); each source becomes its own sample with the same label,
  * metadata and session id. A source that drops out ends its own sample as incomplete.
  */
+/** How long after its set length a stream's take waits for the rows already on their way. */
+const SENSOR_TAIL_MS = 250;
+
 export class RecordingService {
   readonly #sessions = new Map<string, Session>();
   /** Last stats per source: bad-line counts at start and stop give the rejected lines of a capture. */
@@ -124,7 +127,7 @@ export class RecordingService {
     const settled = new Promise<RecordingStatus>((r) => (settle = r));
     const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), label: o.label, t0: performance.now(), note: o.note, fallbackHmacKey: o.fallbackHmacKey, settled, settle };
     this.#sessions.set(sessionId, session);
-    if (o.lengthMs) session.timer = setTimeout(() => void this.#stop(sessionId, true).catch(() => {}), o.lengthMs);
+    if (o.lengthMs) session.timer = setTimeout(() => void this.#atLength(session, o.lengthMs!).catch(() => {}), o.lengthMs);
     for (const p of parts) p.onInterrupt((err) => {
       // Said at once (unplugged, busy), not only when the session is saved.
       if (session.status.state === 'recording') this.#update(session, { interruptions: [...session.status.interruptions, { sourceId: p.sourceId, error: toWireError(err) }] });
@@ -137,6 +140,24 @@ export class RecordingService {
 
   stop(sessionId: string): Promise<RecordingStatus> {
     return this.#stop(sessionId, false);
+  }
+
+  /**
+   * The session's timer ran out. Rows reach us in batches a little after the board sent them, so
+   * at that moment a stream's last few are still on the way (a 500 ms take of a 100 Hz board had
+   * 48 rows: 480 ms, then held back as shorter than the 500 ms minimum). Each stream gets up to
+   * SENSOR_TAIL_MS for its rows to reach the set length at its rate; microphones count their own.
+   */
+  async #atLength(s: Session, lengthMs: number): Promise<RecordingStatus> {
+    const end = performance.now() + SENSOR_TAIL_MS;
+    const short = () => s.parts.some((p) => {
+      if (p.sourceId.startsWith(AUDIO_PREFIX) || p.interruption) return false;
+      const hz = this.#stats.get(p.sourceId)?.frequencyHz ?? this.d.hub.info(p.sourceId)?.rateHz ?? null;
+      // Rounded up: rows × (1000 / hz) must not fall short of the length (the quality check's minimum).
+      return hz !== null && p.rows < Math.ceil((lengthMs * hz) / 1000);
+    });
+    while (s.finishing === null && performance.now() < end && short()) await new Promise((r) => setTimeout(r, 5));
+    return this.#stop(s.status.sessionId, true);
   }
 
   /** `atLength`: the set length ran out (sources that count their own length may finish it). */

@@ -89,6 +89,8 @@ async function serviceTake(d: BackendDeps, sourceId: string, order: TakeOrder, e
 
 /** A board printing numbers, one reading per line (what the platform's data forwarder reads). */
 export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
+  /** The rate the last hello announced: a reconnect whose stream still measures it need not wait again. */
+  let announced: number | null = null;
   return {
     kind: 'lines',
     async describe(defaultId) {
@@ -111,7 +113,7 @@ export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
         const now = d.stats(sourceId);
         if (now && now !== last && now.frequencyHz !== null) {
           firstAt ??= Date.now();
-          const prev = last?.frequencyHz ?? null;
+          const prev = last?.frequencyHz ?? announced;
           if ((prev !== null && Math.abs(now.frequencyHz - prev) / prev < 0.001) || Date.now() - firstAt > RATE_SETTLE_MS) hz = now.frequencyHz;
           last = now;
         }
@@ -119,6 +121,7 @@ export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
       }
       const info = d.hub.info(sourceId);
       if (!info) throw new CoreError('Disconnected', `${path} stopped streaming.`);
+      if (given === null) announced = hz;
       return { deviceId: defaultId, deviceType: CAPTURE_DESK_DEVICE_TYPE, sensors: [linesSensor(info.axes.map((a) => a.name), hz)] };
     },
     async take(order, ev) {
