@@ -33,7 +33,8 @@ async function keychainAccounts(): Promise<string[]> {
   return (await mod.default!.findCredentials('capture-desk')).map((c) => c.account);
 }
 
-describe.skipIf(!socatAvailable())('capture-desk connect: keys', () => {
+// Each test runs real processes end to end; a loaded machine (npm test runs files in parallel) needs the room.
+describe.skipIf(!socatAvailable())('capture-desk connect: keys', { timeout: 45_000 }, () => {
   it('after sessions with requests, no API key or HMAC key (given or sent by the platform) is in the data dir, its logs, the keychain or the output', async () => {
     const dataDir = await newDataDir();
     const before = await keychainAccounts().catch(() => null);

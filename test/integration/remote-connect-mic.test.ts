@@ -33,7 +33,7 @@ async function microphoneWithTone(freq: number): Promise<Record<string, string>>
   return priv.env;
 }
 
-describe('capture-desk connect: microphone', () => {
+describe('capture-desk connect: microphone', { timeout: 45_000 }, () => {
   it('start-sampling records the default microphone: a 16 kHz WAV of what it heard, in the asked category, finished after the upload', async () => {
     if (!server) return expect.fail('run inside bash test/env.sh (PulseAudio test microphone)');
     const env = await microphoneWithTone(1000);

@@ -14,7 +14,8 @@ afterEach(async () => {
 
 const kinds = (events: ConnectEvent[]) => events.map((e) => e.event);
 
-describe.skipIf(!socatAvailable())('capture-desk connect: reconnecting', () => {
+// Each test runs real processes end to end; a loaded machine (npm test runs files in parallel) needs the room.
+describe.skipIf(!socatAvailable())('capture-desk connect: reconnecting', { timeout: 45_000 }, () => {
   it('after the platform drops the socket: disconnected, reconnecting in 1 s, a new hello, and sampling works again', async () => {
     const p = await startPlatform(cleanups);
     const b = await lineBoard(cleanups);
@@ -43,12 +44,14 @@ describe.skipIf(!socatAvailable())('capture-desk connect: reconnecting', () => {
     const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-restart']);
     await c.waitEvent((e) => e.event === 'connected');
     const from = c.events.length;
-    // Down for 1.5 s: the 1 s retry finds nothing listening, the next waits 2 s.
-    await p.restartRemote(1500);
-    await c.waitEvent((e) => e.event === 'connected', 10_000, from);
+    // Down for 2.5 s: the 1 s retry finds nothing listening, the next waits 2 s (and so on, doubling).
+    await p.restartRemote(2500);
+    await c.waitEvent((e) => e.event === 'connected', 15_000, from);
     const after = c.events.slice(from);
     expect(after[0]).toMatchObject({ event: 'disconnected', device_id: 'bench-restart' });
-    expect(after.filter((e) => e.event === 'reconnecting').map((e) => e.in_ms)).toEqual([1000, 2000]);
+    const waits = after.filter((e) => e.event === 'reconnecting').map((e) => e.in_ms as number);
+    expect(waits.slice(0, 2)).toEqual([1000, 2000]);
+    expect(waits).toEqual(waits.map((_, i) => 1000 * 2 ** i));
     expect(after.at(-1)!.event).toBe('connected');
     expect(p.remote.connected().map((d) => d.deviceId)).toEqual(['bench-restart']);
     expect(p.remote.hellos).toBe(1); // the restarted service counts its own

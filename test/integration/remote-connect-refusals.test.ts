@@ -21,7 +21,8 @@ async function nothingStored(p: Platform, c: Connect): Promise<void> {
   expect(p.ingestion.samples).toEqual([]);
 }
 
-describe.skipIf(!socatAvailable())('capture-desk connect: refusals', () => {
+// Each test runs real processes end to end; a loaded machine (npm test runs files in parallel) needs the room.
+describe.skipIf(!socatAvailable())('capture-desk connect: refusals', { timeout: 45_000 }, () => {
   it('a wrong API key: the platform refuses the hello, connect names the API key and exits 1 without retrying', async () => {
     const p = await startPlatform(cleanups);
     const b = await lineBoard(cleanups);
