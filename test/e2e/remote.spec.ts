@@ -15,7 +15,8 @@ import { expect, test } from './fixtures.js';
 // recorded here, kept as a local sample and uploaded once.
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
-const README_PICTURE = fileURLToPath(new URL('../../resources/docs/remote-device-list.png', import.meta.url));
+// Written on every run; the README's copy (resources/readme/) is refreshed from it by hand, as for the other pictures.
+const README_PICTURE = fileURLToPath(new URL('../../test-results/remote-device-list.png', import.meta.url));
 const API_KEY = 'ei_test_key';
 
 type Platform = IngestionServer & { projectId: number };
@@ -131,7 +132,7 @@ test('a numeric board connected from the device list: online, recorded from the 
     await expect(row.getByTestId('remote-name')).toHaveText('bench board');
     await expect.poll(async () => (await platformDevices(platform)).find((d) => d.deviceId === deviceId)?.name).toBe('bench board');
 
-    // The picture for the README: the device list with a connected, renamed board.
+    // The picture for the README: the device list with a connected, renamed board (test-results/).
     await mkdir(dirname(README_PICTURE), { recursive: true });
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.locator('aside.side').screenshot({ path: README_PICTURE });
