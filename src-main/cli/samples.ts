@@ -12,7 +12,7 @@ import { UsageError } from './args.js';
 import { describe } from './sample-json.js';
 import { parseCategory } from './options.js';
 
-export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|set-rate|recover|split> [options]
+export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|set-rate|recover|split|classify> [options]
 
   samples list [--json] [--state S] [--data-dir DIR]
       The samples in the data directory; --json prints one JSON object per line.
@@ -33,6 +33,10 @@ export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|se
       or the disk was full) into incomplete samples now, rather than at the app's next start.
   samples split ID --auto [--window-ms N] [--threshold X] [--min-gap-ms N] [--dry-run] [--data-dir DIR]
       One new sample per event found in sample ID (see "samples split --help").
+  samples classify ID [--variant int8|float32] [--impulse-id N] [--management-url URL]
+                  [--project-id N] [--api-key K] [--data-dir DIR] [--again] [--json]
+      Classifies an uploaded sample with the project's impulse on the platform, window by
+      window, and keeps the result (see "samples classify --help").
 `;
 
 export async function samplesCommand(argv: string[]): Promise<number> {
@@ -42,6 +46,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   if (sub === 'split') return (await import('./samples-split.js')).samplesSplitCommand(rest);
+  if (sub === 'classify') return (await import('./samples-classify.js')).samplesClassifyCommand(rest);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -129,7 +134,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
       process.stderr.write(`Recovered ${recovered.length} recordings into samples.\n`);
       return 0;
     }
-    throw new UsageError(`unknown samples subcommand "${sub}"; use list, export, import, set-rate, recover or split.`);
+    throw new UsageError(`unknown samples subcommand "${sub}"; use list, export, import, set-rate, recover, split or classify.`);
   } finally {
     await store.close();
   }

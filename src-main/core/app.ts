@@ -16,6 +16,8 @@ import { sampleHandlers } from './handlers/samples.js';
 import { uploadHandlers } from './handlers/uploads.js';
 import { atBoards as createAtBoards } from './handlers/at-board.js';
 import { reviewHandlers } from './handlers/review.js';
+import { classifyHandlers } from './handlers/classify.js';
+import { ClassifyService } from './classify/classify-service.js';
 import { SampleStore } from './samples/sample-store.js';
 import { qualityGate } from './samples/quality/policy.js';
 import type { Keychain } from './secrets/keychain.js';
@@ -125,6 +127,18 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   await recoverRecordings(store, log, async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined);
   const uploads = new UploadService({ store, settings, keys, bus, log });
   if (opts.uploads !== false) uploads.start();
+  // Classification on the platform; takes are noted as they are saved and, with the capture option
+  // on, classified once the platform confirmed their upload (the queue announces that).
+  const classifier = new ClassifyService({
+    store,
+    settings,
+    management: () => uploads.management(),
+    emit: (s) => bus.emit('samples.classifyState', s),
+    announce: (ids) => uploads.announce(ids),
+    log,
+  });
+  bus.on('samples.changed', () => classifier.uploadsChanged());
+  classifier.uploadsChanged();
   const recordings = new RecordingService({
     hub: streams,
     store,
@@ -133,6 +147,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     deviceName: () => settings.get().deviceName,
     hmacKey: async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined,
     onSaved: (ids, queued) => {
+      classifier.noteTakes(ids);
       if (queued) uploads.queue.wake();
       uploads.announce(ids);
     },
@@ -148,6 +163,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     log,
     hmacKey: async () => (await keys.getHmacKey(settings.get().projectId)) ?? undefined,
     onSaved: (id, queued) => {
+      classifier.noteTakes([id]);
       if (queued) uploads.queue.wake();
       uploads.announce([id]);
     },
@@ -281,6 +297,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'record.mark': ({ sessionId, label }) => recordings.mark(sessionId, label),
     ...atBoards.handlers,
     ...review.handlers,
+    ...classifyHandlers(classifier, bus),
     'audio.settings': () => mics?.settings() ?? { deviceId: null, sampleRate: DEFAULT_SAMPLE_RATE, preRollMs: 0 },
     'audio.setSettings': (patch) => {
       if (!mics) throw new CoreError('Unavailable', 'This shell has no microphone capture.');
@@ -313,6 +330,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       await streams.stopAll();
       await mics?.close();
       await watcher.close();
+      await classifier.close();
       await uploads.stop();
       await store.close();
     },

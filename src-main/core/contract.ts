@@ -11,8 +11,15 @@ import { Diagnostics } from './diagnostics/diagnostics-schema.js';
 import { ImportPendingResult, PendingFile, WatchedFolder, WatchedFolderInput, WatchedFolderState } from './watch/watch-config.js';
 import { PlatformRequestInfo, RemoteDevice, wsUrl } from './remote/remote-schema.js';
 import { Category } from './category.js';
+import {
+  Classification, ClassificationDigest, ClassifyAfterUpload, ClassifyOptions, ClassifyTarget, ClassifyVariant, CollectSummary, ImpulseId,
+} from './classify/classify-schema.js';
 
 export { PlatformRequestInfo, RemoteDevice, RemoteLinkState, RemoteRequest, RemoteSensor } from './remote/remote-schema.js';
+export {
+  Classification, ClassificationDigest, ClassificationSummary, ClassifiedBlock, ClassifiedWindow, ClassifyAfterUpload, ClassifyOptions,
+  ClassifyTarget, ClassifyVariant, CollectSummary,
+} from './classify/classify-schema.js';
 
 // ---------- shared shapes ----------
 
@@ -67,6 +74,10 @@ export const Settings = z.object({
    * to it); null = derived from the ingestion URL (see remote/remote-url.ts).
    */
   remoteMgmtUrl: wsUrl.nullable().default(null),
+  /** Capture option "classify each take after upload": off, only takes going to testing, or every take. */
+  classifyAfterUpload: ClassifyAfterUpload.default('off'),
+  /** The model variant and impulse id to classify with, remembered per project (key: the project id as text). */
+  classifyTargets: z.record(z.string().regex(/^\d+$/, 'keys are project ids'), ClassifyTarget).refine((t) => Object.keys(t).length <= 1000, 'at most 1000 projects').default({}),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -513,6 +524,47 @@ const reviewMethods = {
   'samples.cancel': { input: z.object({ jobId: JobId }).strict(), output: z.object({ cancelled: z.boolean() }) },
 } as const;
 
+// ---------- does the model get it right? (classification on the platform) ----------
+
+const ClassifyInput = z.object({
+  id: z.string().min(1),
+  /** Default: the project's remembered variant (samples.classifyOptions), else int8. */
+  variant: ClassifyVariant.optional(),
+  /** null = the project's default impulse; absent = the remembered impulse id. */
+  impulseId: ImpulseId.nullable().optional(),
+}).strict();
+
+const classifyMethods = {
+  /**
+   * Classifies an uploaded sample on the platform (classify/v2): one result per sliding window and
+   * learn block, kept per sample, impulse and variant (the local sample never changes). While the
+   * platform says a job is still running it asks again with backoff (events samples.classifyState
+   * "waiting"); samples.cancelClassify stops that. Errors carry details {reason, platformMessage}.
+   */
+  'samples.classify': { input: ClassifyInput, output: Classification },
+  /** The kept result for the sample, variant and impulse (defaults as in samples.classify), without asking the platform; null if none. */
+  'samples.classification': { input: ClassifyInput, output: Classification.nullable() },
+  /** Stops a samples.classify of this sample (it fails with Cancelled, nothing kept). */
+  'samples.cancelClassify': { input: z.object({ id: z.string().min(1) }).strict(), output: z.object({ cancelled: z.boolean() }) },
+  /** The current project's remembered variant and impulse id, and the capture option "classify each take after upload". */
+  'samples.classifyOptions': { input: none, output: ClassifyOptions },
+  /** Remembers variant and impulse id for the current project, and/or sets the capture option. */
+  'samples.setClassifyOptions': {
+    input: z.object({ variant: ClassifyVariant.optional(), impulseId: ImpulseId.nullable().optional(), afterUpload: ClassifyAfterUpload.optional() }).strict(),
+    output: ClassifyOptions,
+  },
+  /** "Model says": the newest kept result of each sample that has one (samples without one are left out). */
+  'samples.modelSays': { input: z.object({ ids: Ids }).strict(), output: z.object({ results: z.array(ClassificationDigest) }) },
+  /**
+   * "Collect more of": takes per label, windows classified as each label, the most-confused pairs.
+   * since: takes saved from then (ISO; default: since this run of the app started); sessionId: one recording session.
+   */
+  'samples.collectSummary': {
+    input: z.object({ since: z.string().datetime({ offset: true }).nullable().optional(), sessionId: z.string().min(1).max(100).optional() }).strict(),
+    output: CollectSummary,
+  },
+} as const;
+
 // ---------- methods ----------
 
 // eslint-disable-next-line no-control-regex
@@ -661,9 +713,31 @@ export const methods = {
   /** Renames the device on the platform (management API: devices/{deviceId}/rename). */
   'remote.rename': { input: z.object({ sourceId: z.string().min(1), name: z.string().trim().min(1, 'name must not be empty').max(128) }).strict(), output: RemoteDevice },
   ...reviewMethods,
+  ...classifyMethods,
 } as const;
 
 // ---------- events ----------
+
+/** A classification's progress: asked (samples.classify) or after upload (auto). */
+export const ClassifyState = z.object({
+  id: z.string(),
+  /** True for "classify each take after upload". */
+  auto: z.boolean(),
+  state: z.enum(['classifying', 'waiting', 'done', 'failed', 'cancelled']),
+  impulseId: ImpulseId.nullable(),
+  variant: ClassifyVariant,
+  /** Requests made so far, this one included. */
+  attempt: z.number().int().nonnegative(),
+  /** "waiting": when the next request goes out. */
+  retryInMs: z.number().nonnegative().nullable(),
+  /** For people: what is happening, or what to do. */
+  message: z.string().nullable(),
+  /** "done": the summary (samples.classification has the windows). */
+  digest: ClassificationDigest.nullable(),
+  /** "failed"/"cancelled": why; details {reason, platformMessage}. */
+  error: WireError.nullable(),
+});
+export type ClassifyState = z.infer<typeof ClassifyState>;
 
 export const StreamBatch = z.object({
   sourceId: z.string(),
@@ -702,6 +776,8 @@ export const events = {
   'audio.levels': AudioLevels,
   /** A source's platform connection changed (state, a sample request's progress, its name). */
   'remote.changed': RemoteDevice,
+  /** A sample being classified on the platform, and its result (see ClassifyState). */
+  'samples.classifyState': ClassifyState,
   /** Sent by the desktop app's Help menu (not by the core): show the keyboard shortcuts or the diagnostics. */
   'app.showHelp': z.object({ panel: z.enum(['shortcuts', 'diagnostics']) }),
 } as const;

@@ -63,6 +63,13 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'samples.split': { id: 'no-such-sample', jobId: 'job-1', split: { mode: 'fixed', windowMs: 1000 } },
   'samples.export': { jobId: 'job-2', ids: ['no-such-sample'] },
   'samples.cancel': { jobId: 'job-1' },
+  'samples.classify': { id: 'no-such-sample', variant: 'float32' },
+  'samples.classification': { id: 'no-such-sample', impulseId: null },
+  'samples.cancelClassify': { id: 'no-such-sample' },
+  'samples.classifyOptions': {},
+  'samples.setClassifyOptions': { afterUpload: 'testing' },
+  'samples.modelSays': { ids: ['no-such-sample'] },
+  'samples.collectSummary': {},
 };
 
 /**

@@ -44,6 +44,28 @@ const MIGRATIONS: string[] = [
    ALTER TABLE samples ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE samples ADD COLUMN held_back INTEGER NOT NULL DEFAULT 0;
    CREATE INDEX samples_by_flagged ON samples(flagged);`,
+  // Classifications on the platform (classify/v2), kept per sample, impulse (0 = the project's
+  // default) and variant; the result is JSON (core/classify/classify-schema.ts). Takes (captures)
+  // are noted so the one saved with "classify each take after upload" is classified once the
+  // platform confirms it, and so the "collect more of" view can count them. Neither table ever
+  // changes a sample; both go with it.
+  `CREATE TABLE classifications (
+     sample_id TEXT NOT NULL REFERENCES samples(id) ON DELETE CASCADE,
+     impulse_id INTEGER NOT NULL,
+     variant TEXT NOT NULL,
+     platform_sample_id INTEGER NOT NULL,
+     classified_at TEXT NOT NULL,
+     result TEXT NOT NULL,
+     PRIMARY KEY (sample_id, impulse_id, variant)
+   );
+   CREATE TABLE takes (
+     sample_id TEXT PRIMARY KEY REFERENCES samples(id) ON DELETE CASCADE,
+     saved_at TEXT NOT NULL,
+     session TEXT,
+     awaiting_upload INTEGER NOT NULL DEFAULT 1
+   );
+   CREATE INDEX takes_awaiting ON takes(awaiting_upload);
+   CREATE INDEX takes_by_time ON takes(saved_at);`,
 ];
 
 /**

@@ -18,6 +18,8 @@ export const DEFAULT_SETTINGS: Settings = {
   qualityMinLengthMs: 500,
   projectWindowMs: null,
   remoteMgmtUrl: null,
+  classifyAfterUpload: 'off',
+  classifyTargets: {},
 };
 
 /**

@@ -12,6 +12,10 @@ export interface ManagementTarget {
 /** A management call that answered `success: false`, or could not be read. */
 export class ManagementError extends CoreError {
   override name = 'ManagementError';
+  /** The platform's own words when it answered `success: false` (for callers that tell its errors apart). */
+  platformMessage: string | null = null;
+  /** The HTTP status of the answer, when there was one. */
+  status: number | null = null;
 }
 
 const Envelope = z.object({ success: z.boolean(), error: z.string().optional() }).passthrough();
@@ -59,6 +63,10 @@ export async function renameDevice(t: ManagementTarget, deviceId: string, name: 
   await call(t, 'POST', `/api/${t.projectId}/devices/${encodeURIComponent(deviceId)}/rename`, { name });
 }
 
+/** One management call: the envelope checked, failures as ManagementError (the classification client builds on it). */
+export const managementCall = (t: ManagementTarget, method: 'GET' | 'POST', path: string, json?: unknown, signal?: AbortSignal): Promise<unknown> =>
+  call(t, method, path, json, signal);
+
 async function call(t: ManagementTarget, method: 'GET' | 'POST', path: string, json?: unknown, signal?: AbortSignal): Promise<unknown> {
   const url = t.managementUrl.replace(/\/+$/, '') + path;
   let res: Response;
@@ -80,7 +88,9 @@ async function call(t: ManagementTarget, method: 'GET' | 'POST', path: string, j
   }
   const text = await res.text();
   if (res.status === 401 || res.status === 403) {
-    throw new ManagementError('Unauthorized', `The management API refused the API key (${res.status}). Check the key and the project id in Settings.`);
+    const e = new ManagementError('Unauthorized', `The management API refused the API key (${res.status}). Check the key and the project id in Settings.`);
+    e.status = res.status;
+    throw e;
   }
   let body: unknown;
   try {
@@ -92,7 +102,10 @@ async function call(t: ManagementTarget, method: 'GET' | 'POST', path: string, j
   if (!env.success) throw new ManagementError('Internal', `The management API answered ${res.status} without the success/error envelope.`);
   if (!env.data.success) {
     const why = env.data.error ?? 'no reason given';
-    throw new ManagementError(/not found/i.test(why) ? 'NotFound' : 'InvalidArguments', `The platform refused: ${why}`);
+    const e = new ManagementError(/not found/i.test(why) ? 'NotFound' : 'InvalidArguments', `The platform refused: ${why}`);
+    e.platformMessage = env.data.error ?? null;
+    e.status = res.status;
+    throw e;
   }
   return body;
 }

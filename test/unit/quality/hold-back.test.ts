@@ -93,12 +93,13 @@ describe('holding flagged samples back', () => {
     old.close();
     // Back to schema 2, as the previous release left it.
     const db = new Db(join(dir, 'samples.db'));
-    db.exec('DROP INDEX samples_by_flagged; ALTER TABLE samples DROP COLUMN quality; ALTER TABLE samples DROP COLUMN flagged; ALTER TABLE samples DROP COLUMN held_back;');
+    db.exec('DROP TABLE takes; DROP TABLE classifications; DROP INDEX samples_by_flagged; ALTER TABLE samples DROP COLUMN quality; ALTER TABLE samples DROP COLUMN flagged; ALTER TABLE samples DROP COLUMN held_back;');
     db.pragma('user_version = 2');
     db.close();
     const store = await SampleStore.open(dir, log, { quality: qualityGate(() => ({ qualityHold: 'errors', qualityMinLengthMs: 0 })) });
     stores.push(store);
     expect(store.get(s.id)).toMatchObject({ name: 'old.cbor', quality: null, flagged: null, heldBack: false });
-    expect(store.db.pragma('user_version', { simple: true })).toBe(3);
+    // 3 = quality checks; 4 = kept classifications and takes.
+    expect(store.db.pragma('user_version', { simple: true })).toBe(4);
   });
 });

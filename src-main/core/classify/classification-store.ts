@@ -1,0 +1,103 @@
+import type { Db } from '../samples/db.js';
+import { Classification, type ClassifyVariant } from './classify-schema.js';
+
+/** impulse_id 0 stands for "the project's default impulse" (platform impulse ids are positive). */
+const DEFAULT_IMPULSE = 0;
+const impulseKey = (id: number | null): number => id ?? DEFAULT_IMPULSE;
+
+/**
+ * Kept classifications and noted takes, in the sample index (tables `classifications` and
+ * `takes`, see samples/db.ts). Never touches the samples table: a classification says what the
+ * model made of a sample, it does not change the sample.
+ */
+export class ClassificationStore {
+  constructor(private readonly db: Db) {}
+
+  keep(c: Classification): void {
+    this.db
+      .prepare(
+        `INSERT INTO classifications (sample_id, impulse_id, variant, platform_sample_id, classified_at, result) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (sample_id, impulse_id, variant) DO UPDATE SET platform_sample_id = excluded.platform_sample_id,
+           classified_at = excluded.classified_at, result = excluded.result`,
+      )
+      .run(c.sampleId, impulseKey(c.impulseId), c.variant, c.platformSampleId, c.classifiedAt, JSON.stringify(c));
+  }
+
+  /** The kept result for this sample, impulse and variant, if it was made for the platform sample it is now. */
+  get(sampleId: string, impulseId: number | null, variant: ClassifyVariant, platformSampleId: number | null): Classification | null {
+    const row = this.db
+      .prepare('SELECT platform_sample_id AS p, result FROM classifications WHERE sample_id = ? AND impulse_id = ? AND variant = ?')
+      .get(sampleId, impulseKey(impulseId), variant) as { p: number; result: string } | undefined;
+    if (!row || platformSampleId === null || row.p !== platformSampleId) return null;
+    return parse(row.result);
+  }
+
+  /** The newest kept result of each sample (any impulse and variant), for those of `ids` that have one. */
+  latest(ids: string[]): Map<string, Classification> {
+    const out = new Map<string, Classification>();
+    if (!ids.length) return out;
+    const rows = this.db
+      .prepare(
+        `SELECT c.sample_id AS id, c.result FROM classifications c JOIN samples s ON s.id = c.sample_id
+         WHERE c.sample_id IN (SELECT value FROM json_each(?)) AND c.platform_sample_id = s.platform_sample_id
+         ORDER BY c.classified_at`,
+      )
+      .all(JSON.stringify(ids)) as Array<{ id: string; result: string }>;
+    for (const r of rows) {
+      const c = parse(r.result);
+      if (c) out.set(r.id, c); // later rows are newer
+    }
+    return out;
+  }
+
+  /** Notes samples saved by a capture; `awaiting` = to be looked at once the platform confirms their upload. */
+  noteTakes(ids: string[], savedAt: string, awaiting: boolean): void {
+    if (!ids.length) return;
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO takes (sample_id, saved_at, session, awaiting_upload)
+         SELECT id, ?, json_extract(metadata, '$.session'), ? FROM samples WHERE id IN (SELECT value FROM json_each(?))`,
+      )
+      .run(savedAt, awaiting ? 1 : 0, JSON.stringify(ids));
+  }
+
+  /** Takes waiting for their upload whose upload has ended: uploaded (with or without a platform id) or refused. */
+  awaitingSettled(): Array<{ id: string; state: string; platformSampleId: number | null; category: string }> {
+    return this.db
+      .prepare(
+        `SELECT s.id, s.state, s.platform_sample_id AS platformSampleId, s.category FROM takes t JOIN samples s ON s.id = t.sample_id
+         WHERE t.awaiting_upload = 1 AND s.state IN ('uploaded', 'rejected') ORDER BY t.saved_at`,
+      )
+      .all() as Array<{ id: string; state: string; platformSampleId: number | null; category: string }>;
+  }
+
+  hasAwaiting(): boolean {
+    return this.db.prepare('SELECT 1 FROM takes WHERE awaiting_upload = 1 LIMIT 1').get() !== undefined;
+  }
+
+  settle(id: string): void {
+    this.db.prepare('UPDATE takes SET awaiting_upload = 0 WHERE sample_id = ?').run(id);
+  }
+
+  /** Takes saved since `since` (ISO; null = all), of one recording session when `sessionId` is given. */
+  takes(since: string | null, sessionId: string | null): Array<{ id: string; label: string | null }> {
+    return this.db
+      .prepare(
+        `SELECT s.id, s.label FROM takes t JOIN samples s ON s.id = t.sample_id
+         WHERE (? IS NULL OR t.saved_at >= ?) AND (? IS NULL OR t.session = ?) ORDER BY t.saved_at`,
+      )
+      .all(since, since, sessionId, sessionId) as Array<{ id: string; label: string | null }>;
+  }
+}
+
+function parse(json: string): Classification | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  // A result kept by another version of the app that this one cannot read counts as not kept.
+  const r = Classification.safeParse(value);
+  return r.success ? r.data : null;
+}

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import type { Classification, ClassificationDigest, ClassificationSummary, ClassifiedBlock, ClassifiedWindow, ClassifyVariant } from './classify-schema.js';
+
+/**
+ * The platform's classify/v2 answer (spec: Classification and testing; Classification result per
+ * learn block; Sample detail wrapper), read for what the app keeps. Unknown fields pass.
+ */
+const RawBlock = z.object({
+  learnBlock: z.object({ id: z.number(), name: z.string().optional(), title: z.string().optional() }).passthrough().optional(),
+  result: z.array(z.record(z.string(), z.number())),
+  minimumConfidenceRating: z.number().optional(),
+}).passthrough();
+
+export const RawClassifyAnswer = z.object({
+  classifications: z.array(RawBlock),
+  sample: z.object({
+    sample: z.object({ totalLengthMs: z.number().optional() }).passthrough().optional(),
+    payload: z.object({ intervalMs: z.number().optional() }).passthrough().optional(),
+    totalPayloadLength: z.number().optional(),
+  }).passthrough(),
+  windowSizeMs: z.number().positive(),
+  windowIncreaseMs: z.number().positive(),
+  alreadyInDatabase: z.boolean(),
+  warning: z.string().optional(),
+}).passthrough();
+export type RawClassifyAnswer = z.infer<typeof RawClassifyAnswer>;
+
+/** The key a result object uses for the anomaly score (spec: "may include an anomaly entry"). */
+const ANOMALY = 'anomaly';
+
+export interface ReadContext {
+  sampleId: string;
+  platformSampleId: number;
+  impulseId: number | null;
+  variant: ClassifyVariant;
+  classifiedAt: string;
+  /** The sample's own label: what the model should say. */
+  expected: string | null;
+  /** The local sample's length, used when the platform does not say it. */
+  localLengthMs: number | null;
+}
+
+/** The sample's length as the platform has it; else the local one; else as far as the windows reach. */
+function lengthOf(a: RawClassifyAnswer, local: number | null, windows: number): number {
+  const s = a.sample;
+  if (typeof s.sample?.totalLengthMs === 'number' && s.sample.totalLengthMs > 0) return s.sample.totalLengthMs;
+  if (typeof s.totalPayloadLength === 'number' && typeof s.payload?.intervalMs === 'number' && s.totalPayloadLength > 0) return s.totalPayloadLength * s.payload.intervalMs;
+  if (local !== null && local > 0) return local;
+  return Math.max(0, windows - 1) * a.windowIncreaseMs + a.windowSizeMs;
+}
+
+/** Window i of a sample: i × increase to + size, clipped to the sample. */
+export function windowSpan(i: number, sizeMs: number, increaseMs: number, lengthMs: number): { startMs: number; endMs: number } {
+  return { startMs: Math.min(i * increaseMs, lengthMs), endMs: Math.min(i * increaseMs + sizeMs, lengthMs) };
+}
+
+export function readClassification(a: RawClassifyAnswer, ctx: ReadContext): Classification {
+  const longest = Math.max(0, ...a.classifications.map((c) => c.result.length));
+  const lengthMs = lengthOf(a, ctx.localLengthMs, longest);
+  const blocks = a.classifications.map((c, b): ClassifiedBlock => {
+    const labels: string[] = [];
+    for (const r of c.result) for (const k of Object.keys(r)) if (k !== ANOMALY && !labels.includes(k)) labels.push(k);
+    const minConf = c.minimumConfidenceRating ?? null;
+    const windows = c.result.map((r, i): ClassifiedWindow => {
+      const scores: Record<string, number> = {};
+      let label: string | null = null;
+      for (const l of labels) {
+        const v = r[l];
+        if (v === undefined) continue;
+        scores[l] = v;
+        if (label === null || v > scores[label]!) label = l;
+      }
+      const confidence = label === null ? null : scores[label]!;
+      return {
+        index: i,
+        ...windowSpan(i, a.windowSizeMs, a.windowIncreaseMs, lengthMs),
+        label,
+        confidence,
+        scores,
+        anomaly: typeof r[ANOMALY] === 'number' ? r[ANOMALY] : null,
+        uncertain: confidence !== null && minConf !== null && confidence < minConf,
+      };
+    });
+    const hasAnomaly = windows.some((w) => w.anomaly !== null);
+    const lb = c.learnBlock;
+    return {
+      id: lb?.id ?? b,
+      name: lb?.name ?? lb?.title ?? `Learn block ${b + 1}`,
+      title: lb?.title ?? lb?.name ?? '',
+      labels,
+      minimumConfidenceRating: minConf,
+      hasAnomaly,
+      windows,
+      summary: summarize(windows, ctx.expected, labels, minConf),
+    };
+  });
+  return {
+    sampleId: ctx.sampleId,
+    platformSampleId: ctx.platformSampleId,
+    impulseId: ctx.impulseId,
+    variant: ctx.variant,
+    classifiedAt: ctx.classifiedAt,
+    lengthMs,
+    windowSizeMs: a.windowSizeMs,
+    windowIncreaseMs: a.windowIncreaseMs,
+    alreadyInDatabase: a.alreadyInDatabase,
+    warning: a.warning ?? null,
+    blocks,
+  };
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+const round2 = (x: number): string => x.toFixed(2);
+
+/**
+ * The summary line the CLI and the app both print, e.g.
+ * "wave: 7 of 9 windows, mean confidence 0.91; 2 windows say idle".
+ */
+export function summarize(windows: ClassifiedWindow[], expected: string | null, labels: string[] = [], minConf: number | null = null): ClassificationSummary {
+  const byLabel: Record<string, number> = {};
+  for (const w of windows) if (w.label !== null) byLabel[w.label] = (byLabel[w.label] ?? 0) + 1;
+  const order = (l: string): number => (labels.includes(l) ? labels.indexOf(l) : labels.length);
+  const ranked = Object.entries(byLabel).sort((x, y) => y[1] - x[1] || order(x[0]) - order(y[0]) || x[0].localeCompare(y[0]));
+  const lead = expected ?? ranked[0]?.[0] ?? null;
+  const said = windows.filter((w) => lead !== null && w.label === lead);
+  const meanConfidence = said.length ? said.reduce((s, w) => s + (w.confidence ?? 0), 0) / said.length : null;
+  const uncertain = windows.filter((w) => w.uncertain).length;
+  const anomalies = windows.flatMap((w) => (w.anomaly === null ? [] : [w.anomaly]));
+  const maxAnomaly = anomalies.length ? Math.max(...anomalies) : null;
+
+  const parts: string[] = [];
+  if (windows.length === 0) parts.push('no windows classified');
+  else if (lead === null) parts.push(`${plural(windows.length, 'window', 'windows')}, no labels`);
+  else {
+    parts.push(`${lead}: ${said.length} of ${plural(windows.length, 'window', 'windows')}${meanConfidence === null ? '' : `, mean confidence ${round2(meanConfidence)}`}`);
+    const others = ranked.filter(([l]) => l !== lead);
+    if (others.length) parts.push(others.map(([l, n]) => `${plural(n, 'window says', 'windows say')} ${l}`).join(', '));
+  }
+  if (uncertain) parts.push(`${uncertain} uncertain (below ${minConf ?? '?'})`);
+  if (maxAnomaly !== null) parts.push(`anomaly up to ${round2(maxAnomaly)}`);
+  return {
+    windows: windows.length,
+    byLabel,
+    expected,
+    agree: expected === null ? null : (byLabel[expected] ?? 0),
+    lead,
+    meanConfidence,
+    uncertain,
+    maxAnomaly,
+    text: parts.join('; '),
+  };
+}
+
+export function digestOf(c: Classification): ClassificationDigest {
+  return {
+    id: c.sampleId,
+    impulseId: c.impulseId,
+    variant: c.variant,
+    classifiedAt: c.classifiedAt,
+    warning: c.warning,
+    text: c.blocks.length === 1 ? c.blocks[0]!.summary.text : c.blocks.map((b) => `${b.name}: ${b.summary.text}`).join(' | '),
+    blocks: c.blocks.map((b) => ({ id: b.id, name: b.name, summary: b.summary })),
+  };
+}
