@@ -87,13 +87,16 @@ export class ConnectReporter {
       s.stages = new Set();
     }
     if (s.stages.has(r.stage)) return;
+    // A request refused at once (unknown sensor, too long) is first seen failed: it was still asked for.
+    if (!s.stages.has('requested')) {
+      s.stages.add('requested');
+      this.#say(
+        { event: 'sample-requested', device_id: dev.deviceId, label: r.label, length_ms: r.lengthMs, sensor: r.sensor, path: r.path },
+        `${src}: sample requested: "${r.label}", ${secs(r.lengthMs)} from "${r.sensor ?? 'the first sensor'}" for ${r.path}${progressHint(r)}`,
+      );
+    }
     s.stages.add(r.stage);
     switch (r.stage) {
-      case 'requested':
-        return this.#say(
-          { event: 'sample-requested', device_id: dev.deviceId, label: r.label, length_ms: r.lengthMs, sensor: r.sensor, path: r.path },
-          `${src}: sample requested: "${r.label}", ${secs(r.lengthMs)} from "${r.sensor ?? 'the first sensor'}" for ${r.path}${progressHint(r)}`,
-        );
       case 'recording':
         return o.err(`${src}: recording "${r.label}" for the platform…\n`);
       case 'uploading':

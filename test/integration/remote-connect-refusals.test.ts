@@ -56,6 +56,11 @@ describe.skipIf(!socatAvailable())('capture-desk connect: refusals', { timeout: 
     expect(await p.startSampling('bench-refuse', { label: 'x', lengthMs: tooLong, sensor: sensor.name })).toEqual({ success: false, error: expect.stringMatching(/longer than .* can take here \(at most/) });
     expect(refusals(p, 'bench-refuse')).toHaveLength(2);
     expect(p.log('bench-refuse').filter((m) => m.type === 'sampleStarted')).toEqual([]);
+    // Said here too, not only to the platform.
+    await c.waitEvent((e) => e.event === 'sample-failed' && /can take here/.test(e.error as string));
+    expect(c.events.slice(1).map((e) => e.event)).toEqual(['sample-requested', 'sample-failed', 'sample-requested', 'sample-failed']);
+    expect(c.events[1]).toMatchObject({ label: 'x', length_ms: 1000, sensor: 'Gyroscope', path: '/api/training/data' });
+    expect(c.stderr()).toMatch(/sample failed: This device has no sensor "Gyroscope"/);
     await nothingStored(p, c);
   });
 

@@ -180,14 +180,24 @@ export class RemoteDevices {
       d.log.warn('remote management: sample request refused', { deviceId: this.#deviceId(dev), error });
       reply({ sample: false, error });
     };
+    // Busy: the request being honoured stays the one shown. Any other refusal is shown here as
+    // the last request's outcome (the device list, connect's sample-failed), not only told to the platform.
     if (dev.busy) return refuse('This device is busy with another sample the platform asked for; wait for it to finish, then ask again.');
+    const refuseShown = (error: string) => {
+      refuse(error);
+      dev.request = {
+        label: req.label, lengthMs: req.lengthMs, sensor: req.sensor, category: categoryOfPath(req.path), path: req.path, stage: 'failed', sampleId: null, error,
+        collectedSampleCount: req.collectedSampleCount, targetSampleCount: req.targetSampleCount, labelColor: req.labelColor, at: new Date().toISOString(),
+      };
+      this.#emit(dev);
+    };
     const sensors = dev.link.status.description?.sensors ?? [];
     const sensor = req.sensor === null ? sensors[0] : sensors.find((s) => s.name === req.sensor);
-    if (!sensor) return refuse(req.sensor === null ? 'This device offers no sensor to sample.' : `This device has no sensor "${req.sensor}"; it offers ${sensors.map((s) => `"${s.name}"`).join(', ') || 'none'}.`);
+    if (!sensor) return refuseShown(req.sensor === null ? 'This device offers no sensor to sample.' : `This device has no sensor "${req.sensor}"; it offers ${sensors.map((s) => `"${s.name}"`).join(', ') || 'none'}.`);
     if (req.lengthMs > sensor.maxSampleLengthS * 1000) {
-      return refuse(`A ${fmtS(req.lengthMs / 1000)} sample is longer than "${sensor.name}" can take here (at most ${fmtS(sensor.maxSampleLengthS)}); ask for a shorter one.`);
+      return refuseShown(`A ${fmtS(req.lengthMs / 1000)} sample is longer than "${sensor.name}" can take here (at most ${fmtS(sensor.maxSampleLengthS)}); ask for a shorter one.`);
     }
-    if (req.label.trim() === '') return refuse('The sample request has an empty label; give the sample a label on the platform.');
+    if (req.label.trim() === '') return refuseShown('The sample request has an empty label; give the sample a label on the platform.');
     dev.busy = true;
     const deviceId = this.#deviceId(dev);
     const at = new Date();
