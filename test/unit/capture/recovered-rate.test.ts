@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -127,7 +127,8 @@ async function recordAndKill(b: Board, killAtMs: number, o: { frequencyHz?: numb
   // What `record serial` would have written at Stop (the reader's own estimate).
   const liveHz = reader!.snapshot().frequencyHz;
   // What a kill -9 leaves: every row the recorder had handed to the file system by then.
-  const rowsFile = join(dataDir, 'recordings', `${(rec as unknown as { recorder: { id: string } }).recorder.id}.rows`);
+  const [headerName] = (await readdir(join(dataDir, 'recordings'))).filter((f) => f.endsWith('.json'));
+  const rowsFile = join(dataDir, 'recordings', headerName!.replace(/\.json$/, '.rows'));
   await expect.poll(async () => completeRows(await readFile(rowsFile), 3).rows, { timeout: 5000 }).toBe(rows);
   const header = JSON.parse(await readFile(rowsFile.replace(/\.rows$/, '.json'), 'utf8')) as { context: { intervalMs: number } };
   const [sample, ...more] = await recoverRecordings(store, log, async () => undefined);
