@@ -4,6 +4,7 @@ import type { KeySource } from '../../src-main/core/contract.js';
 export function keySourceText(source: KeySource, state: 'set' | 'not set' | 'unknown'): string {
   switch (source.from) {
     case 'keychain':
+      if (state === 'unknown') return 'Kept in the system keychain, which cannot be used now (see above).';
       return state === 'set' ? 'Stored in the system keychain.' : 'Saving stores it in the system keychain.';
     case 'environment':
       return `From the environment (${source.name ?? 'a variable'}), not stored: held in memory until serve stops.`;
