@@ -5,7 +5,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { AppInfo, KeyStatus } from '../../src-main/core/contract.js';
 import type { ServerMessage } from '../../src-main/core/wire.js';
@@ -20,6 +20,9 @@ import { assertBuilt, runCli, startServe } from '../support/cli.js';
 
 let root: string;
 const children: Array<{ kill(sig: NodeJS.Signals): boolean; exitCode: number | null }> = [];
+// Each test starts `serve` (a few seconds each) up to three times.
+vi.setConfig({ testTimeout: 90_000 });
+
 beforeAll(async () => {
   assertBuilt();
   root = await mkdtemp(join(tmpdir(), 'cd-serve-tls-'));

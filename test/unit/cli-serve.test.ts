@@ -37,7 +37,7 @@ describe('capture-desk serve (built CLI)', () => {
     expect(both.code).toBe(2);
     const half = await runCli(['serve', '--cert', 'c.pem']);
     expect([half.code, half.stderr]).toEqual([2, expect.stringContaining('--cert and --key go together')]);
-  });
+  }, 60_000);
 
   it('prints the tokened URL on stdout, creates the data dir, serves nothing without the token', async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-serve-')), 'nested', 'data');

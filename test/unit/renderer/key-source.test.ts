@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wsUrlFor } from '../../../src-renderer/lib/api/pick-transport.js';
+import { wsUrlFor } from '../../../src-renderer/lib/api/ws-url.js';
 import { keySourceText } from '../../../src-renderer/lib/key-source.js';
 
 describe('where a key comes from, as Settings says it', () => {
