@@ -133,7 +133,7 @@ describe('capture-desk samples classify', () => {
     const f32 = await classify(srv, dir, take.id, ['--variant', 'float32']);
     expect(parse(f32.stdout).windows.map((w) => w.scores)).toEqual(expected(srv, take.platform.sample_id!, DEFAULT_IMPULSE, 'float32').results[0]);
     expect(classifyRequests(srv).map((q) => q.query)).toEqual(['?variant=int8', '?variant=int8', '?variant=float32']);
-  });
+  }, 60_000);
 
   it('prints each learn block of an impulse with several, and says a job still running on stderr while it waits', async () => {
     const srv = await platform();
@@ -161,7 +161,7 @@ describe('capture-desk samples classify', () => {
     expect(summaries.map((s) => [s.block, s.windows, s.expected])).toEqual([['NN Classifier', n, 'wave'], ['Motion rate', n, 'wave']]);
     expect(summaries[1]!.agree).toBe(0);
     expect(classifyRequests(srv).map((q) => q.query)).toEqual(Array(3).fill('?variant=int8&impulseId=3'));
-  });
+  }, 60_000);
 
   it('clips the one window of a take shorter than the impulse window to the take', async () => {
     const srv = await platform();
@@ -174,7 +174,7 @@ describe('capture-desk samples classify', () => {
     expect(want.lengthMs).toBeLessThan(1000);
     expect(windows.map((w) => [w.start_ms, w.end_ms])).toEqual([[0, r3(want.lengthMs)]]);
     expect(windows[0]!.scores).toEqual(want.results[0]![0]);
-  });
+  }, 60_000);
 
   it('exits 1 with the platform\'s words and what to do: no impulse, data it cannot take, a refused key, not uploaded, deleted on the platform', async () => {
     const srv = await platform();
@@ -207,7 +207,7 @@ describe('capture-desk samples classify', () => {
     const bad = await runCli(['samples', 'classify', take.id, '--variant', 'int4', '--data-dir', dir]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--variant must be int8 or float32');
-  });
+  }, 60_000);
 });
 
 // The PulseAudio test microphone (bash test/env.sh provides it) and the built capture worker.
@@ -241,5 +241,5 @@ describe.skipIf(!audioReady)('capture-desk samples classify (microphone take)', 
     expect(windows.map((w) => w.scores)).toEqual(want.results[0]);
     expect(windows.every((w) => w.label === 'tone' && w.confidence > 0.9)).toBe(true);
     expect(summaries).toEqual([expect.objectContaining({ windows: 5, by_label: { tone: 5 }, expected: 'tone', agree: 5, kept: false })]);
-  });
+  }, 60_000);
 });
