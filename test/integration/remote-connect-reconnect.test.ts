@@ -86,6 +86,21 @@ describe.skipIf(!socatAvailable())('capture-desk connect: reconnecting', { timeo
     expect(p.ingestion.samples).toHaveLength(1);
   });
 
+  it('SIGINT mid-take: the take finishes its length and is uploaded, the platform hears sampleFinished, then exit 0', async () => {
+    const p = await startPlatform(cleanups);
+    const b = await lineBoard(cleanups);
+    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-stopping']);
+    await c.waitEvent((e) => e.event === 'connected');
+    expect(await p.startSampling('bench-stopping', { label: 'whole', lengthMs: 2000 })).toMatchObject({ success: true });
+    await p.remote.waitFor((m) => m.message.sampleStarted === true);
+    expect(await c.stop('SIGINT')).toBe(0);
+    expect(kinds(c.events)).toEqual(['connected', 'sample-requested', 'sample-saved', 'sample-finished', 'disconnected']);
+    expect(p.log('bench-stopping').filter((m) => m.dir === 'in').map((m) => m.type).slice(-2)).toEqual(['sampleUploading', 'sampleFinished']);
+    expect(p.ingestion.samples).toHaveLength(1);
+    expect(decodeAcquisition(p.ingestion.samples[0]!.bytes, 'cbor').payload.values.length).toBeGreaterThanOrEqual(200);
+    expect(await listSamples(c.dataDir)).toMatchObject([{ label: 'whole', state: 'uploaded', incomplete: false }]);
+  });
+
   it('connect killed with -9 mid-take: the next start recovers the recording as an incomplete local sample, never uploaded', async () => {
     const p = await startPlatform(cleanups);
     const b = await lineBoard(cleanups);

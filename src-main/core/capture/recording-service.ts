@@ -43,15 +43,18 @@ interface Session {
   /** Resolves with the final status once the session is saved or failed. */
   settled: Promise<RecordingStatus>;
   settle: (s: RecordingStatus) => void;
+  /** Stopped before its set length for a reason that makes the take incomplete (see stop()). */
+  cutShort?: string | undefined;
 }
+
+/** How long after its set length a stream's take waits for the rows already on their way. */
+const SENSOR_TAIL_MS = 250;
 
 /**
  * Recordings started from the UI: one session can record several sources at once (two boards,
  * or a board and the microphone); each source becomes its own sample with the same label,
  * metadata and session id. A source that drops out ends its own sample as incomplete.
  */
-/** How long after its set length a stream's take waits for the rows already on their way. */
-const SENSOR_TAIL_MS = 250;
 
 export class RecordingService {
   readonly #sessions = new Map<string, Session>();
@@ -138,7 +141,16 @@ export class RecordingService {
     return status;
   }
 
-  stop(sessionId: string): Promise<RecordingStatus> {
+  /**
+   * `cutShort`: the take ends before what was asked of it for this reason (the platform asked for
+   * a length and Capture Desk is closing): kept as an incomplete local sample, not queued.
+   */
+  stop(sessionId: string, o: { cutShort?: string } = {}): Promise<RecordingStatus> {
+    const s = this.#sessions.get(sessionId);
+    if (s && o.cutShort && !s.finishing) {
+      s.cutShort = o.cutShort;
+      s.queue = false;
+    }
     return this.#stop(sessionId, false);
   }
 
@@ -211,6 +223,7 @@ export class RecordingService {
       atLength,
       structuredLabels: (rows) => s.marks.structuredLabels(index, rows, label),
       note: s.note,
+      cutShort: s.cutShort,
     })));
     for (const [index, r] of results.entries()) {
       const sourceId = s.parts[index]!.sourceId;

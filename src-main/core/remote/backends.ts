@@ -22,6 +22,8 @@ export interface TakeOrder {
   note: string;
   fallbackHmacKey: string | undefined;
   platform: { deviceId: string; collectedSampleCount: number | null; targetSampleCount: number | null };
+  /** Aborted when Capture Desk closes before the take reached its length: it ends now, kept as incomplete and not uploaded. */
+  cut?: AbortSignal | undefined;
 }
 
 export interface TakeEvents {
@@ -67,6 +69,7 @@ const RATE_SETTLE_MS = 3_000;
 /** Takes through the recording service: exactly what the app records when a person presses Record. */
 async function serviceTake(d: BackendDeps, sourceId: string, order: TakeOrder, ev: TakeEvents): Promise<string> {
   let sessionId: string | null = null;
+  let offCut = () => {};
   const offSaving = d.bus.on('record.state', (s) => {
     if (s.sessionId === sessionId && s.state === 'saving') ev.processing();
   });
@@ -77,6 +80,13 @@ async function serviceTake(d: BackendDeps, sourceId: string, order: TakeOrder, e
       platform: { deviceId: order.platform.deviceId, label: order.label, lengthMs: order.lengthMs, collectedSampleCount: order.platform.collectedSampleCount, targetSampleCount: order.platform.targetSampleCount },
     });
     sessionId = status.sessionId;
+    const cut = () => {
+      const reason = `Capture Desk was closed before the ${order.lengthMs} ms the platform asked for were recorded; what was recorded is kept on this computer and not uploaded`;
+      void d.recordings.stop(status.sessionId, { cutShort: reason }).catch(() => {});
+    };
+    if (order.cut?.aborted) cut();
+    else order.cut?.addEventListener('abort', cut, { once: true });
+    offCut = () => order.cut?.removeEventListener('abort', cut);
     ev.started();
     const final = await d.recordings.settled(status.sessionId);
     const id = final.sampleIds[0];
@@ -84,6 +94,7 @@ async function serviceTake(d: BackendDeps, sourceId: string, order: TakeOrder, e
     return id;
   } finally {
     offSaving();
+    offCut();
   }
 }
 

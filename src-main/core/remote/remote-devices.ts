@@ -45,6 +45,9 @@ interface Device {
   busy: boolean;
 }
 
+/** How long closing waits for the takes the platform asked for (the shells force an exit at 15 s). */
+const CLOSE_WAIT_MS = 10_000;
+
 /** The note every take the platform asked for carries. */
 export function platformNote(deviceId: string, at: Date): string {
   return `requested by the platform (remote management, device ${deviceId}) at ${at.toISOString()}`;
@@ -64,6 +67,11 @@ export class RemoteDevices {
   readonly #lost = new Map<string, string>();
   readonly #offs: Array<() => void> = [];
   readonly #closing = new AbortController();
+  /** Aborted when closing has waited long enough: takes still recording end now (see close()). */
+  readonly #cut = new AbortController();
+  /** Requests being honoured (recording, saving, waiting for the platform's yes). */
+  readonly #inflight = new Set<Promise<void>>();
+  #shuttingDown = false;
 
   private constructor(d: RemoteDevicesDeps, config: RemoteConfig) {
     this.#d = d;
@@ -133,8 +141,27 @@ export class RemoteDevices {
     for (const dev of this.#devices.values()) if (dev.entry.enabled) dev.link.retryNow();
   }
 
+  /**
+   * New requests are refused at once; the takes the platform asked for get up to CLOSE_WAIT_MS to
+   * finish their length, be saved and uploaded (a person on the platform is waiting for them, and
+   * a take stopped early would reach the platform as a complete but shorter sample). Takes still
+   * recording after that end now and are kept as incomplete local samples, not uploaded — as after
+   * a crash.
+   */
   async close(): Promise<void> {
+    this.#shuttingDown = true;
+    const settled = async (ms: number) => {
+      if (!this.#inflight.size) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = setTimeout(r, ms)))]);
+      clearTimeout(timer);
+    };
+    if (this.#inflight.size) this.#d.log.info('remote management: waiting for the samples the platform asked for before closing', { count: this.#inflight.size });
+    await settled(CLOSE_WAIT_MS);
+    this.#cut.abort();
     this.#closing.abort();
+    // A moment for what was cut to be saved and the platform to hear {sample:false} before the links close.
+    await settled(2_000);
     for (const dev of this.#devices.values()) dev.link.stop();
     for (const off of this.#offs.splice(0)) off();
   }
@@ -163,7 +190,11 @@ export class RemoteDevices {
         // An official board names itself; a name set here wins over both.
         return dev.entry.deviceId ? { ...desc, deviceId: dev.entry.deviceId } : desc;
       },
-      onRequest: (req, reply) => void this.#honour(dev, req, reply),
+      onRequest: (req, reply) => {
+        const honour = this.#honour(dev, req, reply);
+        this.#inflight.add(honour);
+        void honour.finally(() => this.#inflight.delete(honour));
+      },
       onStatus: () => this.#emit(dev),
       log: d.log,
       ...d.timing,
@@ -182,6 +213,7 @@ export class RemoteDevices {
     };
     // Busy: the request being honoured stays the one shown. Any other refusal is shown here as
     // the last request's outcome (the device list, connect's sample-failed), not only told to the platform.
+    if (this.#shuttingDown) return refuse('Capture Desk is closing on this computer; ask again once it runs again.');
     if (dev.busy) return refuse('This device is busy with another sample the platform asked for; wait for it to finish, then ask again.');
     const refuseShown = (error: string) => {
       refuse(error);
@@ -220,6 +252,7 @@ export class RemoteDevices {
           label: req.label, lengthMs: req.lengthMs, category: request.category, sensor, intervalMs: req.intervalMs,
           note: platformNote(deviceId, at), fallbackHmacKey: projectKey ? undefined : (req.hmacKey || undefined),
           platform: { deviceId, collectedSampleCount: req.collectedSampleCount, targetSampleCount: req.targetSampleCount },
+          cut: this.#cut.signal,
         },
         {
           started: () => {
@@ -237,7 +270,15 @@ export class RemoteDevices {
         },
       );
       update({ sampleId: id, stage: 'uploading' });
-      send({ sampleUploading: true });
+      // A take kept here and not queued (cut short by closing, held back) is not uploading: the verdict below says why.
+      const queued = (() => {
+        try {
+          return d.store.get(id).state !== 'local';
+        } catch {
+          return false;
+        }
+      })();
+      if (queued) send({ sampleUploading: true });
       const verdict = await uploadVerdict({ bus: d.bus, store: d.store, queue: d.uploads.queue }, id, this.#closing.signal);
       if (!verdict.ok) throw new CoreError('Unavailable', verdict.error);
       send({ sampleFinished: true });
