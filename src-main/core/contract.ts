@@ -74,10 +74,12 @@ export const Settings = z.object({
    * to it); null = derived from the ingestion URL (see remote/remote-url.ts).
    */
   remoteMgmtUrl: wsUrl.nullable().default(null),
+  // No .default() on these two: zod puts defaults into settings.set's partial input too, which would
+  // reset them on every other change. A settings file without them gets DEFAULT_SETTINGS' values.
   /** Capture option "classify each take after upload": off, only takes going to testing, or every take. */
-  classifyAfterUpload: ClassifyAfterUpload.default('off'),
+  classifyAfterUpload: ClassifyAfterUpload,
   /** The model variant and impulse id to classify with, remembered per project (key: the project id as text). */
-  classifyTargets: z.record(z.string().regex(/^\d+$/, 'keys are project ids'), ClassifyTarget).refine((t) => Object.keys(t).length <= 1000, 'at most 1000 projects').default({}),
+  classifyTargets: z.record(z.string().regex(/^\d+$/, 'keys are project ids'), ClassifyTarget).refine((t) => Object.keys(t).length <= 1000, 'at most 1000 projects'),
 });
 export type Settings = z.infer<typeof Settings>;
 

@@ -74,6 +74,9 @@ describe('core: classify each take after upload', () => {
     expect(await app.call('samples.classifyOptions')).toEqual({ projectId: 1, variant: 'int8', impulseId: null, afterUpload: 'off' });
     expect(await app.call('samples.setClassifyOptions', { afterUpload: 'testing', variant: 'float32' })).toEqual({ projectId: 1, variant: 'float32', impulseId: null, afterUpload: 'testing' });
     expect(app.events.some(([n, p]) => n === 'settings.changed' && (p as { classifyAfterUpload: string }).classifyAfterUpload === 'testing')).toBe(true);
+    // Another setting changed later leaves them as they are.
+    await app.call('settings.set', { deviceName: 'bench-01' });
+    expect(await app.call('samples.classifyOptions')).toEqual({ projectId: 1, variant: 'float32', impulseId: null, afterUpload: 'testing' });
 
     const path = await board();
     await app.call('serial.addPath', { path });

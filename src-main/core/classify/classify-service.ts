@@ -168,6 +168,8 @@ export class ClassifyService {
             sampleId: id, platformSampleId: s.platformSampleId, impulseId: t.impulseId, variant: t.variant, classifiedAt: this.#now(),
             expected: s.label, localLengthMs: s.lengthMs,
           });
+          // Deleted here while the platform worked: store.get says so (NotFound), nothing is kept.
+          this.#d.store.get(id);
           this.kept.keep(c);
           this.#d.announce?.([id]);
           const digest = digestOf(c);
