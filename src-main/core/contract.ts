@@ -73,7 +73,7 @@ export const Settings = z.object({
    * The platform's remote-management service (sources "connected to the platform" open a WebSocket
    * to it); null = derived from the ingestion URL (see remote/remote-url.ts).
    */
-  remoteMgmtUrl: wsUrl.nullable().default(null),
+  remoteMgmtUrl: wsUrl.nullable(),
   // No .default() on these two: zod puts defaults into settings.set's partial input too, which would
   // reset them on every other change. A settings file without them gets DEFAULT_SETTINGS' values.
   /** Capture option "classify each take after upload": off, only takes going to testing, or every take. */
