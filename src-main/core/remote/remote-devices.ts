@@ -327,7 +327,8 @@ export class RemoteDevices {
       deviceId: this.#deviceId(dev),
       deviceType: desc?.deviceType ?? (dev.backend.kind === 'at' ? 'official firmware (not read yet)' : 'CAPTURE_DESK'),
       name: dev.entry.name,
-      state: dev.busy && st.state === 'online' ? 'recording' : st.state,
+      // "Recording for the platform" while the source records; saving and uploading are the request's own stages.
+      state: st.state === 'online' && dev.busy && (dev.request?.stage === 'requested' || dev.request?.stage === 'recording') ? 'recording' : st.state,
       retryInMs: st.retryInMs,
       reason: st.reason,
       sensors: desc?.sensors ?? [],
