@@ -1,17 +1,10 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
-import { createCore, type Core } from '../core/app.js';
 import type { MethodInput, MethodName, MethodOutput, RemoteDevice, Settings, Source } from '../core/contract.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { CoreError } from '../core/errors.js';
 import { LOG_FILE_NAMES, openAppLog } from '../core/logs/app-log.js';
-import { keytarKeychain } from '../core/secrets/keychain.js';
-import { overlayKeychain } from '../core/secrets/overlay-keychain.js';
 import { API_KEY_ENV, checkKey, ProjectKeys, projectAccount, resolveApiKey } from '../core/secrets/project-keys.js';
-import { serialportLister } from '../core/serial/serialport-lister.js';
-import { serialportOpener } from '../core/serial/serialport-opener.js';
-import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
 import { ConnectReporter } from './connect-events.js';
 import { parseIntFlag } from './options.js';
@@ -131,6 +124,16 @@ export async function connectCommand(argv: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
 
+  // The core and the hardware load only now: a usage error is said without them.
+  const [{ createCore }, { AudioSupervisor }, { keytarKeychain }, { overlayKeychain }, { serialportLister }, { serialportOpener }, { SettingsStore }] = await Promise.all([
+    import('../core/app.js'),
+    import('../core/audio/audio-supervisor.js'),
+    import('../core/secrets/keychain.js'),
+    import('../core/secrets/overlay-keychain.js'),
+    import('../core/serial/serialport-lister.js'),
+    import('../core/serial/serialport-opener.js'),
+    import('../core/settings/settings-store.js'),
+  ]);
   const dataDir = await ensureDataDir(v['data-dir'] ?? defaultDataDir());
   // The log file holds everything; stderr is for the sentences below (and errors).
   const appLog = openAppLog({

@@ -95,7 +95,7 @@ describe.skipIf(!socatAvailable())('capture-desk connect: boards', { timeout: 45
     expect((await readFile(local[0]!.file)).equals(stored.bytes)).toBe(true);
   });
 
-  it('an official-firmware board: sampled with its own AT commands, reading progress, its own id and sensors, the board-signed bytes uploaded', async () => {
+  it('an official-firmware board: sampled with its own AT commands, reading progress, its own id and sensors, the board-signed bytes uploaded; refused once unplugged', async () => {
     const p = await startPlatform(cleanups, { hmacKey: HMAC_KEY });
     const b = await atBoard(cleanups);
     const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--mode', 'at', '--hmac-key', HMAC_KEY]);
@@ -128,6 +128,11 @@ describe.skipIf(!socatAvailable())('capture-desk connect: boards', { timeout: 45
     expect(p.ingestion.samples[0]).toMatchObject({ category: 'training', label: 'knock' });
     expect(p.ingestion.samples[0]!.bytes.equals(Buffer.from(onBoard.base64 as string, 'base64'))).toBe(true);
     expect(verifyAcquisitionSignature(p.ingestion.samples[0]!.bytes, HMAC_KEY)).toBe(true);
+
+    // Unplugged: the next request is refused with the reason, and nothing more is stored.
+    await b.unplug();
+    expect(await p.startSampling('5A:1B:C3:D4:E5:F6', { label: 'gone', lengthMs: 500, sensor: s.name })).toEqual({ success: false, error: expect.stringMatching(/unplugged\. Plug it back in, then ask again\./) });
+    expect(p.ingestion.samples).toHaveLength(1);
 
     expect(await c.stop('SIGTERM')).toBe(0);
     const local = await listSamples(c.dataDir);
