@@ -30,9 +30,10 @@ Options:
   --baud N               baud rate of the boards (default: the port's own setting, 115200)
   --microphone [NAME]    connect a microphone: a name or id from "capture-desk devices audio"
                          (default: the system default input)
-  --device-id ID         the id the platform knows the device by (one source only; default: an
-                         official board's own id, a USB board's serial number, else one derived
-                         from this computer and the port or microphone)
+  --device-id ID         the id the platform knows the device by (one source only; remembered
+                         for the source; default: the id given before, else an official board's
+                         own id, a USB board's serial number, else one derived from this computer
+                         and the port or microphone)
   --name NAME            rename the device on the platform once it is online (one source only)
   --remote-mgmt-url URL  the remote-management service, ws:// or wss:// (default
                          wss://remote-mgmt.edgeimpulse.com; port 4802 of the ingestion host when
