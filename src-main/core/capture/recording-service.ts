@@ -47,8 +47,11 @@ interface Session {
   cutShort?: string | undefined;
 }
 
-/** How long after its set length a stream's take waits for the rows already on their way. */
-const SENSOR_TAIL_MS = 250;
+/**
+ * How long after its set length a stream's take may wait for the rows already on their way. It
+ * waits only while rows are missing (usually a batch, ~20 ms); a busy machine delays them more.
+ */
+const SENSOR_TAIL_MS = 1000;
 
 /**
  * Recordings started from the UI: one session can record several sources at once (two boards,
