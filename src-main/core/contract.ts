@@ -598,7 +598,16 @@ export const methods = {
   'stream.stop': { input: z.object({ sourceId: z.string().min(1) }).strict(), output: z.object({ stopped: z.boolean() }) },
 
   'samples.list': {
-    input: z.object({ states: z.array(SampleState).optional(), flagged: z.boolean().optional(), limit: z.number().int().positive().max(5000).optional(), offset: z.number().int().nonnegative().optional() }).strict(),
+    input: z
+      .object({
+        states: z.array(SampleState).optional(),
+        flagged: z.boolean().optional(),
+        /** Only these samples (a view's own records, asked again after samples.changed); ids not answered were deleted. */
+        ids: z.array(z.string().min(1)).max(5000).optional(),
+        limit: z.number().int().positive().max(5000).optional(),
+        offset: z.number().int().nonnegative().optional(),
+      })
+      .strict(),
     output: z.object({ samples: z.array(Sample), total: z.number().int().nonnegative() }),
   },
   /** Bulk relabel / recategorise / set metadata of samples not yet on the platform. */

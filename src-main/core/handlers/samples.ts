@@ -13,9 +13,10 @@ type SampleMethods = 'samples.list' | 'samples.update' | 'samples.delete' | 'sam
 
 export function sampleHandlers(store: SampleStore, uploads: UploadService): Pick<Handlers, SampleMethods> {
   return {
-    'samples.list': ({ states, flagged, limit, offset }) => {
-      const samples = store.list({ ...(states ? { states } : {}), ...(flagged !== undefined ? { flagged } : {}), limit: limit ?? 500, offset: offset ?? 0 });
-      if (flagged !== undefined) return { samples, total: store.count({ ...(states ? { states } : {}), flagged }) };
+    'samples.list': ({ states, flagged, ids, limit, offset }) => {
+      const filter = { ...(states ? { states } : {}), ...(flagged !== undefined ? { flagged } : {}), ...(ids ? { ids } : {}) };
+      const samples = store.list({ ...filter, limit: limit ?? 500, offset: offset ?? 0 });
+      if (flagged !== undefined || ids) return { samples, total: store.count(filter) };
       const counts = store.counts();
       const total = states ? states.reduce((n, s) => n + counts[s], 0) : Object.values(counts).reduce((a, b) => a + b, 0);
       return { samples, total };
@@ -57,7 +58,10 @@ export function sampleHandlers(store: SampleStore, uploads: UploadService): Pick
       const s = store.get(id);
       if (s.state !== 'uploaded' || s.platformSampleId === null) {
         if (s.state === 'uploaded') throw new CoreError('InvalidArguments', `The platform did not tell us the id of "${s.name}", so it cannot be moved from here; move it on the platform.`);
-        return store.update(id, { category: newCategory }); // not on the platform yet: a local change
+        // Not on the platform yet: a local change, told to every view like any other.
+        const moved = store.update(id, { category: newCategory });
+        uploads.announce([id]);
+        return moved;
       }
       await moveSample(await uploads.management(), s.platformSampleId, newCategory);
       store.db.prepare('UPDATE samples SET category = ? WHERE id = ?').run(newCategory, id);

@@ -43,6 +43,8 @@ export interface SampleFilter {
   states?: SampleState[];
   /** true: only samples with a quality finding; false: only those without. */
   flagged?: boolean;
+  /** Only these samples. */
+  ids?: string[];
   limit?: number;
   offset?: number;
 }
@@ -267,7 +269,7 @@ export class SampleStore {
   }
 
   /** How many samples match (for paging a filtered list). */
-  count(filter: Pick<SampleFilter, 'states' | 'flagged'> = {}): number {
+  count(filter: Pick<SampleFilter, 'states' | 'flagged' | 'ids'> = {}): number {
     const { where, args } = whereOf(filter);
     return (this.db.prepare(`SELECT COUNT(*) AS n FROM samples ${where}`).get(...args) as { n: number }).n;
   }
@@ -476,9 +478,13 @@ export class SampleStore {
 }
 
 
-function whereOf(filter: Pick<SampleFilter, 'states' | 'flagged'>): { where: string; args: BindValue[] } {
+function whereOf(filter: Pick<SampleFilter, 'states' | 'flagged' | 'ids'>): { where: string; args: BindValue[] } {
   const parts: string[] = [];
   const args: BindValue[] = [];
+  if (filter.ids) {
+    parts.push('id IN (SELECT value FROM json_each(?))');
+    args.push(JSON.stringify(filter.ids));
+  }
   if (filter.states?.length) {
     parts.push(`state IN (${filter.states.map(() => '?').join(',')})`);
     args.push(...filter.states);
