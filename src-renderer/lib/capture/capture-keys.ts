@@ -6,7 +6,8 @@ import { LARGE_STEP_MS, SMALL_STEP_MS } from '../review/window-keys.js';
  *
  * Digits are "one key away" for both jobs, which never happen at the same time: before recording
  * they pick one of the recent labels; while recording they start the named event with that
- * number (pressing the open event's digit again, or 0, ends it).
+ * number (pressing the open event's digit again, or 0, ends it). Only named events: a digit
+ * beyond the names typed on the live view marks nothing.
  */
 export type CaptureAction =
   | { kind: 'toggle-record' }
@@ -21,6 +22,8 @@ export interface CaptureKeyState {
   countingDown: boolean;
   /** Index (0-based) of the open event's name, if an event is open. */
   openEvent: number | null;
+  /** How many event names are set: a digit with no name marks nothing (and stays a plain key press). */
+  eventCount: number;
 }
 
 export interface KeyLike {
@@ -50,7 +53,7 @@ export function captureAction(e: KeyLike, s: CaptureKeyState): CaptureAction {
   const n = Number(digit);
   if (s.recording) {
     if (n === 0 || n - 1 === s.openEvent) return s.openEvent === null ? null : { kind: 'end-event' };
-    return { kind: 'start-event', index: n - 1 };
+    return n <= s.eventCount ? { kind: 'start-event', index: n - 1 } : null;
   }
   return n === 0 || s.countingDown ? null : { kind: 'pick-label', index: n - 1 };
 }
@@ -70,7 +73,7 @@ export const SHORTCUTS: ReadonlyArray<{ group: string; keys: ReadonlyArray<{ key
     keys: [
       { keys: 'Space', what: 'Start / stop recording' },
       { keys: '1 … 9 (not recording)', what: 'Use recent label 1 … 9' },
-      { keys: '1 … 9 (recording)', what: 'Start event 1 … 9 (ends the open one)' },
+      { keys: '1 … 9 (recording)', what: 'Start event 1 … 9 (ends the open one); only events named on the live view' },
       { keys: '0, or the open event’s digit', what: 'End the open event' },
       { keys: 'Esc (counting down)', what: 'Cancel the countdown' },
       { keys: 'R', what: 'Rescan devices' },

@@ -4,6 +4,9 @@ export const MAX_RECENT_LABELS = 9;
 export const MAX_EVENT_NAMES = 9;
 const STORAGE_KEY = 'capture-desk.capture-prefs.v1';
 
+/** localStorage's part that is used (typed here: tests run this file under Node). */
+type PrefsStorage = { getItem(key: string): string | null; setItem(key: string, value: string): void };
+
 export interface MetadataEntry {
   key: string;
   value: string;
@@ -28,9 +31,13 @@ const DEFAULTS: Stored = {
   seconds: '10',
   countdownS: 0,
   metadata: [],
-  eventNames: ['event'],
+  // Empty: a digit pressed while recording marks only events the person named.
+  eventNames: [],
   uploadWhenSaved: true,
 };
+
+/** What earlier versions put in the field unasked; a stored list equal to it was never typed. */
+const OLD_DEFAULT_EVENT_NAMES = ['event'];
 
 /**
  * What the person recording sets once and keeps for the afternoon: label, category, length,
@@ -47,7 +54,7 @@ export class CapturePrefs {
   eventNames = $state<string[]>([...DEFAULTS.eventNames]);
   uploadWhenSaved = $state(DEFAULTS.uploadWhenSaved);
 
-  constructor(private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | null = globalThis.localStorage ?? null) {
+  constructor(private readonly storage: PrefsStorage | null = (globalThis as { localStorage?: PrefsStorage }).localStorage ?? null) {
     const saved = this.#load();
     this.label = saved.label;
     this.recentLabels = saved.recentLabels;
@@ -113,11 +120,15 @@ export class CapturePrefs {
         seconds: typeof v.seconds === 'string' ? v.seconds : DEFAULTS.seconds,
         countdownS: typeof v.countdownS === 'number' && v.countdownS >= 0 && v.countdownS <= 10 ? v.countdownS : 0,
         metadata: Array.isArray(v.metadata) ? v.metadata.filter((m) => m && typeof m.key === 'string' && typeof m.value === 'string').slice(0, 50) : [],
-        eventNames: v.eventNames === undefined ? [...DEFAULTS.eventNames] : strings(v.eventNames, MAX_EVENT_NAMES),
+        eventNames: eventNamesOf(strings(v.eventNames, MAX_EVENT_NAMES)),
         uploadWhenSaved: typeof v.uploadWhenSaved === 'boolean' ? v.uploadWhenSaved : DEFAULTS.uploadWhenSaved,
       };
     } catch {
       return { ...DEFAULTS, eventNames: [...DEFAULTS.eventNames] }; // unreadable: start fresh rather than not at all
     }
   }
+}
+
+function eventNamesOf(stored: string[]): string[] {
+  return stored.length === OLD_DEFAULT_EVENT_NAMES.length && stored.every((n, i) => n === OLD_DEFAULT_EVENT_NAMES[i]) ? [] : stored;
 }

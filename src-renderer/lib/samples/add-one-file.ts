@@ -1,4 +1,4 @@
-import type { Category } from '../../../src-main/core/contract.js';
+import type { Category, Sample } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText, formatBytes } from '../format.js';
 
@@ -21,10 +21,12 @@ export interface AddFileOptions {
   label?: string | null;
 }
 
-export interface AddFileOutcome {
-  status: 'added' | 'refused';
-  message: string;
-}
+/**
+ * What became of a file: the sample it is now (`known`: added before, same path and content), or
+ * why it was refused. The sample is the core's answer at that moment, not a description of it: the
+ * added-files list shows its current label, category and state from the sample index.
+ */
+export type AddFileOutcome = { status: 'added'; sample: Sample; known: boolean } | { status: 'refused'; message: string };
 
 /** Adds one dropped or picked file: by its path where the shell knows it, else by its bytes. */
 export async function addOneFile(api: Api, file: File, options: AddFileOptions, pathOf: PathOf | null): Promise<AddFileOutcome> {
@@ -34,18 +36,14 @@ export async function addOneFile(api: Api, file: File, options: AddFileOptions, 
       const [r] = (await api.call('samples.addPaths', { paths: [path], ...options })).results;
       if (!r) return { status: 'refused', message: 'Capture Desk did not answer for this file; try again.' };
       if (r.status === 'refused') return { status: 'refused', message: r.reason };
-      return { status: 'added', message: (r.status === 'known' ? 'already added: ' : '') + describe(r.sample, options) };
+      return { status: 'added', sample: r.sample, known: r.status === 'known' };
     }
     if (file.size > MAX_DROP_BYTES) {
       return { status: 'refused', message: `Larger than ${formatBytes(MAX_DROP_BYTES)}, the limit for files added in the browser; use the desktop app or \`capture-desk upload\` for big files.` };
     }
     const bytes = new Uint8Array(await file.arrayBuffer());
-    return { status: 'added', message: describe(await api.call('samples.addFile', { name: file.name, bytes, ...options }), options) };
+    return { status: 'added', sample: await api.call('samples.addFile', { name: file.name, bytes, ...options }), known: false };
   } catch (err) {
     return { status: 'refused', message: errorText(err) };
   }
-}
-
-function describe(sample: { label: string | null; category: string }, options: AddFileOptions): string {
-  return `${sample.label ?? 'unlabeled'} · ${sample.category}${options.queue ? ' · queued' : ''}`;
 }

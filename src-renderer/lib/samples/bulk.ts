@@ -10,6 +10,8 @@ export interface BulkResult {
   text: string;
   /** Some samples could not be changed: show as an error, not as a note. */
   failed: boolean;
+  /** Samples the quality setting held back: the note stays until the person acts on them. */
+  held?: number;
 }
 
 /** States in which the core lets a sample be edited: not yet on the platform, not being sent. */
@@ -58,7 +60,7 @@ export async function enqueue(api: Api, selected: Sample[], states: readonly Sam
   const target = having(selected, states);
   if (target.length === 0) return { text: 'None of the selected samples can be queued.', failed: false };
   const { queued, held } = await api.call('queue.enqueue', { ids: ids(target) });
-  return { text: `${plural(queued, 'sample')} queued for upload.${heldSentence(held)}`, failed: false };
+  return { text: `${plural(queued, 'sample')} queued for upload.${heldSentence(held)}`, failed: false, held };
 }
 
 export async function dequeue(api: Api, selected: Sample[]): Promise<BulkResult> {

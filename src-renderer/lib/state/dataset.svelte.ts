@@ -1,7 +1,7 @@
 import type { MethodOutput } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
-import { onReconnect } from '../api/reconnect.js';
 import { errorText } from '../format.js';
+import type { SampleIndex } from './sample-index.svelte.js';
 
 export type DatasetAnswer = MethodOutput<'dataset.summary'>;
 
@@ -15,7 +15,10 @@ export class DatasetState {
   error = $state<string | null>(null);
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly api: Api) {}
+  constructor(
+    private readonly api: Api,
+    private readonly index: SampleIndex,
+  ) {}
 
   async refresh(): Promise<void> {
     this.#cancel();
@@ -36,13 +39,12 @@ export class DatasetState {
       this.#cancel();
       this.#timer = setTimeout(() => void this.refresh(), SETTLE_MS);
     };
-    const offSamples = this.api.on('samples.changed', soon);
+    // The sample index also says when the connection came back (events were lost meanwhile).
+    const offSamples = this.index.onChange(soon);
     const offSettings = this.api.on('settings.changed', soon);
-    const offReconnect = onReconnect(this.api, soon);
     return () => {
       offSamples();
       offSettings();
-      offReconnect();
       this.#cancel();
     };
   }

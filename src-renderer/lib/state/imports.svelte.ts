@@ -1,6 +1,7 @@
-import type { Category } from '../../../src-main/core/contract.js';
+import type { Category, Sample } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { addOneFile, MAX_DROP_BYTES, PLATFORM_MAX_BYTES, type PathOf } from '../samples/add-one-file.js';
+import type { SampleIndex } from './sample-index.svelte.js';
 
 export type LabelMode = 'filename' | 'fixed' | 'unlabeled';
 
@@ -9,7 +10,12 @@ export interface ImportItem {
   name: string;
   bytes: number;
   status: 'waiting' | 'sending' | 'added' | 'refused' | 'cancelled';
+  /** Why it was refused or cancelled. */
   message: string | null;
+  /** The sample an added file became: its current record is the sample index's (`sampleOf`). */
+  sample: Sample | null;
+  /** Added earlier already (same path and content). */
+  known: boolean;
 }
 
 /** Files dropped or picked on the Samples view, added one at a time so memory stays bounded. */
@@ -26,16 +32,25 @@ export class Imports {
   #next = 1;
   /** Items at or below this id were cancelled: a file already sent still finishes (it is saved). */
   #cancelledUpTo = 0;
+  /** Each added row keeps its sample current in the index until the row is cleared. */
+  readonly #releases = new Map<number, () => void>();
 
   /** pathOf: the Electron window's way to learn a file's path (files are then added by path, not by bytes). */
   constructor(
     private readonly api: Api,
+    private readonly index: SampleIndex,
     private readonly pathOf: PathOf | null = null,
   ) {}
 
   /** The largest file this shell can add: by path the platform's limit, by bytes the browser's cap. */
   get maxFileBytes(): number {
     return this.pathOf ? PLATFORM_MAX_BYTES : MAX_DROP_BYTES;
+  }
+
+  /** The sample an added row stands for, as it is now; null once deleted (or for rows not added). */
+  sampleOf(item: ImportItem): Sample | null {
+    if (!item.sample || this.index.isGone(item.sample.id)) return null;
+    return this.index.get(item.sample.id) ?? item.sample;
   }
 
   async add(files: readonly File[]): Promise<void> {
@@ -47,15 +62,21 @@ export class Imports {
     }
     this.formError = null;
     // Finished rows from earlier drops make way; rows still running stay.
-    const fresh = files.map((f): ImportItem => ({ id: this.#next++, name: f.name, bytes: f.size, status: 'waiting', message: null }));
-    this.items = [...this.items.filter((i) => i.status === 'waiting' || i.status === 'sending'), ...fresh];
+    const fresh = files.map((f): ImportItem => ({ id: this.#next++, name: f.name, bytes: f.size, status: 'waiting', message: null, sample: null, known: false }));
+    this.clearFinished();
+    this.items = [...this.items, ...fresh];
     const options = { category: this.category, queue: this.queue, ...(label === undefined ? {} : { label }) };
     for (const [i, file] of files.entries()) {
       const item = fresh[i]!;
       if (item.id <= this.#cancelledUpTo) continue;
-      this.#set(item.id, 'sending', null);
+      this.#set(item.id, { status: 'sending' });
       const outcome = await addOneFile(this.api, file, options, this.pathOf);
-      this.#set(item.id, outcome.status, outcome.message);
+      if (outcome.status === 'refused') {
+        this.#set(item.id, { status: 'refused', message: outcome.message });
+      } else {
+        this.#releases.set(item.id, this.index.hold([outcome.sample]));
+        this.#set(item.id, { status: 'added', sample: outcome.sample, known: outcome.known });
+      }
     }
   }
 
@@ -66,7 +87,14 @@ export class Imports {
   }
 
   clearFinished(): void {
-    this.items = this.items.filter((i) => i.status === 'waiting' || i.status === 'sending');
+    const running = (i: ImportItem) => i.status === 'waiting' || i.status === 'sending';
+    for (const i of this.items) if (!running(i)) this.#release(i.id);
+    this.items = this.items.filter(running);
+  }
+
+  /** Lets go of every sample the list holds (the app is closing). */
+  dispose(): void {
+    for (const id of [...this.#releases.keys()]) this.#release(id);
   }
 
   /** undefined = let the core derive it from the file name; null = unlabeled; false = form incomplete. */
@@ -77,7 +105,12 @@ export class Imports {
     return label === '' ? false : label;
   }
 
-  #set(id: number, status: ImportItem['status'], message: string | null): void {
-    this.items = this.items.map((i) => (i.id === id ? { ...i, status, message } : i));
+  #set(id: number, patch: Partial<ImportItem>): void {
+    this.items = this.items.map((i) => (i.id === id ? { ...i, ...patch } : i));
+  }
+
+  #release(id: number): void {
+    this.#releases.get(id)?.();
+    this.#releases.delete(id);
   }
 }

@@ -8,6 +8,8 @@ export type KeyKind = 'api-key' | 'hmac-key';
 export class KeysState {
   status = $state.raw<KeyStatus | null>(null);
   error = $state<string | null>(null);
+  /** Counts keys saved or cleared here: a replaced key reads "set" as before, but is another key. */
+  edits = $state(0);
 
   constructor(private readonly api: Api) {}
 
@@ -22,10 +24,12 @@ export class KeysState {
 
   async set(kind: KeyKind, key: string): Promise<void> {
     this.status = await this.api.call('keys.set', { kind, key });
+    this.edits++;
   }
 
   async clear(kind: KeyKind): Promise<void> {
     this.status = await this.api.call('keys.clear', { kind });
+    this.edits++;
   }
 
   /** Keys are stored per project, so a new project ID means a different answer. */

@@ -1,7 +1,7 @@
 import type { Sample, SampleState } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
-import { onReconnect } from '../api/reconnect.js';
 import { errorText } from '../format.js';
+import type { SampleIndex } from './sample-index.svelte.js';
 import { Selection } from './selection.svelte.js';
 
 /** More rows than this are paged: a table of thousands of rows is slow and unreadable anyway. */
@@ -33,7 +33,10 @@ export class SamplesState {
   #inFlight: Promise<void> | null = null;
   #again = false;
 
-  constructor(private readonly api: Api) {}
+  constructor(
+    private readonly api: Api,
+    private readonly index: SampleIndex,
+  ) {}
 
   /**
    * Overlapping requests collapse into one follow-up fetch, so a burst of change events costs at
@@ -67,14 +70,12 @@ export class SamplesState {
     void this.refresh();
   }
 
-  /** Keeps the page live; returns the cleanup for an $effect. Events are coalesced by the core. */
+  /**
+   * Keeps the page live while shown: the sample index says when samples changed (or the connection
+   * came back); returns the cleanup for an $effect. Events are coalesced by the core.
+   */
   subscribe(): () => void {
-    const offChanged = this.api.on('samples.changed', () => void this.refresh());
-    const offReconnect = onReconnect(this.api, () => void this.refresh());
-    return () => {
-      offChanged();
-      offReconnect();
-    };
+    return this.index.onChange(() => void this.refresh());
   }
 
   async #load(): Promise<void> {

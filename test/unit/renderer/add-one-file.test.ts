@@ -46,10 +46,10 @@ describe('adding a dropped file', () => {
     const { path, file } = bigFile();
     calls.length = 0;
     const outcome = await addOneFile(api, file, { category: 'testing', queue: false }, (f) => (f === file ? path : ''));
-    expect(outcome).toEqual({ status: 'added', message: 'walk · testing' });
+    expect(outcome).toMatchObject({ status: 'added', known: false, sample: { label: 'walk', category: 'testing', state: 'local', file: path } });
     expect(calls).toEqual(['samples.addPaths']);
     const again = await addOneFile(api, file, { category: 'testing', queue: false }, () => path);
-    expect(again).toEqual({ status: 'added', message: 'already added: walk · testing' });
+    expect(again).toMatchObject({ status: 'added', known: true, sample: { label: 'walk', category: 'testing' } });
   });
 
   it('in the browser shell, refuses the same file before reading it, naming the way around', async () => {
@@ -57,7 +57,7 @@ describe('adding a dropped file', () => {
     calls.length = 0;
     const outcome = await addOneFile(api, file, { category: 'training', queue: true }, null);
     expect(outcome.status).toBe('refused');
-    expect(outcome.message).toBe('Larger than 32 MB, the limit for files added in the browser; use the desktop app or `capture-desk upload` for big files.');
+    expect(outcome.status === 'refused' && outcome.message).toBe('Larger than 32 MB, the limit for files added in the browser; use the desktop app or `capture-desk upload` for big files.');
     expect(calls).toEqual([]);
     expect(file.size).toBeGreaterThan(MAX_DROP_BYTES);
   });
@@ -66,7 +66,7 @@ describe('adding a dropped file', () => {
     const file = new File([encodeCbor(sensorDoc())], 'idle.3.cbor');
     calls.length = 0;
     const outcome = await addOneFile(api, file, { category: 'training', queue: true, label: 'rest' }, () => '');
-    expect(outcome).toEqual({ status: 'added', message: 'rest · training · queued' });
+    expect(outcome).toMatchObject({ status: 'added', known: false, sample: { label: 'rest', category: 'training', state: 'queued' } });
     expect(calls).toEqual(['samples.addFile']);
   });
 

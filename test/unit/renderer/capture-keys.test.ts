@@ -2,8 +2,8 @@ import { describe, it, expect } from 'vitest';
 import { captureAction, type KeyLike } from '../../../src-renderer/lib/capture/capture-keys.js';
 
 const key = (code: string, more: Partial<KeyLike> = {}): KeyLike => ({ code, key: code.replace(/^Digit/, ''), ctrlKey: false, altKey: false, metaKey: false, repeat: false, target: null, ...more });
-const idle = { recording: false, countingDown: false, openEvent: null };
-const rec = { recording: true, countingDown: false, openEvent: null };
+const idle = { recording: false, countingDown: false, openEvent: null, eventCount: 9 };
+const rec = { recording: true, countingDown: false, openEvent: null, eventCount: 9 };
 
 describe('capture keys', () => {
   it('Space toggles recording; held keys and modifiers do nothing', () => {
@@ -23,14 +23,22 @@ describe('capture keys', () => {
   });
 
   it('0 or the open event’s own digit ends it; another digit starts the next one', () => {
-    const open = { recording: true, countingDown: false, openEvent: 1 };
+    const open = { recording: true, countingDown: false, openEvent: 1, eventCount: 9 };
     expect(captureAction(key('Digit0'), open)).toEqual({ kind: 'end-event' });
     expect(captureAction(key('Digit2'), open)).toEqual({ kind: 'end-event' });
     expect(captureAction(key('Digit1'), open)).toEqual({ kind: 'start-event', index: 0 });
   });
 
+  it('a digit with no event name marks nothing while recording (no events named: digits do nothing)', () => {
+    expect(captureAction(key('Digit1'), { ...rec, eventCount: 0 })).toBeNull();
+    expect(captureAction(key('Digit2'), { ...rec, eventCount: 1 })).toBeNull();
+    expect(captureAction(key('Digit1'), { ...rec, eventCount: 1 })).toEqual({ kind: 'start-event', index: 0 });
+    // An open event still ends with 0 or its digit.
+    expect(captureAction(key('Digit0'), { ...rec, openEvent: 0, eventCount: 1 })).toEqual({ kind: 'end-event' });
+  });
+
   it('Escape cancels a countdown, and digits do not change the label during one', () => {
-    const counting = { recording: false, countingDown: true, openEvent: null };
+    const counting = { recording: false, countingDown: true, openEvent: null, eventCount: 9 };
     expect(captureAction({ ...key('Escape'), key: 'Escape' }, counting)).toEqual({ kind: 'cancel-countdown' });
     expect(captureAction({ ...key('Escape'), key: 'Escape' }, idle)).toBeNull();
     expect(captureAction(key('Digit1'), counting)).toBeNull();

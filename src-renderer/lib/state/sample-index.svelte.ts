@@ -1,0 +1,130 @@
+import { SvelteMap, SvelteSet } from 'svelte/reactivity';
+import type { Sample } from '../../../src-main/core/contract.js';
+import type { Api } from '../api/client.js';
+import { onReconnect } from '../api/reconnect.js';
+
+/** How many ids one samples.list asks for (the contract's limit is 5000). */
+const CHUNK = 500;
+
+/** What changed: these ids, or null when anything may have (the connection came back). */
+export type SampleChange = readonly string[] | null;
+
+/**
+ * The renderer's one owner of sample data. It alone listens to the core's `samples.changed` (and
+ * to reconnects, which lose events); every view that shows samples learns of changes from it:
+ *
+ * - views that show samples by id (the added-files list, the sample view) `hold` them, and read the
+ *   current record with `get`: the index asks the core again for held samples each time they change,
+ *   and says `isGone` once one is deleted;
+ * - views that page or count (the samples table, the class balance) refetch in `onChange`.
+ *
+ * No view keeps its own copy of a sample, so none can show an old label, category or state.
+ */
+export class SampleIndex {
+  readonly #records = new SvelteMap<string, Sample>();
+  readonly #gone = new SvelteSet<string>();
+  readonly #holds = new Map<string, number>();
+  readonly #listeners = new Set<(change: SampleChange) => void>();
+  /** Held ids to ask for again; one request runs at a time and the next takes everything waiting. */
+  readonly #due = new Set<string>();
+  #running: Promise<void> | null = null;
+
+  constructor(private readonly api: Api) {}
+
+  /** The latest record of a held sample (after a deletion, the last one seen); undefined if not held. */
+  get(id: string): Sample | undefined {
+    return this.#records.get(id);
+  }
+
+  /** The core deleted this held sample. */
+  isGone(id: string): boolean {
+    return this.#gone.has(id);
+  }
+
+  /**
+   * Keeps these samples current until the returned release is called. The record given is shown
+   * at once and asked for again, as it may have changed since it was read.
+   */
+  hold(samples: readonly Sample[]): () => void {
+    for (const s of samples) {
+      this.#holds.set(s.id, (this.#holds.get(s.id) ?? 0) + 1);
+      if (!this.#records.has(s.id) && !this.#gone.has(s.id)) this.#records.set(s.id, s);
+    }
+    void this.#ask(samples.map((s) => s.id));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const s of samples) this.#release(s.id);
+    };
+  }
+
+  /** Called with what changed; returns the unsubscribe (for an $effect). */
+  onChange(fn: (change: SampleChange) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** Listens to the core for as long as the app runs; returns the cleanup for an $effect. */
+  subscribe(): () => void {
+    const offChanged = this.api.on('samples.changed', ({ ids }) => this.#changed(ids));
+    const offReconnect = onReconnect(this.api, () => this.#changed(null));
+    return () => {
+      offChanged();
+      offReconnect();
+    };
+  }
+
+  /** Resolves once the records asked for so far are in (tests; a view that must not flash old data). */
+  settled(): Promise<void> {
+    return this.#running ?? Promise.resolve();
+  }
+
+  #changed(ids: readonly string[] | null): void {
+    void this.#ask(ids === null ? [...this.#holds.keys()] : ids.filter((id) => this.#holds.has(id)));
+    for (const fn of this.#listeners) fn(ids);
+  }
+
+  #release(id: string): void {
+    const n = (this.#holds.get(id) ?? 0) - 1;
+    if (n > 0) return void this.#holds.set(id, n);
+    this.#holds.delete(id);
+    this.#records.delete(id);
+    this.#gone.delete(id);
+    this.#due.delete(id);
+  }
+
+  #ask(ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.#due.add(id);
+    if (this.#running || this.#due.size === 0) return this.#running ?? Promise.resolve();
+    this.#running = this.#drain().finally(() => (this.#running = null));
+    return this.#running;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#due.size > 0) {
+      const ids = [...this.#due].slice(0, CHUNK);
+      for (const id of ids) this.#due.delete(id);
+      try {
+        const { samples } = await this.api.call('samples.list', { ids, limit: ids.length });
+        this.#accept(ids, samples);
+      } catch {
+        // Not answered (connection lost): the reconnect asks for every held sample again.
+      }
+    }
+  }
+
+  #accept(asked: string[], samples: Sample[]): void {
+    const found = new Map(samples.map((s) => [s.id, s]));
+    for (const id of asked) {
+      if (!this.#holds.has(id)) continue; // released while the answer was on its way
+      const s = found.get(id);
+      if (s) {
+        this.#records.set(id, s);
+        this.#gone.delete(id);
+      } else {
+        this.#gone.add(id); // the last record stays readable: a view says what was deleted
+      }
+    }
+  }
+}
