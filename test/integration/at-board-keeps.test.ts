@@ -5,23 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import type { AtProgress, CallResult, EventName, Sample } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
+import { describe, expect, it } from 'vitest';
+import type { AtProgress, Sample } from '../../src-main/core/contract.js';
 import { AtClient } from '../../src-main/core/serial/at/at-client.js';
 import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
 import { openPtyPair } from '../support/boards/pty.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 
 // Issue 13: a sample recorded on a board with the platform's firmware is never lost between the
 // board and us. The board's copy goes only once ours is saved; what cannot be decoded is kept as it came.
 const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 type BoardEvent = { event: string; fileName?: string; base64?: string; deleted?: boolean; files?: string[] };
 
@@ -41,19 +35,12 @@ async function board(args: string[]) {
   return { pty, events };
 }
 
-async function core(dataDir: string, hostPath: string) {
-  const c = await createCore({ dataDir, shell: 'cli', uploads: false, hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
-  cleanups.push(() => c.close());
-  const events: Array<[EventName, unknown]> = [];
-  c.onEvent((n, p) => events.push([n, p]));
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await c.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
-  await call('serial.addPath', { path: hostPath });
-  await call('serial.setSettings', { path: hostPath, settings: { mode: 'at' } });
-  return { call, events };
+/** The core with the board's port added in AT mode; in `dataDir` if given, else a new one. */
+async function core(hostPath: string, dataDir?: string) {
+  const c = await startCore(cleanups, { dataDir, uploads: false });
+  await c.call('serial.addPath', { path: hostPath });
+  await c.call('serial.setSettings', { path: hostPath, settings: { mode: 'at' } });
+  return c;
 }
 
 /** A small filesystem of its own (we run as root), filled until only `leaveKb` are free. */
@@ -76,8 +63,7 @@ const request = (path: string) => ({ path, sensor: 'Built-in accelerometer', fre
 describe('a board sample that cannot be decoded', () => {
   it.each(['file', 'buffer'])('is kept byte for byte as an incomplete sample with a note (storage: %s), and only then deleted on the board', async (storage) => {
     const { pty, events: board$ } = await board(['--at-version', '1.6.0', '--storage', storage, '--truncate-sample']);
-    const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-at-keep-')), 'data');
-    const { call } = await core(dataDir, pty.hostPath);
+    const { call, dataDir } = await core(pty.hostPath);
     const sample = await call<Sample>('at.record', request(pty.hostPath));
     const onBoard = board$.find((e) => e.event === 'sample')!;
     expect(await readFile(join(dataDir, sample.file))).toEqual(Buffer.from(onBoard.base64!, 'base64'));
@@ -96,7 +82,7 @@ describe('a board sample that cannot be saved here', () => {
     const { pty, events: board$ } = await board(['--at-version', '1.6.0', '--storage', 'file']);
     const disk = await fullDisk(2048);
     const dataDir = join(disk.dir, 'data');
-    const { call, events } = await core(dataDir, pty.hostPath);
+    const { call, events } = await core(pty.hostPath, dataDir);
     await disk.fill(0);
     const err = await call<Sample>('at.record', request(pty.hostPath)).then(() => null, (e: unknown) => e as Error & { code: string });
     const onBoard = board$.find((e) => e.event === 'sample')!;
@@ -121,8 +107,7 @@ describe('a board sample that cannot be saved here', () => {
 
   it('with a samples folder that cannot be written: fails naming the file the board still holds', async () => {
     const { pty, events: board$ } = await board(['--at-version', '1.6.0', '--storage', 'file']);
-    const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-at-keep-')), 'data');
-    const { call } = await core(dataDir, pty.hostPath);
+    const { call, dataDir } = await core(pty.hostPath);
     // The samples folder replaced by a file: nothing can be written inside it.
     await rm(join(dataDir, 'samples'), { recursive: true });
     await writeFile(join(dataDir, 'samples'), 'not a folder');

@@ -2,29 +2,18 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import { AudioSupervisor } from '../../src-main/core/audio/audio-supervisor.js';
-import type { AudioLevels, CallResult, EventName, RecordingStatus, Sample } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
-import { buildCaptureWorker } from '../support/audio/build-worker.mjs';
+import { describe, expect, it } from 'vitest';
+import type { AudioLevels, RecordingStatus, Sample } from '../../src-main/core/contract.js';
 import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCaptureWorker, useCleanups } from '../support/core-harness.js';
 
 // Issue 13, item 2 for microphones: the real PulseAudio virtual microphone recorded into a data
 // folder on a small tmpfs that fills up. The recording stops when the disk is full (not when
 // someone presses stop), the WAV and its note stay in recordings/, and the next start turns them
 // into an incomplete sample of whole frames.
-let workerPath: string;
-const cleanups: Array<() => unknown> = [];
-beforeAll(async () => {
-  workerPath = await buildCaptureWorker();
-}, 60_000);
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const worker = useCaptureWorker();
+const cleanups = useCleanups();
 
 async function smallDisk(sizeKb: number): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'cd-audio-disk-'));
@@ -34,19 +23,7 @@ async function smallDisk(sizeKb: number): Promise<string> {
   return dir;
 }
 
-async function open(dataDir: string, env: Record<string, string>) {
-  const log = createLogger(() => {});
-  const audio = new AudioSupervisor({ log, workerPath, env: { ...process.env, ...env }, devicePollMs: 500 });
-  const core = await createCore({ dataDir, shell: 'cli', uploads: false, hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), audio }, log });
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
-  return { core, call, events };
-}
+const open = (dataDir: string, env: Record<string, string>) => startCore(cleanups, { dataDir, uploads: false, serial: null, audio: { workerPath: worker(), env } });
 
 describe('a microphone recording on a disk that fills up', () => {
   it('stops when the disk is full, keeps the WAV for recovery, and the next start makes it an incomplete sample of whole frames', async () => {
@@ -56,7 +33,6 @@ describe('a microphone recording on a disk that fills up', () => {
     const disk = await smallDisk(4096);
     const dataDir = join(disk, 'data');
     const first = await open(dataDir, server.env);
-    cleanups.push(() => first.core.close());
     await first.call('stream.start', { sourceId: 'audio:default' });
     // Recording only once the tone is heard, so the kept WAV has it from its first frame.
     await expect.poll(() => first.events.filter(([n, p]) => n === 'audio.levels' && (p as AudioLevels).rmsDbfs > -12).length, { timeout: 15_000 }).toBeGreaterThan(3);
@@ -66,7 +42,7 @@ describe('a microphone recording on a disk that fills up', () => {
     await writeFile(join(disk, 'filler'), Buffer.alloc(st0.bavail * st0.bsize - 96 * 1024));
     const started = Date.now();
     const st = await first.call<RecordingStatus>('record.start', { sourceIds: ['audio:default'], label: 'hum', category: 'training', metadata: { room: 'lab' }, queue: false });
-    const ended = () => first.events.find(([n, p]) => n === 'record.state' && (p as RecordingStatus).sessionId === st.sessionId && ['saved', 'failed'].includes((p as RecordingStatus).state))?.[1] as RecordingStatus | undefined;
+    const ended = () => first.finished(st.sessionId);
     await expect.poll(ended, { timeout: 15_000, message: 'the recording stopped by itself when the disk filled' }).toBeTruthy();
     expect(Date.now() - started).toBeLessThan(12_000);
     const failed = ended()!;
@@ -81,13 +57,11 @@ describe('a microphone recording on a disk that fills up', () => {
     // Still usable: the microphone streams on.
     const before = first.events.filter(([n]) => n === 'audio.levels').length;
     await expect.poll(() => first.events.filter(([n]) => n === 'audio.levels').length, { timeout: 5000 }).toBeGreaterThan(before + 5);
-    await first.core.close();
-    cleanups.pop();
+    await first.close();
 
     // Space freed; the next start recovers the WAV.
     await rm(join(disk, 'filler'));
     const next = await open(dataDir, server.env);
-    cleanups.push(() => next.core.close());
     const { samples } = await next.call<{ samples: Sample[] }>('samples.list', {});
     expect(samples).toHaveLength(1);
     const s = samples[0]!;

@@ -1,25 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import type { AtBoardInfo, AtProgress, CallResult, EventName, Sample } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
+import { describe, expect, it } from 'vitest';
+import type { AtBoardInfo, AtProgress, Sample } from '../../src-main/core/contract.js';
 import { verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
-import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
 import { openPtyPair } from '../support/boards/pty.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 
 const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 async function setup(boardArgs: string[]) {
   const pty = await openPtyPair();
@@ -35,16 +27,7 @@ async function setup(boardArgs: string[]) {
   createInterface({ input: child.stdout! }).on('line', (l) => boardEvents.push(JSON.parse(l)));
   await expect.poll(() => boardEvents.some((e) => e.event === 'ready'), { timeout: 5000 }).toBe(true);
 
-  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-core-at-')), 'data');
-  const core = await createCore({ dataDir, shell: 'cli', uploads: false, hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
-  cleanups.push(() => core.close());
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
+  const { call, events, dataDir } = await startCore(cleanups, { uploads: false });
   await call('serial.addPath', { path: pty.hostPath });
   await call('serial.setSettings', { path: pty.hostPath, settings: { mode: 'at' } });
   return { pty, call, events, boardEvents, dataDir };

@@ -1,61 +1,27 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import { AudioSupervisor } from '../../src-main/core/audio/audio-supervisor.js';
-import type { AudioLevels, CallResult, EventName, RecordingStatus, Sample, Source } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
-import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
-import { buildCaptureWorker } from '../support/audio/build-worker.mjs';
+import { describe, expect, it } from 'vitest';
+import type { AudioLevels, RecordingStatus, Sample, Source } from '../../src-main/core/contract.js';
 import { playTone, startPulse, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { openPtyPair } from '../support/boards/pty.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCaptureWorker, useCleanups } from '../support/core-harness.js';
 
 // The app side of microphones through the real parts: the core with a real AudioSupervisor (its
 // capture process opens the PulseAudio null sink's monitor like a microphone), a tone played into
 // the sink with pacat, a line board on a PTY, and everything driven through the contract.
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
-let workerPath: string;
-const cleanups: Array<() => unknown> = [];
-beforeAll(async () => {
-  workerPath = await buildCaptureWorker();
-}, 60_000);
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const worker = useCaptureWorker();
+const cleanups = useCleanups();
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const within = (actual: number, expected: number, fraction: number) => Math.abs(actual - expected) <= expected * fraction;
 
 async function setup(env: Record<string, string>) {
-  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-core-audio-')), 'data');
-  const log = createLogger(() => {});
-  const audio = new AudioSupervisor({ log, workerPath, env: { ...process.env, ...env }, devicePollMs: 500 });
-  const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener, audio }, log });
-  cleanups.push(() => core.close());
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
-  const saved = async (sessionId: string, ms = 20_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const done = events.find(([n, p]) => n === 'record.state' && (p as RecordingStatus).sessionId === sessionId && ['saved', 'failed'].includes((p as RecordingStatus).state));
-      if (done) return done[1] as RecordingStatus;
-      if (Date.now() > end) throw new Error('recording did not finish');
-      await pause(25);
-    }
-  };
-  const levels = () => events.filter(([n]) => n === 'audio.levels').map(([, p]) => p as AudioLevels);
-  return { core, call, events, saved, levels, dataDir };
+  const h = await startCore(cleanups, { audio: { workerPath: worker(), env } });
+  const levels = () => h.events.filter(([n]) => n === 'audio.levels').map(([, p]) => p as AudioLevels);
+  return { ...h, levels };
 }
 
 describe('microphones in the app (real PulseAudio virtual microphone)', () => {
@@ -103,7 +69,7 @@ describe('microphones in the app (real PulseAudio virtual microphone)', () => {
     await call('record.mark', { sessionId: st.sessionId, label: 'beep' });
     await pause(400);
     await call('record.mark', { sessionId: st.sessionId, label: null });
-    const done = await saved(st.sessionId);
+    const done = await saved(st.sessionId, 20_000);
     expect(done).toMatchObject({ state: 'saved', error: null, interruptions: [] });
     expect(done.sampleIds).toHaveLength(2);
 

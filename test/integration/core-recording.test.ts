@@ -1,52 +1,21 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import type { CallResult, EventName, RecordingStatus, Sample } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
+import { describe, expect, it } from 'vitest';
+import type { RecordingStatus, Sample } from '../../src-main/core/contract.js';
 import { decodeAcquisition, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
-import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
 import { simulatedImuRow } from '../../src-main/core/stream/simulated-imu.js';
 import { openPtyPair } from '../support/boards/pty.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function setup() {
-  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-core-rec-')), 'data');
-  const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
-  cleanups.push(() => core.close());
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
-  const saved = async (sessionId: string, ms = 10_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const done = events.find(([n, p]) => n === 'record.state' && (p as RecordingStatus).sessionId === sessionId && ['saved', 'failed'].includes((p as RecordingStatus).state));
-      if (done) return done[1] as RecordingStatus;
-      if (Date.now() > end) throw new Error('recording did not finish');
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  return { core, call, events, saved, dataDir };
-}
+const cleanups = useCleanups();
 
 describe('recording through the contract', () => {
   it('records the simulated sensor for a set length into a signed, queued sample', async () => {
-    const { call, saved, dataDir } = await setup();
+    const { call, saved, dataDir } = await startCore(cleanups);
     await call('keys.set', { kind: 'hmac-key', key: 'lab-hmac' });
     // Held still, so the sample is seen queued rather than caught in an attempt to upload.
     await call('queue.pause', {});
@@ -75,7 +44,7 @@ describe('recording through the contract', () => {
   });
 
   it('records two sources in one session (simulated + a board on a PTY) until stopped', async () => {
-    const { call, saved } = await setup();
+    const { call, saved } = await startCore(cleanups);
     const pty = await openPtyPair();
     cleanups.push(() => pty.close());
     const board = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100'], { stdio: 'ignore' });
@@ -98,11 +67,9 @@ describe('recording through the contract', () => {
   });
 
   it('saves events marked while recording as structured labels, and uploads them in an info.labels file', async () => {
-    const { call, saved } = await setup();
     const srv = await startIngestionServer({ apiKeys: ['ei_marks'] });
     cleanups.push(() => srv.close());
-    await call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1 });
-    await call('keys.set', { kind: 'api-key', key: 'ei_marks' });
+    const { call, saved } = await startCore(cleanups, { emulator: srv, apiKey: 'ei_marks' });
     await call('stream.start', { sourceId: 'simulated:imu', rateHz: 200 });
     const st = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'idle', category: 'training', queue: true });
     const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -136,7 +103,7 @@ describe('recording through the contract', () => {
   });
 
   it('refuses a source that is not there, with a typed error', async () => {
-    const { call } = await setup();
+    const { call } = await startCore(cleanups);
     await expect(call('record.start', { sourceIds: ['serial:/dev/nope'], label: null, category: 'training' })).rejects.toMatchObject({ code: 'NotFound' });
     await expect(call('record.stop', { sessionId: 'nope' })).rejects.toMatchObject({ code: 'NotFound' });
   });

@@ -1,45 +1,24 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../src-main/core/app.js';
-import type { CallResult, EventName, Sample } from '../../src-main/core/contract.js';
+import { describe, expect, it } from 'vitest';
+import type { Sample } from '../../src-main/core/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
 import { sendLegacy } from '../../src-main/core/upload/ingestion-client.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 
 const KEY = 'ei_test_key';
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 async function setup() {
   const srv = await startIngestionServer();
   cleanups.push(() => srv.close());
-  const keychain = memoryKeychain();
-  const logLines: string[] = [];
-  const core: Core = await createCore({
-    dataDir: join(await mkdtemp(join(tmpdir(), 'cd-core-')), 'data'),
-    shell: 'cli',
-    hardware: { ports: fixedPorts([]), keychain },
-    log: createLogger((l) => logLines.push(l)),
-  });
-  cleanups.push(() => core.close());
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T = unknown>(method: string, input: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(method, input);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
   // The fixtures here are a few rows each (too short, flat): the platform side is under test, not
   // data quality (test/integration/quality-hold.test.ts), so nothing is held back.
-  await call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1, qualityHold: 'off' });
-  return { srv, core, call, events, keychain, logLines };
+  const h = await startCore(cleanups, { serial: null, emulator: srv, settings: { qualityHold: 'off' } });
+  return { srv, ...h };
 }
 
 async function until(pred: () => boolean | Promise<boolean>, ms = 10_000) {

@@ -4,52 +4,26 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import { AudioSupervisor } from '../../src-main/core/audio/audio-supervisor.js';
-import type { CallResult } from '../../src-main/core/contract.js';
+import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src-main/core/diagnostics/diagnostics-schema.js';
-import { createLogger } from '../../src-main/core/log.js';
 import { keytarKeychain } from '../../src-main/core/secrets/keychain.js';
 import { serialportLister } from '../../src-main/core/serial/serialport-lister.js';
-import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
-import { buildCaptureWorker } from '../support/audio/build-worker.mjs';
 import { openPtyPair } from '../support/boards/pty.js';
+import { startCore, useCaptureWorker, useCleanups } from '../support/core-harness.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 
 // A project no real one has, so a developer's own keyring is touched only for these two accounts.
 const PROJECT = 900_000_000 + Math.floor(Math.random() * 90_000_000);
 const API_KEY = `ei_diag_${process.pid}_${Date.now().toString(36)}`;
 const HMAC_KEY = `hmac_diag_${process.pid}_${Date.now().toString(36)}`;
-let workerPath: string;
-const cleanups: Array<() => unknown> = [];
-beforeAll(async () => {
-  workerPath = await buildCaptureWorker();
-}, 60_000);
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const worker = useCaptureWorker();
+const cleanups = useCleanups();
 
 async function setup() {
   if (process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS) {
     throw new Error('No Secret Service: run this test through `bash test/env.sh` (npm test does).');
   }
-  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-diag-')), 'data');
-  const log = createLogger(() => {});
-  const audio = new AudioSupervisor({ log, workerPath, env: process.env, devicePollMs: 500 });
-  const core = await createCore({
-    dataDir,
-    shell: 'electron',
-    hardware: { ports: serialportLister, keychain: keytarKeychain({ timeoutMs: 10_000 }), serial: serialportOpener, audio },
-    log,
-  });
-  cleanups.push(() => core.close());
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
-  return { call, dataDir };
+  return startCore(cleanups, { shell: 'electron', ports: serialportLister, keychain: keytarKeychain({ timeoutMs: 10_000 }), audio: { workerPath: worker() } });
 }
 
 describe('app.diagnostics (real keychain, ports, microphone and index)', () => {
@@ -92,13 +66,8 @@ describe('app.diagnostics (real keychain, ports, microphone and index)', () => {
   }, 60_000);
 
   it('still answers when the shell has no microphones and no key is stored', async () => {
-    const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-diag-')), 'data');
-    const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: serialportLister, keychain: keytarKeychain({ timeoutMs: 10_000 }) }, log: createLogger(() => {}) });
-    cleanups.push(() => core.close());
-    await core.dispatch('settings.set', { projectId: PROJECT + 1 });
-    const r = await core.dispatch('app.diagnostics', {});
-    if (!r.ok) throw new Error(r.error.message);
-    const out = r.value as Diagnostics;
+    const { call } = await startCore(cleanups, { ports: serialportLister, keychain: keytarKeychain({ timeoutMs: 10_000 }), serial: null, settings: { projectId: PROJECT + 1 } });
+    const out = await call<Diagnostics>('app.diagnostics');
     expect(out.report.audio).toEqual({ available: false, devices: [], problem: 'this shell has no microphone capture' });
     expect(out.report.keychain).toMatchObject({ available: true, apiKey: 'not set', hmacKey: 'not set' });
     expect(out.text).toContain('Microphones: not available');

@@ -4,24 +4,19 @@ import { mkdir, mkdtemp, readFile, rm, statfs, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import type { CallResult, RecordingStatus, Sample } from '../../src-main/core/contract.js';
-import { createLogger, silentLogger } from '../../src-main/core/log.js';
+import { describe, expect, it } from 'vitest';
+import type { RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import { silentLogger } from '../../src-main/core/log.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
-import { fixedPorts } from '../support/fake-hardware.js';
 import { boardValue } from '../support/boards/line-board-values.mjs';
 import { openPtyPair } from '../support/boards/pty.js';
 import { runCli } from '../support/cli.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 
 // Issue 13, item 2: a data folder that fills up mid-capture, or cannot be written at all.
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 /** A small filesystem of its own, mounted for the test (we run as root). */
 async function smallDisk(sizeKb: number, opts = ''): Promise<string> {
@@ -89,19 +84,8 @@ describe('the app when its disk fills during a recording', () => {
   it('ends that recording with the reason and where the rows are, and records again once space is freed', async () => {
     const disk = await smallDisk(4096);
     const dataDir = join(disk, 'data');
-    const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain() }, log: createLogger(() => {}), uploads: false });
-    cleanups.push(() => core.close());
-    const events: RecordingStatus[] = [];
-    core.onEvent((n, p) => void (n === 'record.state' && events.push(p as RecordingStatus)));
-    const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-      const r: CallResult = await core.dispatch(m, i);
-      if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-      return r.value as T;
-    };
-    const ended = async (sessionId: string) => {
-      await expect.poll(() => events.find((e) => e.sessionId === sessionId && ['saved', 'failed'].includes(e.state)), { timeout: 20_000 }).toBeTruthy();
-      return events.find((e) => e.sessionId === sessionId && ['saved', 'failed'].includes(e.state))!;
-    };
+    const { call, saved, close } = await startCore(cleanups, { dataDir, serial: null, uploads: false });
+    const ended = (sessionId: string) => saved(sessionId, 20_000);
     await call('stream.start', { sourceId: 'simulated:imu', rateHz: 1000 });
     const filler = await fill(disk, 64);
     const st = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'full', category: 'training', queue: false });
@@ -116,14 +100,11 @@ describe('the app when its disk fills during a recording', () => {
     expect(await ended(next.sessionId)).toMatchObject({ state: 'saved', error: null });
     const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
     expect(samples.map((x) => x.label)).toEqual(['after']);
-    await core.close();
-    cleanups.pop();
+    await close();
 
     // The next start turns the rows the full disk stopped into an incomplete sample.
-    const again = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain() }, log: createLogger(() => {}), uploads: false });
-    cleanups.push(() => again.close());
-    const r = await again.dispatch('samples.list', {});
-    const list = (r as { ok: true; value: { samples: Sample[] } }).value.samples;
+    const again = await startCore(cleanups, { dataDir, serial: null, uploads: false });
+    const list = (await again.call<{ samples: Sample[] }>('samples.list', {})).samples;
     expect(list.find((x) => x.label === 'full')).toMatchObject({ incomplete: true });
     expect(list.find((x) => x.label === 'full')!.extra['rows'] as number).toBeGreaterThan(100);
   }, 60_000);

@@ -5,18 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
+import { describe, expect, it } from 'vitest';
 import { encodeRows } from '../../src-main/core/capture/cbor-rows.js';
 import { recoverRecordings } from '../../src-main/core/capture/recording-recovery.js';
-import type { CallResult, Sample } from '../../src-main/core/contract.js';
+import type { Sample } from '../../src-main/core/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { decodeAcquisition, detectAcquisitionFormat, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { memoryKeychain, type Keychain } from '../../src-main/core/secrets/keychain.js';
-import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
 import { openPtyPair } from '../support/boards/pty.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 import { lockedKeychain } from '../support/locked-keychain.js';
 
 // Issue 13, the paths besides a session's own Stop: an AT board's sample, what a session that
@@ -27,24 +25,9 @@ const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.
 const HMAC = 'lab-hmac-key-0123456789abcdef';
 const UNSIGNED = /saved unsigned: the project's HMAC key could not be read \(.*locked.*\); unlock or fix the keychain, then record again if the project needs signed data/;
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 const locked = lockedKeychain;
-
-async function core(dataDir: string, keychain: Keychain) {
-  const lines: string[] = [];
-  const c = await createCore({ dataDir, shell: 'cli', uploads: false, hardware: { ports: fixedPorts([]), keychain, serial: serialportOpener }, log: createLogger((l) => lines.push(l)) });
-  cleanups.push(() => c.close());
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await c.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
-  return { call, lines };
-}
 
 async function atBoard() {
   const pty = await openPtyPair();
@@ -64,8 +47,7 @@ async function atBoard() {
 
 async function recordOnBoard(keychain: Keychain, setKey: boolean) {
   const path = await atBoard();
-  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-hmac-at-')), 'data');
-  const { call, lines } = await core(dataDir, keychain);
+  const { call, logLines: lines, dataDir } = await startCore(cleanups, { keychain, uploads: false });
   if (setKey) await call('keys.set', { kind: 'hmac-key', key: HMAC });
   await call('serial.addPath', { path });
   await call('serial.setSettings', { path, settings: { mode: 'at' } });
@@ -97,8 +79,7 @@ describe('an AT board sample when the HMAC key cannot be read', () => {
 
 describe('a session that fails to start when the HMAC key cannot be read', () => {
   it('keeps what the first source recorded, unsigned, and both the error and the note say why', async () => {
-    const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-hmac-start-')), 'data');
-    const { call } = await core(dataDir, locked());
+    const { call, dataDir } = await startCore(cleanups, { keychain: locked(), uploads: false });
     const pty = await openPtyPair(); // nothing on the board end: it fails after its 5 s wait
     cleanups.push(() => pty.close());
     await call('serial.addPath', { path: pty.hostPath });
@@ -127,7 +108,7 @@ describe('a recording recovered at start when the HMAC key cannot be read', () =
   it('is kept unsigned, and its note says so after saying it was recovered', async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-hmac-recover-')), 'data');
     await leftover(dataDir);
-    const { call, lines } = await core(dataDir, locked());
+    const { call, logLines: lines } = await startCore(cleanups, { dataDir, keychain: locked(), uploads: false });
     const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
     expect(samples).toHaveLength(1);
     const s = samples[0]!;

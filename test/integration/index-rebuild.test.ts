@@ -3,35 +3,19 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, open, readdir, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../src-main/core/app.js';
-import type { AppInfo, CallResult, EventName, RecordingStatus, Sample } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AppInfo, RecordingStatus, Sample } from '../../src-main/core/contract.js';
 import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
 import { memoryKeychain, type Keychain } from '../../src-main/core/secrets/keychain.js';
 import { runCli, assertBuilt } from '../support/cli.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCleanups, type Call } from '../support/core-harness.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
-async function start(dataDir: string, keychain: Keychain, ingestionUrl?: string) {
-  const logLines: string[] = [];
-  const core: Core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain }, log: createLogger((l) => logLines.push(l)) });
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T = unknown>(method: string, input: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(method, input);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
-  if (ingestionUrl) await call('settings.set', { ingestionUrl, projectId: 1, qualityHold: 'off' });
-  return { core, call, events, logLines };
-}
+const start = (dataDir: string, keychain: Keychain, ingestionUrl?: string) =>
+  startCore(cleanups, { dataDir, keychain, serial: null, ...(ingestionUrl ? { emulator: { url: ingestionUrl }, settings: { qualityHold: 'off' } } : {}) });
 
 async function until(pred: () => boolean | Promise<boolean>, ms = 10_000) {
   const end = Date.now() + ms;
@@ -42,7 +26,7 @@ async function until(pred: () => boolean | Promise<boolean>, ms = 10_000) {
 }
 
 const cbor = (i: number) => new Uint8Array(encodeCbor(sensorDoc([[i, 0], [0, i], [i, i]])));
-const list = async (call: <T>(m: string, i?: unknown) => Promise<T>) => (await call<{ samples: Sample[] }>('samples.list', { limit: 1000 })).samples;
+const list = async (call: Call) => (await call<{ samples: Sample[] }>('samples.list', { limit: 1000 })).samples;
 
 /**
  * A data folder with samples made every way the core makes them: a recording, imports, a
@@ -54,7 +38,7 @@ async function populate() {
   cleanups.push(() => srv.close());
   const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-rebuild-')), 'data');
   const keychain = memoryKeychain();
-  const { core, call, events } = await start(dataDir, keychain, srv.url);
+  const { close, call, events } = await start(dataDir, keychain, srv.url);
   await call('keys.set', { kind: 'api-key', key: 'ei_test_key' });
 
   const uploaded = await call<Sample>('samples.addFile', { name: 'idle.1.cbor', bytes: cbor(1), category: 'training', queue: true });
@@ -71,13 +55,13 @@ async function populate() {
   await call('stream.stop', { sourceId: 'simulated:imu' });
 
   const legacy = await call<Sample>('samples.addFile', { name: 'old.4.cbor', bytes: cbor(4), category: 'validation', label: 'old', queue: false });
-  await core.close();
+  await close();
   await rm(join(dataDir, 'samples', `${legacy.id}.meta.json`));
 
   const before = await listUnsidecared(dataDir);
   const core2 = await start(dataDir, keychain);
   const samples = await list(core2.call);
-  await core2.core.close();
+  await core2.close();
   expect(samples).toHaveLength(5);
   return { dataDir, keychain, samples, files: before, ids: { uploaded: uploaded.id, relabelled: relabelled.id, audio: audio.id, legacy: legacy.id } };
 }
@@ -111,8 +95,7 @@ describe('the sample index can be lost: the next start rebuilds it from samples/
   it.each(DAMAGES)('samples.db %s', async (_name, damage, keepsAside) => {
     const { dataDir, keychain } = await copyOf(base.dataDir);
     await damage(join(dataDir, 'samples.db'));
-    const { core, call, logLines } = await start(dataDir, keychain);
-    cleanups.push(() => core.close());
+    const { close, call, logLines } = await start(dataDir, keychain);
     const info = await call<AppInfo>('app.info');
     expect(info.indexRebuild).not.toBeNull();
     const r = info.indexRebuild!;
@@ -151,22 +134,21 @@ describe('the sample index can be lost: the next start rebuilds it from samples/
 
     // No sample file was deleted.
     expect(await listUnsidecared(dataDir)).toEqual(base.files);
-    await core.close();
+    await close();
 
     // A second start finds a healthy index: no rebuild, same samples, and the one without a sidecar now has one.
     const again = await start(dataDir, keychain);
     expect((await again.call<AppInfo>('app.info')).indexRebuild).toBeNull();
     expect((await list(again.call)).map((s) => s.id).sort()).toEqual(after.map((s) => s.id).sort());
     expect(existsSync(join(dataDir, 'samples', `${base.ids.legacy}.meta.json`))).toBe(true);
-    await again.core.close();
+    await again.close();
   }, 30_000);
 
   it('a healthy start rebuilds nothing and reads no sidecar', async () => {
     const { dataDir, keychain } = await copyOf(base.dataDir);
     // Garbage sidecars: a start that read them would restore garbage or complain.
     for (const f of await readdir(join(dataDir, 'samples'))) if (f.endsWith('.meta.json')) await overwrite(join(dataDir, 'samples', f), 0, 8);
-    const { core, call, logLines } = await start(dataDir, keychain);
-    cleanups.push(() => core.close());
+    const { call, logLines } = await start(dataDir, keychain);
     expect((await call<AppInfo>('app.info')).indexRebuild).toBeNull();
     expect(logLines.join('')).not.toMatch(/rebuilt|re-indexed|sidecar/);
     expect((await list(call)).length).toBe(5);

@@ -3,39 +3,21 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import type { CallResult, EventName, QueueStatus, RecordingStatus, Sample } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
-import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
+import { describe, expect, it } from 'vitest';
+import type { QueueStatus, RecordingStatus, Sample } from '../../src-main/core/contract.js';
 import { openPtyPair } from '../support/boards/pty.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const KEY = 'ei_quality';
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 async function coreWithPlatform() {
   const srv = await startIngestionServer({ apiKeys: [KEY] });
   cleanups.push(() => srv.close());
-  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-quality-')), 'data');
-  const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
-  cleanups.push(() => core.close());
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
-  await call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1 });
-  await call('keys.set', { kind: 'api-key', key: KEY });
+  const { call, events } = await startCore(cleanups, { emulator: srv, apiKey: KEY });
   return { srv, call, events };
 }
 

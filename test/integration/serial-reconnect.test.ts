@@ -3,20 +3,13 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import type { EventName, StreamBatch } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
-import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
+import { describe, expect, it } from 'vitest';
+import type { StreamBatch } from '../../src-main/core/contract.js';
 import { openPtyPair } from '../support/boards/pty.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 function startBoard(port: string): ChildProcess {
   const child = spawn(process.execPath, [LINE_BOARD, '--port', port, '--rate', '100'], { stdio: 'ignore' });
@@ -31,15 +24,7 @@ describe('serial streaming through the core with a real port', () => {
     cleanups.push(() => first.close());
     startBoard(first.boardPath);
 
-    const core = await createCore({
-      dataDir: join(await mkdtemp(join(tmpdir(), 'cd-core-serial-')), 'data'),
-      shell: 'cli',
-      hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener },
-      log: createLogger(() => {}),
-    });
-    cleanups.push(() => core.close());
-    const events: Array<[EventName, unknown]> = [];
-    core.onEvent((n, p) => events.push([n, p]));
+    const { core, events } = await startCore(cleanups);
     const sourceId = `serial:${first.hostPath}`;
     expect(await core.dispatch('serial.addPath', { path: first.hostPath })).toMatchObject({ ok: true });
     expect(await core.dispatch('stream.start', { sourceId })).toMatchObject({ ok: true, value: { axes: [{}, {}, {}], simulated: false } });

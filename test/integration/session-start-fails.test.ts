@@ -1,34 +1,19 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import type { CallResult, Sample } from '../../src-main/core/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
+import { describe, expect, it } from 'vitest';
+import type { Sample } from '../../src-main/core/contract.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
-import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
 import { simulatedImuRow } from '../../src-main/core/stream/simulated-imu.js';
 import { openPtyPair } from '../support/boards/pty.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 
 // Issue 13: a session whose second source fails to start must not throw away what the first one
 // already recorded. The second source here is a real port whose board is plugged in but silent, so
 // it fails only after its 5 s wait for numeric lines, while the simulator records.
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 async function setup() {
-  const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-start-fails-')), 'data');
-  const core = await createCore({ dataDir, shell: 'cli', uploads: false, hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), serial: serialportOpener }, log: createLogger(() => {}) });
-  cleanups.push(() => core.close());
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
+  const { call, dataDir } = await startCore(cleanups, { uploads: false });
   const pty = await openPtyPair(); // nothing on the board end: the board says nothing
   cleanups.push(() => pty.close());
   await call('serial.addPath', { path: pty.hostPath });

@@ -1,15 +1,13 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../src-main/core/app.js';
-import type { CallResult, EventName, QueueStatus, Sample } from '../../src-main/core/contract.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { QueueStatus, Sample } from '../../src-main/core/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
 import { UploadQueue } from '../../src-main/core/upload/upload-queue.js';
-import { fixedPorts } from '../support/fake-hardware.js';
 import { runCli } from '../support/cli.js';
+import { startCore, useCleanups, type CoreHarnessOptions } from '../support/core-harness.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 import { fillDisk, mountSmallDisk } from '../support/small-disk.js';
@@ -22,10 +20,7 @@ const KEY = 'ei_test_key';
 const disk = await mountSmallDisk(8192);
 afterAll(() => disk.unmount());
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 const cbor = (i: number) => Buffer.from(encodeCbor(sensorDoc([[i, 0], [0, i]])));
 const FULL = /^The disk holding the data folder (\S+) is full \(SQLITE_FULL\), so the upload queue cannot record its progress and uploads are paused\. Your samples are safe: no file was deleted, and no sample is marked uploaded unless the platform confirmed it/;
@@ -51,18 +46,10 @@ async function fill(leaveKb = 0): Promise<string> {
   return filler;
 }
 
-async function startCore(dataDir: string, keychain = memoryKeychain()) {
-  const core: Core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain }, log: createLogger(() => {}) });
-  cleanups.push(() => core.close());
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T = unknown>(method: string, input: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(method, input);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
-    return r.value as T;
-  };
-  const list = async () => (await call<{ samples: Sample[] }>('samples.list', {})).samples;
-  return { core, call, events, list, keychain };
+async function startApp(dataDir: string, options: CoreHarnessOptions = {}) {
+  const app = await startCore(cleanups, { dataDir, serial: null, ...options });
+  const list = async () => (await app.call<{ samples: Sample[] }>('samples.list', {})).samples;
+  return { ...app, list };
 }
 
 /**
@@ -73,8 +60,7 @@ async function fullWhileInFlight() {
   const srv = await startIngestionServer();
   cleanups.push(() => srv.close());
   const dataDir = await dataDirOnDisk();
-  const app = await startCore(dataDir);
-  await app.call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1, qualityHold: 'off' });
+  const app = await startApp(dataDir, { emulator: srv, settings: { qualityHold: 'off' } });
   const added: Sample[] = [];
   // No key yet: all three wait, then go out together.
   for (let i = 1; i <= 3; i++) added.push(await app.call<Sample>('samples.addFile', { name: `idle.${i}.cbor`, bytes: new Uint8Array(cbor(i)), category: 'training', queue: true }));
@@ -118,8 +104,8 @@ describe('uploads when the data folder fills up', () => {
     expect(srv.requests.filter((r) => r.path === '/api/training/files')).toHaveLength(1);
     // The files are untouched, and a restart reads the same from the index.
     for (const [i, s] of added.entries()) expect(await readFile(join(dataDir, s.file))).toEqual(cbor(i + 1));
-    await app.core.close();
-    const restarted = await startCore(dataDir, app.keychain);
+    await app.close();
+    const restarted = await startApp(dataDir, { keychain: app.keychain });
     expect((await restarted.list()).map((s) => [s.name, s.state])).toEqual([['idle.1.cbor', 'uploaded'], ['idle.2.cbor', 'uploaded'], ['idle.3.cbor', 'uploaded'], ['later.1.cbor', 'local']]);
     // The sidecars the full disk refused were written once it had room (what a lost index is rebuilt from).
     for (const s of added) {
@@ -131,11 +117,10 @@ describe('uploads when the data folder fills up', () => {
   it('after a restart on a full disk, sends the unrecorded ones again with x-disallow-duplicates, and the platform keeps each once', async () => {
     const { srv, dataDir, app, added, filler } = await fullWhileInFlight();
     // The app is closed while the disk is still full: closing must not fail or lose anything.
-    await app.core.close();
-    cleanups.pop();
+    await app.close();
     await rm(filler);
     srv.setFaults({ delayMs: 0 });
-    const restarted = await startCore(dataDir, app.keychain);
+    const restarted = await startApp(dataDir, { keychain: app.keychain });
     await until(async () => (await restarted.list()).filter((s) => s.state === 'uploaded').length === 3);
     const posts = srv.requests.filter((r) => r.path === '/api/training/files');
     expect(posts).toHaveLength(2);
