@@ -9,7 +9,9 @@ set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: bash test/env.sh COMMAND [ARGS...]" >&2; exit 2; }
 export TEST_RUN_DIR
 TEST_RUN_DIR=$(mktemp -d)
-trap 'rm -rf "$TEST_RUN_DIR"' EXIT
+# A daemon still shutting down may write into the folder while it is removed ("Directory not
+# empty"): that must never turn a green run red, so the clean-up cannot fail the script.
+trap 'rm -rf "$TEST_RUN_DIR" 2>/dev/null || { sleep 1; rm -rf "$TEST_RUN_DIR" 2>/dev/null; } || true' EXIT
 # Everything runs inside one private session bus so the keyring and its secrets die with it.
 dbus-run-session -- bash -c '
   set -euo pipefail
