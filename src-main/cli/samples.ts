@@ -5,8 +5,8 @@ import { recoverRecordings } from '../core/capture/recording-recovery.js';
 import { MAX_FREQUENCY_HZ, setSampleRate } from '../core/capture/set-rate.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
-import { exportSamples, importCsv, importInfoLabels } from '../core/samples/exchange.js';
-import { importSampleFile, SINGLE_FILE_EXTENSIONS } from '../core/samples/import-file.js';
+import { exportSamples, importCsv, importInfoLabels, type ImportedSet } from '../core/samples/exchange.js';
+import { importSampleFiles, SINGLE_FILE_EXTENSIONS } from '../core/samples/import-file.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
 import { describe } from './sample-json.js';
@@ -21,9 +21,11 @@ export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|se
       DIR/info.labels (labels, metadata, bounding boxes, structured labels). --csv writes
       sensor samples as CSV.
   samples import PATH... [--queue] [--category C] [--label L] [--data-dir DIR] [--json]
-      Each PATH is an info.labels file or a folder holding one (as the platform exports it),
-      a .csv file of readings (becomes a sensor sample), or a single sample file (.wav, .cbor,
-      .json). Prints one JSON line per new sample. --queue queues them for upload.
+      Each PATH is an info.labels file or a folder holding one (as the platform exports it):
+      its files are indexed where they lie, like upload; a .csv file of readings (becomes a
+      sensor sample); or a single sample file (.wav, .cbor, .json), copied into the data folder.
+      Prints one JSON line per new sample; a file imported before (same path and content) is
+      found, not added twice. --queue queues them for upload.
   samples set-rate ID --frequency HZ [--hmac-key K] [--data-dir DIR] [--json]
       Gives a sample kept without its sampling rate (its note says "rate unknown") the rate it
       was recorded at: it is written again in the acquisition format with that interval, signed
@@ -73,6 +75,17 @@ export async function samplesCommand(argv: string[]): Promise<number> {
   for (const s of states) if (!valid.includes(s)) throw new UsageError(`--state must be one of ${valid.join(', ')}; got "${s}".`);
   const dataDir = await ensureDataDir(values['data-dir'] ?? defaultDataDir());
   const store = await SampleStore.open(dataDir, stderrLogger({ command: 'samples' }));
+  // An import indexes thousands of files, as `upload` does, and is tuned as it is (upload-run.ts):
+  // what it records can be re-derived by running it again (a file imported before is found), so
+  // its commits skip the fsync (WAL survives kill -9; a power cut may drop the last commits, which
+  // a re-run restores), the journal is folded in once by the next open, and the page cache fits
+  // the index of a big run. Copies of single files are fsynced before their rows exist, as always.
+  const bulk = sub === 'import';
+  if (bulk) {
+    store.db.pragma('synchronous = NORMAL');
+    store.db.pragma('wal_autocheckpoint = 0');
+    store.db.pragma('cache_size = -32768');
+  }
   try {
     const selected = () => store.list(states.length ? { states } : {});
     if (sub === 'list') {
@@ -90,23 +103,38 @@ export async function samplesCommand(argv: string[]): Promise<number> {
       const category = parseCategory(values.category);
       const label = values.label !== undefined ? { label: values.label } : {};
       const print = (s: Sample) => process.stdout.write(JSON.stringify(describe(s, dataDir)) + '\n');
+      // Thousands of lines: one write per batch, not one per line.
+      const printAll = (list: Sample[]) => {
+        for (let i = 0; i < list.length; i += 500) process.stdout.write(list.slice(i, i + 500).map((s) => JSON.stringify(describe(s, dataDir)) + '\n').join(''));
+      };
       let added = 0;
+      let known = 0;
       let failed = 0;
+      const report = (r: ImportedSet) => {
+        printAll(r.added);
+        for (const p of r.problems) process.stderr.write(`not imported ${p.path}: ${p.reason}\n`);
+        added += r.added.length;
+        known += r.known.length;
+        failed += r.problems.length;
+      };
       // Every PATH is tried: one bad file among many is reported, not a reason to drop the rest.
-      for (const path of positionals) {
+      // Single files next to each other go through the bulk reader together, in their order.
+      for (let i = 0; i < positionals.length;) {
+        const path = positionals[i]!;
         try {
           if (/\.csv$/i.test(path)) {
+            i++;
             print(await importCsv(store, path, { category, ...label, queue: Boolean(values.queue) }));
             added++;
           } else if (isSingleFile(path)) {
-            print(await importSampleFile(store, path, { category, ...label, queue: Boolean(values.queue) }));
-            added++;
+            let j = i;
+            while (j < positionals.length && isSingleFile(positionals[j]!)) j++;
+            const run = positionals.slice(i, j);
+            i = j;
+            report(await importSampleFiles(store, run, { category, ...label, queue: Boolean(values.queue) }));
           } else {
-            const r = await importInfoLabels(store, path, { queue: Boolean(values.queue) });
-            for (const s of r.added) print(s);
-            for (const p of r.problems) process.stderr.write(`not imported ${p.path}: ${p.reason}\n`);
-            added += r.added.length;
-            failed += r.problems.length;
+            i++;
+            report(await importInfoLabels(store, path, { queue: Boolean(values.queue) }));
           }
         } catch (err) {
           if (positionals.length === 1) throw err;
@@ -114,7 +142,8 @@ export async function samplesCommand(argv: string[]): Promise<number> {
           failed++;
         }
       }
-      process.stderr.write(`Imported ${added} samples${failed ? `, ${failed} not imported` : ''}.\n`);
+      const already = known ? `, ${known} already in this data folder (same file, same content)` : '';
+      process.stderr.write(`Imported ${added} samples${already}${failed ? `, ${failed} not imported` : ''}.\n`);
       return failed ? 1 : 0;
     }
     if (sub === 'set-rate') {
@@ -136,7 +165,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown samples subcommand "${sub}"; use list, export, import, set-rate, recover, split or classify.`);
   } finally {
-    await store.close();
+    await store.close({ foldJournal: !bulk });
   }
 }
 

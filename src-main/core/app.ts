@@ -19,6 +19,7 @@ import { reviewHandlers } from './handlers/review.js';
 import { classifyHandlers } from './handlers/classify.js';
 import { ClassifyService } from './classify/classify-service.js';
 import { SampleStore } from './samples/sample-store.js';
+import { startLengthBackfill } from './samples/length-backfill.js';
 import { qualityGate } from './samples/quality/policy.js';
 import type { Keychain } from './secrets/keychain.js';
 import { ProjectKeys } from './secrets/project-keys.js';
@@ -314,6 +315,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'watch.importPending': ({ id, paths }) => watcher.importPending(id, paths),
   };
 
+  // Samples indexed before lengths were read from file headers get theirs in the background.
+  const lengths = startLengthBackfill(store, log, (ids) => uploads.announce(ids));
   // Boards and microphones plugged in or out show up without a restart.
   ports.watch(2000, sourcesChanged);
   mics?.watch();
@@ -331,6 +334,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       await mics?.close();
       await watcher.close();
       await classifier.close();
+      await lengths.stop();
       await uploads.stop();
       await store.close();
     },

@@ -66,7 +66,44 @@ const MIGRATIONS: string[] = [
    );
    CREATE INDEX takes_awaiting ON takes(awaiting_upload);
    CREATE INDEX takes_by_time ON takes(saved_at);`,
+  // Finding samples among tens of thousands (samples.query, core/samples/sample-query.ts): an index
+  // per sort order (newest first, name, label, length) and per filter that is not a sort order
+  // already (category, with label, state and length for the class balance's counts from the index
+  // alone; capture source; recording session); the search text in an FTS5 trigram
+  // index (any substring of 3 characters or more, case-insensitive), kept by triggers so every
+  // writer (imports, the queue, relabels, deletes) keeps it right without knowing of it. Its rows
+  // share the samples' rowids (stable here: nothing VACUUMs the index). length_checked marks the
+  // samples whose length was looked for in their file (see length-backfill.ts).
+  `CREATE INDEX samples_by_created ON samples(created);
+   CREATE INDEX samples_by_name ON samples(name COLLATE NOCASE);
+   CREATE INDEX samples_by_label ON samples(label, created);
+   CREATE INDEX samples_by_length ON samples(length_ms, created);
+   CREATE INDEX samples_by_category ON samples(category, label, state, length_ms);
+   CREATE INDEX samples_by_capture_source ON samples(extra ->> 'source') WHERE extra ->> 'source' IS NOT NULL;
+   CREATE INDEX samples_by_session ON samples(metadata ->> 'session') WHERE metadata ->> 'session' IS NOT NULL;
+   ALTER TABLE samples ADD COLUMN length_checked INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX samples_length_unknown ON samples(kind) WHERE length_ms IS NULL AND length_checked = 0;
+   CREATE VIRTUAL TABLE samples_text USING fts5(body, tokenize = 'trigram');
+   INSERT INTO samples_text(rowid, body) SELECT rowid, ${searchBody('samples.')} FROM samples;
+   CREATE TRIGGER samples_text_insert AFTER INSERT ON samples BEGIN
+     INSERT INTO samples_text(rowid, body) VALUES (new.rowid, ${searchBody('new.')});
+   END;
+   CREATE TRIGGER samples_text_delete AFTER DELETE ON samples BEGIN
+     DELETE FROM samples_text WHERE rowid = old.rowid;
+   END;
+   CREATE TRIGGER samples_text_update AFTER UPDATE OF name, label, metadata, note ON samples BEGIN
+     UPDATE samples_text SET body = ${searchBody('new.')} WHERE rowid = new.rowid;
+   END;`,
 ];
+
+/**
+ * What a search looks in: name, label, metadata values (not keys: "subject" would match every
+ * sample that has one) and note, separated by a character nobody types, so no match spans two.
+ */
+function searchBody(row: string): string {
+  return `${row}name || char(31) || coalesce(${row}label, '') || char(31) ||
+     coalesce((SELECT group_concat(value, char(31)) FROM json_each(${row}metadata)), '') || char(31) || coalesce(${row}note, '')`;
+}
 
 /**
  * Opens the sample index. WAL lets the UI read while the queue writes; synchronous=FULL makes a

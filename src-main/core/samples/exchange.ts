@@ -9,6 +9,9 @@ import { decodeCsv, encodeCsv } from './formats/csv.js';
 import { buildInfoLabels, parseInfoLabels, type InfoLabelsEntry } from './formats/info-labels.js';
 import { deriveLabel, fileKind } from './formats/label-from-filename.js';
 import type { SampleStore } from './sample-store.js';
+import { importFiles, type BulkOutcome } from '../upload/bulk-import.js';
+import type { FileAnnotation } from '../upload/folder-labels.js';
+import type { ImportOptions } from '../upload/import-files.js';
 
 /**
  * Moving samples in and out in the platform's own exchange layout: one folder per category and an
@@ -98,10 +101,18 @@ export function entryPath(labelsDir: string, entry: string, flavor: PathFlavor =
 
 export interface ImportedSet {
   added: Sample[];
+  /** Files this data folder had already (same path and content): found, not added twice. */
+  known: Sample[];
   problems: Array<{ path: string; reason: string }>;
 }
 
-/** Reads an info.labels file (or a folder holding one) and adds every file it lists, as it says. */
+/**
+ * Reads an info.labels file (or a folder holding one) and adds every file it lists, as it says.
+ * The files are indexed where they lie, through the same reader, batches and index writes as
+ * `capture-desk upload` (core/upload/bulk-import.ts): one read and hash per file, one transaction
+ * per 256 files, the length from each file's header. An export of thousands of files is imported
+ * at thousands of files a second, and importing it again finds each file instead of adding it twice.
+ */
 export async function importInfoLabels(store: SampleStore, path: string, opts: { queue: boolean }): Promise<ImportedSet> {
   // INFO.LABELS is the same file on Windows and macOS; on Linux a file given by name is clearly meant too.
   const file = basename(path).toLowerCase() === 'info.labels' ? resolve(path) : join(resolve(path), 'info.labels');
@@ -112,35 +123,48 @@ export async function importInfoLabels(store: SampleStore, path: string, opts: {
     throw new CoreError('NotFound', `No info.labels at ${file}. Point to the file, or to the folder the platform's export wrote.`);
   }
   const parsed = parseInfoLabels(text);
-  const result: ImportedSet = { added: [], problems: [] };
+  const problems: ImportedSet['problems'] = [];
+  const annotations = new Map<string, FileAnnotation>();
   for (const e of parsed.files) {
     const full = entryPath(dirname(file), e.path);
     if (full === null) {
-      result.problems.push({ path: e.path, reason: 'it points outside the folder of info.labels; list files by their path below that folder, as the platform does' });
+      problems.push({ path: e.path, reason: 'it points outside the folder of info.labels; list files by their path below that folder, as the platform does' });
       continue;
     }
     const kind = fileKind(full);
     if (kind === null || kind === 'labels') {
-      result.problems.push({ path: full, reason: 'not a file type the platform accepts' });
+      problems.push({ path: full, reason: 'not a file type the platform accepts' });
       continue;
     }
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(full);
-    } catch (err) {
-      result.problems.push({ path: full, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
-      continue;
-    }
-    const structured = e.label?.type === 'multi-label' ? e.label.labels : null;
-    const label = e.label === undefined ? deriveLabel(basename(full)) : e.label.type === 'label' ? e.label.label : null;
-    result.added.push(
-      await store.addBytes(
-        { name: basename(full), kind, label, category: e.category as Category, metadata: e.metadata ?? {}, boundingBoxes: e.boundingBoxes ?? [], structuredLabels: structured, queue: opts.queue },
-        bytes,
-      ),
-    );
+    if (annotations.has(full)) continue; // listed twice: added once, as the first entry says
+    const a: FileAnnotation = { category: e.category as Category, metadata: e.metadata ?? {}, boundingBoxes: e.boundingBoxes ?? [] };
+    // No label: the platform's file-name rule (the run's label is undefined).
+    if (e.label?.type === 'label') a.label = e.label.label;
+    else if (e.label?.type === 'unlabeled') a.label = null;
+    else if (e.label?.type === 'multi-label') Object.assign(a, { label: null, structuredLabels: e.label.labels });
+    annotations.set(full, a);
   }
-  return result;
+  const run: ImportOptions = { category: 'training', label: undefined, metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false, queue: opts.queue };
+  const outcomes = await importFiles(store, [...annotations.keys()], run, () => {}, annotations);
+  return { ...samplesOf(store, outcomes), problems: [...problems, ...refusals(outcomes)] };
+}
+
+/** The samples a bulk import made or found, in the order of its files. */
+export function samplesOf(store: SampleStore, outcomes: readonly BulkOutcome[]): Pick<ImportedSet, 'added' | 'known'> {
+  const ids = outcomes.flatMap((o) => (o.status === 'refused' ? [] : [o.id]));
+  const found = store.getMany(ids);
+  const added: Sample[] = [];
+  const known: Sample[] = [];
+  for (const o of outcomes) {
+    if (o.status === 'refused') continue;
+    const s = found.get(o.id);
+    if (s) (o.status === 'added' ? added : known).push(s);
+  }
+  return { added, known };
+}
+
+export function refusals(outcomes: readonly BulkOutcome[]): ImportedSet['problems'] {
+  return outcomes.flatMap((o) => (o.status === 'refused' ? [{ path: o.path, reason: o.reason }] : []));
 }
 
 /** A CSV of readings becomes an acquisition-format sample (CBOR), optionally signed. */

@@ -1,39 +1,49 @@
-import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
-import type { Category, Sample } from '../contract.js';
-import { CoreError } from '../errors.js';
+import type { Category } from '../contract.js';
 import { decodeSampleBytes } from '../review/decoded.js';
+import { importFiles } from '../upload/bulk-import.js';
+import { refusals, samplesOf, type ImportedSet } from './exchange.js';
 import type { SampleStore } from './sample-store.js';
-import { deriveLabel, fileKind } from './formats/label-from-filename.js';
+import { fileKind } from './formats/label-from-filename.js';
 
 /** Single files `samples import` takes as they are (CSV becomes CBOR elsewhere: importCsv). */
 export const SINGLE_FILE_EXTENSIONS = ['.wav', '.cbor', '.json'] as const;
 
 /**
- * One recording (WAV) or acquisition file (JSON/CBOR) becomes a sample: copied into the data
- * directory, decoded first so a broken file is refused here rather than in the sample view, and
- * its length measured. `label` undefined = the platform's file-name rule.
+ * Recordings (WAV) and acquisition files (JSON/CBOR) become samples, through the bulk import's
+ * reader and batches (core/upload/bulk-import.ts): each file is read and hashed once, decoded from
+ * those bytes so a broken file is refused here rather than in the sample view, and copied into the
+ * data folder (a take from elsewhere becomes the folder's own; a split or crop writes beside it).
+ * The copy remembers its source: importing the same file again finds it. `label` undefined = the
+ * platform's file-name rule.
  */
-export async function importSampleFile(store: SampleStore, path: string, o: { category: Category; label?: string | null; queue: boolean }): Promise<Sample> {
-  const full = resolve(path);
-  const name = basename(full);
-  const ext = extname(name).toLowerCase();
-  if (!(SINGLE_FILE_EXTENSIONS as readonly string[]).includes(ext)) {
-    throw new CoreError('InvalidArguments', `"${name}": single files must be ${SINGLE_FILE_EXTENSIONS.join(', ')} or .csv (a folder or info.labels imports an export).`);
+export async function importSampleFiles(store: SampleStore, paths: readonly string[], o: { category: Category; label?: string | null; queue: boolean }): Promise<ImportedSet> {
+  const problems: ImportedSet['problems'] = [];
+  const files: string[] = [];
+  for (const path of paths) {
+    const full = resolve(path);
+    const name = basename(full);
+    if (!(SINGLE_FILE_EXTENSIONS as readonly string[]).includes(extname(name).toLowerCase())) {
+      problems.push({ path: full, reason: `"${name}": single files must be ${SINGLE_FILE_EXTENSIONS.join(', ')} or .csv (a folder or info.labels imports an export).` });
+    } else if (!files.includes(full)) files.push(full);
   }
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(full);
-  } catch (err) {
-    throw new CoreError('NotFound', `Cannot read ${full} (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
-  }
+  const outcomes = await importFiles(
+    store,
+    files,
+    { category: o.category, label: o.label, metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false, queue: o.queue, copy: true, check: readable },
+    () => {},
+  );
+  return { ...samplesOf(store, outcomes), problems: [...problems, ...refusals(outcomes)] };
+}
+
+/** A file the sample view could not open is refused now, with what is wrong in it. */
+function readable(path: string, bytes: Buffer): string | null {
+  const name = basename(path);
   const kind = fileKind(name) === 'audio' ? 'audio' : 'sensor';
-  let lengthMs: number;
   try {
-    const d = decodeSampleBytes({ name, kind }, bytes);
-    lengthMs = d.rows * d.intervalMs;
+    decodeSampleBytes({ name, kind }, bytes);
+    return null;
   } catch (err) {
-    throw new CoreError('InvalidArguments', `"${name}" is not a readable ${kind === 'audio' ? 'WAV recording' : 'sensor file in the acquisition format'}: ${(err as Error).message}`);
+    return `"${name}" is not a readable ${kind === 'audio' ? 'WAV recording' : 'sensor file in the acquisition format'}: ${(err as Error).message}`;
   }
-  return store.addBytes({ name, kind, label: o.label === undefined ? deriveLabel(name) : o.label, category: o.category, queue: o.queue, lengthMs }, bytes);
 }

@@ -15,6 +15,11 @@ export interface NewReference {
   metadata?: Record<string, string>;
   boundingBoxes?: BoundingBox[];
   structuredLabels?: StructuredLabel[] | null;
+  /** From the file's header (see formats/sample-length.ts), or the quality check's reading; null = unknown. */
+  lengthMs?: number | null;
+  /** The data-quality verdict, when the store checks new samples (the app's); held = kept local, not queued. */
+  quality?: { report: string; flagged: number; held: boolean } | null;
+  note?: string | null;
 }
 
 /** What every file of one bulk import shares unless its own reference says otherwise. */
@@ -37,10 +42,11 @@ export interface KnownReference {
 // so a chunk costs one call into SQLite rather than a few hundred with 27 bound values each.
 const INSERT = `INSERT INTO samples (id, name, file, owned, source_path, source_sha256, kind, label, category, metadata, bounding_boxes,
     structured_labels, created, bytes, sha256, length_ms, incomplete, add_date_id, allow_duplicates, state, attempts, next_attempt_at,
-    error, note, platform_sample_id, uploaded_at, extra)
+    error, note, platform_sample_id, uploaded_at, extra, quality, flagged, held_back)
   SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, 0, r.value ->> 2, r.value ->> 5, r.value ->> 3, r.value ->> 4,
-    COALESCE(r.value ->> 7, @category), COALESCE(r.value ->> 8, @metadata), r.value ->> 9, r.value ->> 10, @created, r.value ->> 6, r.value ->> 5, NULL, 0, @add_date_id, @allow_duplicates, @state, 0, 0,
-    NULL, NULL, NULL, NULL, '{}'
+    COALESCE(r.value ->> 7, @category), COALESCE(r.value ->> 8, @metadata), r.value ->> 9, r.value ->> 10, @created, r.value ->> 6, r.value ->> 5,
+    r.value ->> 11, 0, @add_date_id, @allow_duplicates, CASE WHEN r.value ->> 14 THEN 'local' ELSE @state END, 0, 0,
+    NULL, r.value ->> 15, NULL, NULL, '{}', r.value ->> 12, COALESCE(r.value ->> 13, 0), COALESCE(r.value ->> 14, 0)
   FROM json_each(@rows) AS r`;
 // Newest first, so the first row seen for a (path, hash) is the one findBySource would return.
 const FIND = `SELECT id, source_path AS path, source_sha256 AS sha256, state FROM samples
@@ -67,7 +73,10 @@ export class ReferenceIndex {
     return found;
   }
 
-  /** Inserts the rows in one statement (the caller's transaction makes it one commit); returns their ids. */
+  /**
+   * Inserts the rows in one statement (the caller's transaction makes it one commit); returns their
+   * ids. A row the quality verdict holds back is kept local even when the import queues.
+   */
   insert(refs: NewReference[], d: ReferenceDefaults): string[] {
     if (refs.length === 0) return [];
     const ids = refs.map(() => newSampleId());
@@ -77,6 +86,7 @@ export class ReferenceIndex {
         // Boxes annotate images only: the platform never stores them on other files, nor does the index.
         JSON.stringify(r.kind === 'image' ? (r.boundingBoxes ?? d.boundingBoxes) : []),
         r.structuredLabels?.length ? JSON.stringify(r.structuredLabels) : null,
+        r.lengthMs ?? null, r.quality?.report ?? null, r.quality?.flagged ?? 0, r.quality?.held ? 1 : 0, r.note ?? null,
       ])),
       category: d.category,
       metadata: JSON.stringify(d.metadata),

@@ -12,6 +12,7 @@ import { FLAGGED_LEVEL, rowToSample, type SampleRow } from './sample-row.js';
 import { errorCode, storageProblemAt } from '../fs/storage-error.js';
 import type { RebuiltRow } from './sample-rebuild.js';
 import { newSampleId } from './sample-id.js';
+import { lengthFromBytes } from './formats/sample-length.js';
 import { readSidecar, SIDECAR_SUFFIX, SidecarWriter, sidecarName } from './sidecar.js';
 import type { QualityFile } from './quality/check-sample.js';
 import type { QualityGate, QualityVerdict } from './quality/policy.js';
@@ -145,6 +146,8 @@ export class SampleStore {
     const id = newSampleId();
     const rel = storedName(`${id}${extname(input.name).toLowerCase() || '.bin'}`);
     await writeFileAtomic(join(this.dataDir, rel), bytes);
+    // A dropped file or an import says no length: its header (or payload) tells it.
+    if (input.lengthMs === undefined) input = { ...input, lengthMs: lengthFromBytes(input.name, bytes) };
     const verdict = await this.inspect({ bytes }, input);
     return this.#indexSaved(rel, () => this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict));
   }
@@ -247,6 +250,15 @@ export class SampleStore {
     const row = this.#stmt('SELECT * FROM samples WHERE id = ?').get(id) as SampleRow | undefined;
     if (!row) throw new CoreError('NotFound', `No sample with id ${id}; it may have been deleted.`);
     return rowToSample(row);
+  }
+
+  /** These samples, in one statement (a bulk import's thousands); ids that no longer exist are left out. */
+  getMany(ids: readonly string[]): Map<string, Sample> {
+    const found = new Map<string, Sample>();
+    if (ids.length === 0) return found;
+    const rows = this.#stmt('SELECT * FROM samples WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as SampleRow[];
+    for (const r of rows) found.set(r.id, rowToSample(r));
+    return found;
   }
 
   list(filter: SampleFilter = {}): Sample[] {

@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { SampleKind, SampleState } from '../contract.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
+import { lengthFromBytes } from '../samples/formats/sample-length.js';
+import { FLAGGED_LEVEL } from '../samples/sample-row.js';
 import { ReferenceIndex, referenceKey, type NewReference } from '../samples/reference-index.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { readFiles } from './bulk-reader.js';
 import { ReadWorker, type HashedRead } from './read-worker.js';
 import type { FileAnnotation } from './folder-labels.js';
 import { importFile, withAnnotation, type ImportOptions } from './import-files.js';
+import { MAX_FILE_BYTES } from './ingestion-client.js';
 
 /** Per file of a bulk import: its sample (new or found) and the state it had, or why it was refused. */
 export type BulkOutcome =
@@ -108,6 +112,7 @@ export async function importFiles(
       const known = index.find(chunk.filter((_, k) => hashes[k] !== null));
       const fresh: Array<{ at: number; ref: NewReference; bytes: Buffer }> = [];
       const careful: number[] = [];
+      const copies: Array<{ at: number; ref: NewReference; bytes: Buffer; o: ImportOptions }> = [];
       for (let k = 0; k < chunk.length; k++) {
         const path = chunk[k]!;
         const r = read.get(path);
@@ -123,14 +128,31 @@ export async function importFiles(
           outcomes[k] = { path, status: 'known', id: found.id, state: found.state };
           continue;
         }
-        fresh.push({ at: k, ref: referenceFor(path, r.bytes!.length, hash, optionsFor(path)), bytes: r.bytes! });
+        const fo = optionsFor(path);
+        const ref = referenceFor(path, r.bytes!, hash, fo);
+        const refusal = fo.check?.(path, r.bytes!) ?? null;
+        if (refusal !== null) {
+          outcomes[k] = { path, status: 'refused', reason: refusal };
+          continue;
+        }
+        if (fo.copy) copies.push({ at: k, ref, bytes: r.bytes!, o: fo });
+        else fresh.push({ at: k, ref, bytes: r.bytes! });
+      }
+      // The app's store checks every new sample (the CLI's checks none): from the bytes at hand, not
+      // from the file again. A verdict that holds the sample back keeps it local.
+      for (const f of fresh) {
+        const verdict = await store.inspect({ bytes: f.bytes }, { ...f.ref, category: f.ref.category ?? o.category, queue: o.queue });
+        if (verdict) {
+          f.ref.quality = { report: JSON.stringify(verdict.report), flagged: verdict.flagged ? FLAGGED_LEVEL[verdict.flagged] : 0, held: verdict.held };
+          f.ref.lengthMs ??= verdict.lengthMs ?? null;
+        }
       }
       const ids = store.db.transaction(() => index.insert(fresh.map((f) => f.ref), o))();
-      const state: SampleState = o.queue ? 'queued' : 'local';
       fresh.forEach((f, j) => {
         store.keepBytes(ids[j]!, f.bytes);
-        outcomes[f.at] = { path: f.ref.path, status: 'added', id: ids[j]!, state };
+        outcomes[f.at] = { path: f.ref.path, status: 'added', id: ids[j]!, state: o.queue && !f.ref.quality?.held ? 'queued' : 'local' };
       });
+      for (const c of copies) outcomes[c.at] = await copyOne(store, c.ref, c.bytes, c.o);
       for (const k of careful) outcomes[k] = await importOne(store, chunk[k]!, optionsFor(chunk[k]!));
       all.push(...outcomes);
       onChunk(outcomes);
@@ -144,6 +166,18 @@ export async function importFiles(
 /** The one-at-a-time path (big files, files to sign); a file gone or unreadable since it was listed is refused, as on the fast path. */
 async function importOne(store: SampleStore, path: string, o: ImportOptions): Promise<BulkOutcome> {
   try {
+    if (o.copy) {
+      // A copy is made of the whole file anyway: read it once, then as on the fast path.
+      const st = await stat(path);
+      if (st.size > MAX_FILE_BYTES) return { path, status: 'refused', reason: `${(st.size / 1048576).toFixed(1)} MB is over the platform's 100 MB per file; split it first` };
+      const bytes = await readFile(path);
+      const hash = createHash('sha256').update(bytes).digest('hex');
+      const found = store.findBySource(path, hash);
+      if (found) return { path, status: 'known', id: found.id, state: found.state };
+      const refusal = o.check?.(path, bytes) ?? null;
+      if (refusal !== null) return { path, status: 'refused', reason: refusal };
+      return await copyOne(store, referenceFor(path, bytes, hash, o), bytes, o);
+    }
     const one = await importFile(store, path, o);
     return one.status === 'refused' ? one : { path: one.path, status: one.status, id: one.sample.id, state: one.sample.state };
   } catch (err) {
@@ -168,11 +202,30 @@ function hashedReader(): { read(paths: string[]): Promise<HashedRead[]>; close()
   }
 }
 
-function referenceFor(path: string, bytes: number, sha256: string, o: ImportOptions): NewReference {
+function referenceFor(path: string, bytes: Buffer, sha256: string, o: ImportOptions): NewReference {
   // The spec lists .jpg only; the same bytes under .jpeg would be refused.
   const name = basename(path).replace(/\.jpeg$/i, '.jpg');
   return {
-    path, name, kind: fileKind(name) as SampleKind, label: o.label === undefined ? deriveLabel(name) : o.label, bytes, sha256,
+    path, name, kind: fileKind(name) as SampleKind, label: o.label === undefined ? deriveLabel(name) : o.label, bytes: bytes.length, sha256,
     category: o.category, metadata: o.metadata, boundingBoxes: o.boundingBoxes, structuredLabels: o.structuredLabels ?? null,
+    // Read from the bytes already in memory: the header, or the acquisition payload's row count.
+    lengthMs: lengthFromBytes(name, bytes),
   };
+}
+
+/**
+ * A file kept as a copy in the data folder (`samples import` of single files): the bytes just read
+ * and hashed are written once, and the copy remembers where it came from, so importing the same
+ * file again finds it.
+ */
+async function copyOne(store: SampleStore, ref: NewReference, bytes: Buffer, o: ImportOptions): Promise<BulkOutcome> {
+  const sample = await store.addBytes(
+    {
+      name: ref.name, kind: ref.kind, label: ref.label, category: o.category, metadata: o.metadata, boundingBoxes: o.boundingBoxes,
+      structuredLabels: o.structuredLabels ?? null, lengthMs: ref.lengthMs ?? null, addDateId: o.addDateId, allowDuplicates: o.allowDuplicates, queue: o.queue,
+    },
+    bytes,
+    { path: ref.path, sha256: ref.sha256 },
+  );
+  return { path: ref.path, status: 'added', id: sample.id, state: sample.state };
 }
