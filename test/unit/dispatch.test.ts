@@ -6,7 +6,7 @@ import { sampleInputs } from '../support/contract-samples.js';
 
 function handlers(overrides: Partial<Handlers> = {}): Handlers {
   // Only the methods these tests call; the real core answers the rest (browser-shell and ipc tests).
-  const settings = { ingestionUrl: 'http://a', managementUrl: 'http://b/v1', projectId: null, deviceName: 'x', labelTargets: {}, uploadConcurrency: 4, qualityHold: 'errors' as const, qualityMinLengthMs: 500, projectWindowMs: null, classifyAfterUpload: 'off' as const, classifyTargets: {} };
+  const settings = { ingestionUrl: 'http://a', managementUrl: 'http://b/v1', projectId: null, deviceName: 'x', labelTargets: {}, uploadConcurrency: 4, qualityHold: 'errors' as const, qualityMinLengthMs: 500, projectWindowMs: null, classifyAfterUpload: 'off' as const, classifyTargets: {}, remoteMgmtUrl: null };
   return {
     'app.info': () => ({ name: 'n', version: '1', shell: 'cli', platform: 'linux', dataDir: '/d', nodeVersion: '20', indexRebuild: null, shellWarning: null }),
     'settings.get': () => settings,

@@ -42,7 +42,10 @@ export async function checkConnection(i: CheckInput): Promise<ConnectionCheck> {
     } catch (err) {
       const code = err instanceof CoreError ? err.code : 'Internal';
       const message = (err as Error).message;
-      if (code === 'Unauthorized') add({ part: 'api-key', ok: false, message: `The platform refused the API key for project ${i.projectId} (${message.replace(/^The management API refused the API key /, '')}). Check that the key belongs to this project.`, url });
+      if (code === 'Unauthorized') {
+        const status = /\((\d{3})\)/.exec(message)?.[1] ?? '401';
+        add({ part: 'api-key', ok: false, message: `The platform refused the API key for project ${i.projectId} (HTTP ${status} from the management API). Check that the key belongs to this project: copy it from the project's dashboard (Keys).`, url });
+      }
       else if (code === 'NotFound' || /project/i.test(message)) {
         add({ part: 'api-key', ok: null, message: 'Not confirmed: the project did not answer.', url: null });
         add({ part: 'project', ok: false, message: `Project ${i.projectId} was not found with this key (${message}). Check the project id: it is the number in the project URL.`, url });
