@@ -13,6 +13,7 @@ import { serialLinesFactory } from './serial/serial-lines-source.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { StreamHub } from './stream/stream-hub.js';
 import { sampleHandlers } from './handlers/samples.js';
+import { findHandlers } from './handlers/find.js';
 import { uploadHandlers } from './handlers/uploads.js';
 import { atBoards as createAtBoards } from './handlers/at-board.js';
 import { reviewHandlers } from './handlers/review.js';
@@ -283,6 +284,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'stream.start': ({ sourceId, rateHz }) => streams.start(sourceId, rateHz),
     'stream.stop': async ({ sourceId }) => ({ stopped: await streams.stop(sourceId) }),
     ...sampleHandlers(store, uploads),
+    ...findHandlers(store, uploads, review.jobs),
     ...withKeyChanges(uploadHandlers(uploads, keys, settings), () => remote.settingsChanged()),
     'project.check': async () => {
       const s = settings.get();

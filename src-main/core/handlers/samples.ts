@@ -2,6 +2,8 @@ import { extname, isAbsolute, join } from 'node:path';
 import type { Handlers } from '../dispatch.js';
 import { CoreError } from '../errors.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
+import type { DatasetSummary } from '../contract.js';
+import { classBalance } from '../samples/class-balance.js';
 import { localSummary } from '../samples/local-summary.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { addPaths } from '../upload/add-paths.js';
@@ -81,13 +83,19 @@ export function sampleHandlers(store: SampleStore, uploads: UploadService): Pick
       uploads.announce(ids);
       return { checked };
     },
-    'dataset.summary': async () => {
+    'dataset.summary': async ({ platform: ask }) => {
       const local = localSummary(store);
-      try {
-        return { platform: await uploads.platformSummary(), platformError: null, local };
-      } catch (err) {
-        return { platform: null, platformError: (err as Error).message, local };
+      let platform: DatasetSummary | null = null;
+      let platformError: string | null = null;
+      if (ask !== false) {
+        try {
+          platform = await uploads.platformSummary();
+        } catch (err) {
+          platformError = (err as Error).message;
+        }
       }
+      // Counted after the platform answered: a sample confirmed meanwhile is on both sides.
+      return { platform, platformError, local, balance: classBalance(store.db, platform, platformError) };
     },
   };
 }

@@ -375,6 +375,26 @@ export class SampleStore {
   }
 
   /**
+   * Deletes many samples in one statement (a bulk delete of thousands), then the files this folder
+   * owns and their sidecars, a few at a time. A sample being uploaded is left as it is. Returns the
+   * ids deleted.
+   */
+  async deleteMany(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = this.db.transaction(() =>
+      this.#stmt("DELETE FROM samples WHERE id IN (SELECT value FROM json_each(?)) AND state != 'uploading' RETURNING id, file, owned").all(JSON.stringify(ids)),
+    )() as Array<{ id: string; file: string; owned: number }>;
+    const owned = rows.filter((r) => r.owned === 1 && !isAbsolute(r.file));
+    for (let i = 0; i < owned.length; i += 16) {
+      await Promise.all(owned.slice(i, i + 16).map(async (r) => {
+        await rm(join(this.dataDir, r.file), { force: true });
+        await this.#sidecars.remove(r.id);
+      }));
+    }
+    return rows.map((r) => r.id);
+  }
+
+  /**
    * Puts a rewritten file (written to `reserved.tempPath` from reserveFile) in place of a sample's
    * own file, atomically, and records what changed. Used to finish a sample that waited for its
    * rate: the same sample, now encoded with it.
