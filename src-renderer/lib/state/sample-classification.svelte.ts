@@ -81,6 +81,8 @@ export class SampleClassification {
     } finally {
       this.running = false;
       this.retryAt = null;
+      // The call's answer is the last word on it, should its final event have been missed.
+      if (this.progress?.state === 'classifying' || this.progress?.state === 'waiting') this.progress = null;
     }
   }
 
