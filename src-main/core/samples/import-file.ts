@@ -1,6 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
 import type { Category } from '../contract.js';
-import { decodeSampleBytes } from '../review/decoded.js';
 import { importFiles } from '../upload/bulk-import.js';
 import { refusals, samplesOf, type ImportedSet } from './exchange.js';
 import type { SampleStore } from './sample-store.js';
@@ -27,21 +26,23 @@ export async function importSampleFiles(store: SampleStore, paths: readonly stri
       problems.push({ path: full, reason: `"${name}": single files must be ${SINGLE_FILE_EXTENSIONS.join(', ')} or .csv (a folder or info.labels imports an export).` });
     } else if (!files.includes(full)) files.push(full);
   }
+  // The decoders (cbor-x, zod) are loaded here, not with the module: `samples import` of an export never needs them.
+  const { decodeSampleBytes } = await import('../review/decoded.js');
   const outcomes = await importFiles(
     store,
     files,
-    { category: o.category, label: o.label, metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false, queue: o.queue, copy: true, check: readable },
+    { category: o.category, label: o.label, metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false, queue: o.queue, copy: true, check: (path, bytes) => readable(decodeSampleBytes, path, bytes), withSamples: true },
     () => {},
   );
   return { ...samplesOf(store, outcomes), problems: [...problems, ...refusals(outcomes)] };
 }
 
 /** A file the sample view could not open is refused now, with what is wrong in it. */
-function readable(path: string, bytes: Buffer): string | null {
+function readable(decode: typeof import('../review/decoded.js').decodeSampleBytes, path: string, bytes: Buffer): string | null {
   const name = basename(path);
   const kind = fileKind(name) === 'audio' ? 'audio' : 'sensor';
   try {
-    decodeSampleBytes({ name, kind }, bytes);
+    decode({ name, kind }, bytes);
     return null;
   } catch (err) {
     return `"${name}" is not a readable ${kind === 'audio' ? 'WAV recording' : 'sensor file in the acquisition format'}: ${(err as Error).message}`;

@@ -37,10 +37,12 @@ export function whereOf(db: Db, f: SampleQueryFilter = {}): Where {
   }
   const text = textSearch(f.text);
   if (text) {
-    // A word found in most of the folder: let the sort's index lead and check each row against the
+    // A word found in much of the folder: let the sort's index lead and check each row against the
     // hits (the unary + keeps SQLite from building the page from the hits and sorting them all).
-    const hits = (db.prepare(`SELECT count(*) AS n FROM samples_text WHERE ${text.sql}`).get(...text.args) as { n: number }).n;
-    parts.push(`${hits > MANY_HITS ? '+' : ''}rowid IN (SELECT rowid FROM samples_text WHERE ${text.sql})`);
+    // Counting the hits first costs little through the trigram index; a short word has no index to
+    // count with, and matches many samples anyway.
+    const many = text.short || (db.prepare(`SELECT count(*) AS n FROM samples_text WHERE ${text.sql}`).get(...text.args) as { n: number }).n > MANY_HITS;
+    parts.push(`${many ? '+' : ''}rowid IN (SELECT rowid FROM samples_text WHERE ${text.sql})`);
     args.push(...text.args);
   }
   if (f.labels?.length) {
@@ -88,7 +90,7 @@ export function whereOf(db: Db, f: SampleQueryFilter = {}): Where {
  * through the trigram index (a quoted phrase: any substring, case-insensitive); shorter ones are
  * matched with LIKE against the indexed text.
  */
-function textSearch(text: string | undefined): Where | null {
+function textSearch(text: string | undefined): (Where & { short: boolean }) | null {
   const words = (text ?? '').trim().split(/\s+/).filter(Boolean);
   if (words.length === 0) return null;
   const long = words.filter((w) => [...w].length >= 3);
@@ -103,7 +105,7 @@ function textSearch(text: string | undefined): Where | null {
     parts.push("body LIKE ? ESCAPE '\\'");
     args.push(`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
-  return { sql: parts.join(' AND '), args };
+  return { sql: parts.join(' AND '), args, short: short.length > 0 };
 }
 
 /** ORDER BY for a sort; every order ends on rowid so pages never overlap or skip a sample. */

@@ -30,16 +30,16 @@ export async function addPaths(store: SampleStore, paths: readonly string[], o: 
   const refused = await mapLimit(unique, STAT_LANES, refusalOf);
   const accepted = unique.filter((_, i) => refused[i] === null);
   // Kept byte for byte, like samples.addFile: the two ways of adding a dropped file give the same sample.
-  const outcomes = await importFiles(store, accepted, { ...o, boundingBoxes: [], addDateId: false, allowDuplicates: false }, () => {});
+  const outcomes = await importFiles(store, accepted, { ...o, boundingBoxes: [], addDateId: false, allowDuplicates: false, withSamples: true }, () => {});
   const byPath = new Map(outcomes.map((r) => [r.path, r]));
-  const samples = store.getMany(outcomes.flatMap((r) => (r.status === 'refused' ? [] : [r.id])));
+  const samples = store.getMany(outcomes.flatMap((r) => (r.status === 'refused' || r.sample ? [] : [r.id])));
   return unique.map((path, i): AddPathResult => {
     const reason = refused[i];
     if (reason) return { path, status: 'refused', reason };
     const r = byPath.get(path);
     if (!r) return { path, status: 'refused', reason: 'it could not be read' };
     if (r.status === 'refused') return { path, status: 'refused', reason: r.reason };
-    const sample = samples.get(r.id);
+    const sample = r.sample ?? samples.get(r.id);
     // Deleted by someone else between its indexing and this answer: said, not invented.
     return sample ? { path, status: r.status, sample } : { path, status: 'refused', reason: 'it was deleted while being added' };
   });

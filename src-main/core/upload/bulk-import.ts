@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { SampleKind, SampleState } from '../contract.js';
+import type { Sample, SampleKind, SampleState } from '../contract.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
 import { lengthFromBytes } from '../samples/formats/sample-length.js';
-import { FLAGGED_LEVEL } from '../samples/sample-row.js';
+import { FLAGGED_LEVEL, rowToSample } from '../samples/sample-row.js';
 import { ReferenceIndex, referenceKey, type NewReference } from '../samples/reference-index.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { readFiles } from './bulk-reader.js';
@@ -15,7 +15,7 @@ import { MAX_FILE_BYTES } from './ingestion-client.js';
 
 /** Per file of a bulk import: its sample (new or found) and the state it had, or why it was refused. */
 export type BulkOutcome =
-  | { path: string; status: 'added' | 'known'; id: string; state: SampleState }
+  | { path: string; status: 'added' | 'known'; id: string; state: SampleState; /** With ImportOptions.withSamples, on the paths that have it at hand. */ sample?: Sample }
   | { path: string; status: 'refused'; reason: string };
 
 /** Files in one transaction and one read request: big enough to amortize a commit, small enough to start sending early. */
@@ -147,10 +147,11 @@ export async function importFiles(
           f.ref.lengthMs ??= verdict.lengthMs ?? null;
         }
       }
-      const ids = store.db.transaction(() => index.insert(fresh.map((f) => f.ref), o))();
+      const rows = store.db.transaction(() => index.insertRows(fresh.map((f) => f.ref), o))();
       fresh.forEach((f, j) => {
-        store.keepBytes(ids[j]!, f.bytes);
-        outcomes[f.at] = { path: f.ref.path, status: 'added', id: ids[j]!, state: o.queue && !f.ref.quality?.held ? 'queued' : 'local' };
+        const row = rows[j]!;
+        store.keepBytes(row.id, f.bytes);
+        outcomes[f.at] = { path: f.ref.path, status: 'added', id: row.id, state: row.state, ...(o.withSamples ? { sample: rowToSample(row) } : {}) };
       });
       for (const c of copies) outcomes[c.at] = await copyOne(store, c.ref, c.bytes, c.o);
       for (const k of careful) outcomes[k] = await importOne(store, chunk[k]!, optionsFor(chunk[k]!));
@@ -179,7 +180,7 @@ async function importOne(store: SampleStore, path: string, o: ImportOptions): Pr
       return await copyOne(store, referenceFor(path, bytes, hash, o), bytes, o);
     }
     const one = await importFile(store, path, o);
-    return one.status === 'refused' ? one : { path: one.path, status: one.status, id: one.sample.id, state: one.sample.state };
+    return one.status === 'refused' ? one : { path: one.path, status: one.status, id: one.sample.id, state: one.sample.state, sample: one.sample };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.syscall === undefined) throw err; // not the file system's answer: a real fault
@@ -227,5 +228,5 @@ async function copyOne(store: SampleStore, ref: NewReference, bytes: Buffer, o: 
     bytes,
     { path: ref.path, sha256: ref.sha256 },
   );
-  return { path: ref.path, status: 'added', id: sample.id, state: sample.state };
+  return { path: ref.path, status: 'added', id: sample.id, state: sample.state, sample };
 }

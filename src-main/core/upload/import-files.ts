@@ -27,6 +27,8 @@ export interface ImportOptions {
    * single files: a take from elsewhere becomes the data folder's own). Costs an fsync per file.
    */
   copy?: boolean;
+  /** The outcomes carry their samples (for importers that print or answer them), without reading them back. */
+  withSamples?: boolean;
   /** Refuses a file before it is indexed: the reason in words, or null to take it (e.g. "not a readable WAV"). */
   check?: ((path: string, bytes: Buffer) => string | null) | undefined;
 }

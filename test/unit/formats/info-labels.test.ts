@@ -71,6 +71,30 @@ describe('info.labels', () => {
     expect(doc.files[0]?.metadata).toEqual({ n: '3', ok: 'true', s: 'x' });
   });
 
+  it('reads a plain export (checked by hand, not by the schema) exactly as the schema would: unknown keys dropped, keys in order', () => {
+    const doc = parseInfoLabels(JSON.stringify({
+      version: 1,
+      extra: 'x',
+      files: [
+        { category: 'testing', path: 'testing/a.cbor', label: { type: 'label', label: 'idle', score: 1 }, metadata: { n: 3, s: 'x' }, name: 'a', other: true },
+        { path: 'training/b.cbor', category: 'split', label: { type: 'unlabeled' } },
+        { path: 'training/c.cbor', category: 'training' },
+      ],
+    }));
+    expect(doc).toEqual({
+      version: 1,
+      files: [
+        { path: 'testing/a.cbor', name: 'a', category: 'testing', label: { type: 'label', label: 'idle' }, metadata: { n: '3', s: 'x' } },
+        { path: 'training/b.cbor', category: 'split', label: { type: 'unlabeled' } },
+        { path: 'training/c.cbor', category: 'training' },
+      ],
+    });
+    expect(Object.keys(doc.files[0]!)).toEqual(['path', 'name', 'category', 'label', 'metadata']);
+    // Anything less plain goes to the schema, which names what is wrong.
+    expect(messageOf(() => parseInfoLabels('{"version":1,"files":[{"path":"a.cbor","category":"nope"}]}'))).toMatch(/files\[0\]\.category/);
+    expect(messageOf(() => parseInfoLabels('{"version":1,"files":[{"path":"a.cbor","category":"training","label":{"type":"label","label":""}}]}'))).toMatch(/files\[0\]\.label/);
+  });
+
   it('accepts a byte-order mark and an empty files list', () => {
     expect(parseInfoLabels('\uFEFF{"version":1,"files":[]}')).toEqual({ version: 1, files: [] });
   });
