@@ -9,6 +9,8 @@
 //            makes it (validation, SQLite, encoding, the socket), timed in this process: the median
 //            of BENCH_DATASET_QUERY_RUNS (default 15) after one warm-up. Targets: a search or
 //            filter < 150 ms, the last page < 300 ms, the class balance's counts < 200 ms.
+//   add      the app's "Add files" (samples.addPaths) of 10,000 more, through the same serve, with
+//            its data-quality checks: one call, timed once. Target ≥ 2,000 files/s.
 //   Chromium first rows and heap: NOT MEASURED YET. The renderer's search box, filter chips and
 //            pager are being built on the contract this section times; see CHROMIUM HOOK below.
 //            Until then the rows say "not measured yet" and carry no value.
@@ -185,6 +187,7 @@ export async function run() {
       const client = await connectClient(serve.wsUrl, () => {});
       try {
         rows.push(...(await coreFigures(client)));
+        rows.push(await addFilesFigure(client, join(tmp, 'add'), fixtures));
       } finally {
         await client.close();
       }
@@ -249,6 +252,29 @@ async function coreFigures(client) {
     (a) => (a.matched === perLabel ? null : `matched ${a.matched}`));
   await figure('"all N matching": ids of label wave (idsMatching)', 'samples.idsMatching', { filter: { labels: ['wave'] } }, null, total(perLabel));
   return rows;
+}
+
+/**
+ * The app's "Add files" (samples.addPaths, the window's drop and file picker) of 10,000 more small
+ * files into the served folder of 50,000, with the app's data-quality checks on every file: one
+ * call over the WebSocket, timed once (it changes the folder, so it comes after the queries).
+ */
+async function addFilesFigure(client, dir, fixtures) {
+  await mkdir(dir);
+  await writeFiles(dir, SAMPLES, IMPORT, fixtures, (i) => `${LABELS[i % LABELS.length]}.${i}.cbor`);
+  await runQuiet('sync', []);
+  const cache = await evict(dir);
+  const paths = Array.from({ length: IMPORT }, (_, k) => join(dir, `${LABELS[(SAMPLES + k) % LABELS.length]}.${SAMPLES + k}.cbor`));
+  const t = performance.now();
+  const { results } = await client.call('samples.addPaths', { paths, category: 'training' });
+  const ms = performance.now() - t;
+  const added = results.filter((r) => r.status === 'added').length;
+  const rate = Math.round(IMPORT / (ms / 1000));
+  say(`Add files (samples.addPaths) of ${nf(IMPORT)}: ${(ms / 1000).toFixed(2)} s (${nf(rate)} files/s), ${nf(added)} added, ${cache}, load ${load()}`);
+  return {
+    name: `dataset: Add files (samples.addPaths) of ${nf(IMPORT)} small files, quality checks on`, value: rate, unit: 'files/s', target: `≥ ${nf(TARGET.importRate)} files/s`,
+    pass: added === IMPORT && rate >= TARGET.importRate, detail: `one call over the WebSocket into the folder of ${nf(SAMPLES)}, ${(ms / 1000).toFixed(2)} s, ${cache}${added === IMPORT ? '' : `; only ${added} added`}`,
+  };
 }
 
 // ---- CHROMIUM HOOK ----

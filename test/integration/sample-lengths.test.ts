@@ -71,12 +71,17 @@ describe('sample lengths', () => {
     await rm(join(files, 'gone.1.cbor'));
     // As an older version left them: no length.
     store.db.prepare('UPDATE samples SET length_ms = NULL, length_checked = 0').run();
+    // A take kept without its sampling rate: its file's 1 ms a row is not its length.
+    await writeFile(join(files, 'norate.1.cbor'), encodeCbor(sensorDoc(rows(40), 1)));
+    const norate = await importFile(store, join(files, 'norate.1.cbor'), o);
+    if (norate.status === 'refused') throw new Error(norate.reason);
+    store.db.prepare(`UPDATE samples SET length_ms = NULL, extra = '{"rate_missing":true}' WHERE id = ?`).run(norate.sample.id);
     const announced: string[] = [];
     expect(await fillLengths(store, (ids) => announced.push(...ids))).toBe(3);
     const byName = Object.fromEntries(store.list().map((s) => [s.name, s.lengthMs]));
-    expect(byName).toEqual({ 'idle.1.cbor': 1500, 'yes.1.wav': 750, 'long.1.wav': 300_000, 'photo.1.png': null, 'gone.1.cbor': null });
+    expect(byName).toEqual({ 'idle.1.cbor': 1500, 'yes.1.wav': 750, 'long.1.wav': 300_000, 'photo.1.png': null, 'gone.1.cbor': null, 'norate.1.cbor': null });
     expect(announced).toHaveLength(3);
     expect(await fillLengths(store, () => {})).toBe(0);
-    expect((store.db.prepare("SELECT count(*) AS n FROM samples WHERE length_checked = 1").get() as { n: number }).n).toBe(4); // not the image
+    expect((store.db.prepare("SELECT count(*) AS n FROM samples WHERE length_checked = 1").get() as { n: number }).n).toBe(5); // not the image
   });
 });

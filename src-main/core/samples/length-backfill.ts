@@ -8,7 +8,9 @@ const BATCH = 200;
 /** Files read at once: the disk stays busy without crowding out what the user is doing. */
 const LANES = 4;
 
-const TODO = `SELECT id, name, file, bytes FROM samples INDEXED BY samples_length_unknown
+// A take kept without its sampling rate is written 1 ms a row until it gets one (set-rate.ts): its
+// file tells no true length, so it is marked looked-at and keeps none.
+const TODO = `SELECT id, name, file, bytes, coalesce(json_extract(extra, '$.rate_missing'), 0) AS rate_missing FROM samples INDEXED BY samples_length_unknown
   WHERE length_ms IS NULL AND length_checked = 0 AND kind IN ('sensor', 'audio') LIMIT ${BATCH}`;
 const DONE = `UPDATE samples SET length_ms = coalesce(length_ms, r.value ->> 1), length_checked = 1
   FROM json_each(?) AS r WHERE samples.id = r.value ->> 0`;
@@ -49,7 +51,7 @@ export async function fillLengths(store: SampleStore, changed: (ids: string[]) =
   const done = store.db.prepare(DONE);
   let found = 0;
   while (!stop()) {
-    const rows = todo.all() as Array<{ id: string; name: string; file: string; bytes: number }>;
+    const rows = todo.all() as Array<{ id: string; name: string; file: string; bytes: number; rate_missing: number }>;
     if (rows.length === 0) break;
     const lengths: Array<number | null> = new Array(rows.length);
     let next = 0;
@@ -57,7 +59,7 @@ export async function fillLengths(store: SampleStore, changed: (ids: string[]) =
       while (next < rows.length && !stop()) {
         const i = next++;
         const r = rows[i]!;
-        lengths[i] = await lengthOfFile(isAbsolute(r.file) ? r.file : join(store.dataDir, r.file), r.name, r.bytes);
+        lengths[i] = r.rate_missing ? null : await lengthOfFile(isAbsolute(r.file) ? r.file : join(store.dataDir, r.file), r.name, r.bytes);
       }
     }));
     if (stop()) break;
