@@ -14,7 +14,8 @@
 // Needs the app's build output: run `npm run build` first (npm test does).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { chmodSync, closeSync, constants as fsConstants, existsSync, openSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative, win32 } from 'node:path';
 import { extractAll } from '@electron/asar';
 import { CLI_COMMANDS, CLI_HELP_ARGS, CLI_VERSION_ARGS } from '../../src-main/cli/commands.js';
@@ -201,8 +202,18 @@ describe('the installed `capture-desk` command (offline linux dir build, Node as
       expect(mapped.filter((f) => f.startsWith(join(ROOT, 'node_modules')))).toEqual([]);
       expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('ELECTRON_RUN_AS_NODE=1');
       expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(join(appDir, 'resources/app.asar/dist/cli/capture-desk.js'));
-      writeFileSync(fifo, 'timestamp,accX\n0,1\n10,2\n');
-      expect(await exited, output).toBe(0);
+      // Asynchronously: opening a FIFO for writing waits for its reader, and a CLI that died
+      // instead of reading it must fail this test, not block the test process for ever.
+      const written = writeFile(fifo, 'timestamp,accX\n0,1\n10,2\n');
+      const code = await exited;
+      if (code !== 0) {
+        // Be the reader it never had, so the pending write ends instead of holding a thread.
+        closeSync(openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK));
+        await written.catch(() => undefined);
+        throw new Error(`the CLI ended (${code}) without importing the FIFO:\n${tail(output)}`);
+      }
+      await written;
+      expect(code, output).toBe(0);
       expect(output).toContain('"name":"slow.1.cbor"');
     } finally {
       child.kill('SIGKILL');
