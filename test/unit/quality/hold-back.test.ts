@@ -93,13 +93,18 @@ describe('holding flagged samples back', () => {
     old.close();
     // Back to schema 2, as the previous release left it.
     const db = new Db(join(dir, 'samples.db'));
+    db.exec(`DROP TRIGGER samples_text_insert; DROP TRIGGER samples_text_delete; DROP TRIGGER samples_text_update; DROP TABLE samples_text;
+      DROP INDEX samples_by_created; DROP INDEX samples_by_name; DROP INDEX samples_by_label; DROP INDEX samples_by_length; DROP INDEX samples_by_category;
+      DROP INDEX samples_by_capture_source; DROP INDEX samples_by_session; DROP INDEX samples_length_unknown; ALTER TABLE samples DROP COLUMN length_checked;`);
     db.exec('DROP TABLE takes; DROP TABLE classifications; DROP INDEX samples_by_flagged; ALTER TABLE samples DROP COLUMN quality; ALTER TABLE samples DROP COLUMN flagged; ALTER TABLE samples DROP COLUMN held_back;');
     db.pragma('user_version = 2');
     db.close();
     const store = await SampleStore.open(dir, log, { quality: qualityGate(() => ({ qualityHold: 'errors', qualityMinLengthMs: 0 })) });
     stores.push(store);
     expect(store.get(s.id)).toMatchObject({ name: 'old.cbor', quality: null, flagged: null, heldBack: false });
-    // 3 = quality checks; 4 = kept classifications and takes.
-    expect(store.db.pragma('user_version', { simple: true })).toBe(4);
+    // 3 = quality checks; 4 = kept classifications and takes; 5 = finding samples (sort and filter indexes, search).
+    expect(store.db.pragma('user_version', { simple: true })).toBe(5);
+    // The search index was filled from the rows already there.
+    expect((store.db.prepare('SELECT count(*) AS n FROM samples_text WHERE samples_text MATCH ?').get('"old.c"') as { n: number }).n).toBe(1);
   });
 });
