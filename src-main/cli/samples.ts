@@ -20,9 +20,10 @@ export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|se
       Writes the samples in the platform's exchange layout: DIR/<category>/<file> plus
       DIR/info.labels (labels, metadata, bounding boxes, structured labels). --csv writes
       sensor samples as CSV.
-  samples import PATH... [--queue] [--category C] [--label L] [--data-dir DIR] [--json]
+  samples import PATH... [--queue] [--copy] [--category C] [--label L] [--data-dir DIR] [--json]
       Each PATH is an info.labels file or a folder holding one (as the platform exports it):
-      its files are indexed where they lie, like upload; a .csv file of readings (becomes a
+      its files are indexed where they lie, like upload (--copy copies them into the data
+      folder instead, so the export can go; slower); a .csv file of readings (becomes a
       sensor sample); or a single sample file (.wav, .cbor, .json), copied into the data folder.
       Prints one JSON line per new sample; a file imported before (same path and content) is
       found, not added twice. --queue queues them for upload.
@@ -58,6 +59,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
       out: { type: 'string' },
       csv: { type: 'boolean' },
       queue: { type: 'boolean' },
+      copy: { type: 'boolean' },
       category: { type: 'string' },
       label: { type: 'string' },
       frequency: { type: 'string' },
@@ -134,7 +136,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
             report(await importSampleFiles(store, run, { category, ...label, queue: Boolean(values.queue) }));
           } else {
             i++;
-            report(await importInfoLabels(store, path, { queue: Boolean(values.queue) }));
+            report(await importInfoLabels(store, path, { queue: Boolean(values.queue), copy: Boolean(values.copy) }));
           }
         } catch (err) {
           if (positionals.length === 1) throw err;

@@ -41,6 +41,14 @@ describe('capture-desk samples', () => {
     expect(imp.code).toBe(0);
     const imported = jsonLines(imp.stdout);
     expect(imported.map((s) => [s.label, s.state, (s.metadata as Record<string, string>).subject])).toEqual([['idle', 'local', 'ana'], ['wave', 'local', 'ana']]);
+    // Indexed where they lie, with their length; a second import finds them instead of adding them twice.
+    expect(imported.map((s) => [String(s.file).startsWith(out), s.length_ms])).toEqual([[true, 20], [true, 20]]);
+    const again = await runCli(['samples', 'import', out, '--data-dir', data2]);
+    expect([again.code, again.stdout, again.stderr.trim()]).toEqual([0, '', 'Imported 0 samples, 2 already in this data folder (same file, same content).']);
+    // --copy: the data folder keeps its own copies, so the export can go.
+    const data3 = join(root, 'data3');
+    const copied = jsonLines((await runCli(['samples', 'import', out, '--copy', '--data-dir', data3])).stdout);
+    expect(copied.map((s) => [String(s.file).startsWith(join(data3, 'samples')), s.label, s.length_ms])).toEqual([[true, 'idle', 20], [true, 'wave', 20]]);
   });
 
   it('exports sensor samples as CSV and imports CSV readings as acquisition samples', async () => {

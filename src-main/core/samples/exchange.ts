@@ -116,8 +116,9 @@ export interface ImportedSet {
  * `capture-desk upload` (core/upload/bulk-import.ts): one read and hash per file, one transaction
  * per 256 files, the length from each file's header. An export of thousands of files is imported
  * at thousands of files a second, and importing it again finds each file instead of adding it twice.
+ * `copy` keeps a copy of each file in the data folder instead (an fsync each: hundreds a second).
  */
-export async function importInfoLabels(store: SampleStore, path: string, opts: { queue: boolean }): Promise<ImportedSet> {
+export async function importInfoLabels(store: SampleStore, path: string, opts: { queue: boolean; copy?: boolean }): Promise<ImportedSet> {
   // INFO.LABELS is the same file on Windows and macOS; on Linux a file given by name is clearly meant too.
   const file = basename(path).toLowerCase() === 'info.labels' ? resolve(path) : join(resolve(path), 'info.labels');
   let text: string;
@@ -148,7 +149,7 @@ export async function importInfoLabels(store: SampleStore, path: string, opts: {
     else if (e.label?.type === 'multi-label') Object.assign(a, { label: null, structuredLabels: e.label.labels });
     annotations.set(full, a);
   }
-  const run: ImportOptions = { category: 'training', label: undefined, metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false, queue: opts.queue, withSamples: true };
+  const run: ImportOptions = { category: 'training', label: undefined, metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false, queue: opts.queue, withSamples: true, copy: opts.copy ?? false };
   const outcomes = await importFiles(store, [...annotations.keys()], run, () => {}, annotations);
   return { ...samplesOf(store, outcomes), problems: [...problems, ...refusals(outcomes)] };
 }
