@@ -23,6 +23,20 @@ export async function procStat(pid) {
   }
 }
 
+/**
+ * CPU time of the whole machine so far (/proc/stat, every core): `busy` (everything but idle and
+ * iowait) and `total`, in seconds summed over cores. Two readings give the cores kept busy between
+ * them, by anything: the bench's own processes, the kernel's workers (a PTY's bytes are moved by
+ * kworker threads, which no process's own CPU time shows) and whatever else runs.
+ */
+export async function machineStat() {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0];
+  const f = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already inside user/nice
+  const idle = f[3] + (f[4] ?? 0);
+  return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK };
+}
+
 const exists = (p) => access(p).then(() => true, () => false);
 
 /** A socat PTY pair in `dir`: the core opens `host`, the writer `board`. */

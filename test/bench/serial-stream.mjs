@@ -1,28 +1,33 @@
 // Helper of the "serial" bench section (no `run` export, nothing happens on import): lines from a
 // paced writer → socat PTY → `capture-desk serve` (serialport, line reader, stream hub) → its
-// WebSocket → a contract client here, which checks every row's line index as it arrives.
+// WebSocket → a contract client here, which checks every row's line index as it arrives; and the
+// same writer and PTY with the plainest reader instead of the core (measurePlainPath).
 import { fork } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connectClient, openPtyPair, procStat, startServe } from './serial-procs.mjs';
+import { connectClient, machineStat, openPtyPair, procStat, startServe } from './serial-procs.mjs';
+import { INDEX_WRAP } from './serial-writer.mjs';
 
 const WRITER = fileURLToPath(new URL('./serial-writer.mjs', import.meta.url));
+const PLAIN_READER = fileURLToPath(new URL('./serial-pty-reader.mjs', import.meta.url));
 /** How long the tail of the stream may take to arrive after the writer finished. */
 const DRAIN_MS = 10_000;
 
 /**
  * Checks each batch against the writer's lines: a row counts as line i only if all three values are
  * exactly what line i said (Float32), so a row with stale or mixed-up values counts as a wrong row,
- * not as a line received. `seen` marks every line received right.
+ * not as a line received. `seen` marks every line received right. Lines print their index modulo
+ * 2^24 (see serial-writer.mjs); rows come in order, so the full index is the one nearest the last.
  */
-function rowChecker(sourceId, total) {
+export function rowChecker(sourceId, total) {
   const second = (i) => Math.fround(((i % 2000) - 1000) / 1000);
   const third = Math.fround(9.81);
   const s = { seen: new Uint8Array(total), batches: 0, rows: 0, wrongRows: 0, duplicates: 0, seqGaps: 0, indexGaps: 0, firstAt: 0, lastAt: 0, firstRows: 0, firstBatchEnd: 0, maxLine: -1, stats: null };
   let nextSeq = null;
   let nextFirst = null;
+  let last = 0; // full index of the last row read
   s.onBatch = (b) => {
     if (b.sourceId !== sourceId) return;
     const now = performance.now();
@@ -34,8 +39,15 @@ function rowChecker(sourceId, total) {
     nextFirst = b.firstIndex + rows;
     for (let r = 0; r < rows; r++) {
       const v = b.values;
-      const i = v[r * w];
-      if (w !== 3 || !(Number.isInteger(i) && i >= 0 && i < total) || v[r * w + 1] !== second(i) || v[r * w + 2] !== third) s.wrongRows++;
+      const wrapped = v[r * w];
+      let i = -1;
+      if (Number.isInteger(wrapped) && wrapped >= 0 && wrapped < INDEX_WRAP) {
+        i = last - (last % INDEX_WRAP) + wrapped;
+        if (i < last - INDEX_WRAP / 2) i += INDEX_WRAP;
+        else if (i > last + INDEX_WRAP / 2 && i >= INDEX_WRAP) i -= INDEX_WRAP;
+        last = i;
+      }
+      if (w !== 3 || !(i >= 0 && i < total) || v[r * w + 1] !== second(i) || v[r * w + 2] !== third) s.wrongRows++;
       else if (s.seen[i]) s.duplicates++;
       else {
         s.seen[i] = 1;
@@ -104,7 +116,13 @@ export async function measureStream({ cli, rate, seconds, cpuProfDir }) {
     await writer.ready;
 
     const pids = { serve: serve.pid, socat: pty.pid };
-    const sample = async () => ({ at: performance.now(), ...Object.fromEntries(await Promise.all(Object.entries(pids).map(async ([k, pid]) => [k, await procStat(pid)]))) });
+    const sample = async () => ({
+      at: performance.now(),
+      bench: process.cpuUsage(),
+      machine: await machineStat(),
+      load: loadavg()[0],
+      ...Object.fromEntries(await Promise.all(Object.entries(pids).map(async ([k, pid]) => [k, await procStat(pid)]))),
+    });
     let before = null;
     check.onFirst = () => void sample().then((s) => (before = s));
 
@@ -138,8 +156,77 @@ export async function measureStream({ cli, rate, seconds, cpuProfDir }) {
     return {
       info, written: end, writer: wrote, ...received, missing, missingAfterFirstBatch, windowMs,
       rowsPerSecond: (check.rows - check.firstRows) / ((check.lastAt - check.firstAt) / 1000),
-      cpu: { serve: cpuShare(before.serve, after.serve, windowMs), socat: cpuShare(before.socat, after.socat, windowMs), writer: (wrote.cpuMs / wrote.ms) * 100 },
+      cpu: {
+        serve: cpuShare(before.serve, after.serve, windowMs),
+        socat: cpuShare(before.socat, after.socat, windowMs),
+        writer: (wrote.cpuMs / wrote.ms) * 100,
+        /** This process: the WebSocket client and its checks. */
+        bench: (((after.bench.user + after.bench.system) - (before.bench.user + before.bench.system)) / 1000 / windowMs) * 100,
+        /** Every core of the machine, anything running (kernel workers, other programs too). */
+        machine: cpuShare({ cpuSeconds: before.machine.busy }, { cpuSeconds: after.machine.busy }, windowMs),
+      },
+      load: { start: before.load, end: after.load },
       serveRss: after.serve?.rss ?? null,
+    };
+  } finally {
+    for (const step of cleanup) await Promise.resolve().then(step).catch(() => {});
+  }
+}
+
+/**
+ * The writer without the core: lines as fast as `sink` takes them for `seconds` ("max" rate).
+ * sink 'pty': into the socat PTY pair with the plainest reader on the core's end (serial-pty-reader.mjs),
+ * i.e. what the writer and the PTY can move on this machine; sink 'null': into /dev/null, i.e. what
+ * the writer alone can make. Returns lines/s, lines the reader counted, and CPU shares.
+ */
+export async function measurePlainPath({ sink, seconds }) {
+  const tmp = await mkdtemp(join(tmpdir(), 'capture-desk-bench-serial-plain-'));
+  const cleanup = [() => rm(tmp, { recursive: true, force: true })];
+  try {
+    let path = '/dev/null';
+    let reader = null;
+    let socatPid = null;
+    if (sink === 'pty') {
+      const pty = await openPtyPair(tmp);
+      cleanup.unshift(() => pty.close());
+      path = pty.board;
+      socatPid = pty.pid;
+      const child = fork(PLAIN_READER, [pty.host], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      cleanup.unshift(() => child.kill('SIGKILL'));
+      const message = (type) => new Promise((resolve, reject) => {
+        const on = (m) => m.type === type && (child.off('message', on), resolve(m));
+        child.on('message', on);
+        child.once('exit', (code) => reject(new Error(`PTY reader exited with ${code} before '${type}'`)));
+      });
+      await message('ready');
+      reader = { child, message };
+    }
+    const writer = startWriter(path, 'max', seconds);
+    cleanup.unshift(() => writer.kill());
+    await writer.ready;
+    const before = { machine: await machineStat(), socat: socatPid && (await procStat(socatPid)), load: loadavg()[0] };
+    writer.go();
+    const wrote = await writer.done;
+    let got = null;
+    if (reader) {
+      const done = reader.message('done');
+      reader.child.send({ type: 'expect', lines: wrote.written });
+      const late = setTimeout(() => reader.child.send({ type: 'report' }), DRAIN_MS);
+      got = await done;
+      clearTimeout(late);
+    }
+    const after = { machine: await machineStat(), socat: socatPid && (await procStat(socatPid)), load: loadavg()[0] };
+    const ms = wrote.ms;
+    return {
+      sink, seconds, written: wrote.written, ms, linesPerSecond: wrote.written / (ms / 1000),
+      received: got?.lines ?? null, lost: got ? wrote.written - got.lines : null,
+      cpu: {
+        writer: (wrote.cpuMs / ms) * 100,
+        reader: got ? (got.cpuMs / ms) * 100 : null,
+        socat: socatPid ? cpuShare(before.socat, after.socat, ms) : null,
+        machine: cpuShare({ cpuSeconds: before.machine.busy }, { cpuSeconds: after.machine.busy }, ms),
+      },
+      load: { start: before.load, end: after.load },
     };
   } finally {
     for (const step of cleanup) await Promise.resolve().then(step).catch(() => {});
