@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
+import { decodeAcquisition, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { openPtyPair } from '../support/boards/pty.js';
 import { startRemoteManagement, type RemoteMgmtServer } from '../support/remote-mgmt/server.js';
@@ -15,6 +17,7 @@ import { expect, test } from './fixtures.js';
 // recorded here, kept as a local sample and uploaded once.
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
+const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
 // Written on every run; the README's copy (resources/readme/) is refreshed from it by hand, as for the other pictures.
 const README_PICTURE = fileURLToPath(new URL('../../test-results/remote-device-list.png', import.meta.url));
 const API_KEY = 'ei_test_key';
@@ -152,6 +155,118 @@ test('a numeric board connected from the device list: online, recorded from the 
     await expect(sampleRow).toContainText(`requested by the platform (remote management, device ${deviceId})`);
     await expect(sampleRow).toContainText('uploaded');
   } finally {
+    board.kill('SIGKILL');
+    await pty.close();
+    await rm.close();
+  }
+});
+
+test('a board with the platform firmware connected from the device list: its own id, sampled with its AT commands for the platform, the bytes it signed uploaded once', async ({ page, shell, platform }, testInfo) => {
+  test.setTimeout(120_000);
+  // The board names itself (AT+CONFIG?): an id and type of its own, not the emulator's defaults.
+  const BOARD_ID = 'AB:CD:EF:01:23:45';
+  const HMAC_KEY = 'e2e-at-board-hmac-key-3b9d0c6e71';
+  // The project checks signatures with this key; the app hands the same key to the board.
+  platform.setFaults({ hmacKey: HMAC_KEY });
+  const rm = await startRemoteManagement({ ingestion: platform });
+  const pty = await openPtyPair();
+  // Buffer storage: the sample is read back in 32 KB chunks, so the platform hears reading progress.
+  const board = spawn(process.execPath, [
+    AT_BOARD, '--port', pty.boardPath, '--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05',
+    '--device-id', BOARD_ID, '--device-type', 'E2E_AT_BOARD',
+  ], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // What the board says it did, one JSON line each: above all {"event":"sample","base64"} (the exact bytes it stored).
+  const boardEvents: Array<Record<string, unknown>> = [];
+  createInterface({ input: board.stdout! }).on('line', (l) => boardEvents.push(JSON.parse(l) as Record<string, unknown>));
+  try {
+    await expect.poll(() => boardEvents.some((e) => e.event === 'ready'), { timeout: 10_000 }).toBe(true);
+    await page.goto(shell.url);
+    await pointAtPlatform(page, platform, rm);
+    await openView(page, 'Settings');
+    await saveKey(page, 'hmac-key', HMAC_KEY);
+    await openView(page, 'Live');
+
+    // Added by path, then switched to the official firmware in the port's settings.
+    await page.getByLabel('Open a port by path').fill(pty.hostPath);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    const settings = page.getByTestId('port-settings');
+    await settings.getByLabel('Mode').selectOption({ label: 'platform firmware (AT)' });
+    await settings.getByRole('button', { name: 'Apply' }).click();
+    await expect(page.getByTestId('at-panel').getByTestId('at-board')).toContainText('E2E_AT_BOARD', { timeout: 15_000 });
+
+    // Keyboard only: the switch in the device list, then Space.
+    const row = page.locator(`[data-testid="remote-device"][data-remote-source="serial:${pty.hostPath}"]`);
+    const toggle = row.getByRole('switch', { name: 'Connect to platform' });
+    await expect(toggle).not.toBeChecked();
+    await toggle.focus();
+    await page.keyboard.press('Space');
+    await expect(toggle).toBeChecked();
+    await expect(row.getByTestId('remote-state')).toHaveText('Online', { timeout: 20_000 });
+    // The board's own id from AT+CONFIG?, in the row and on the platform, with its type and sensors.
+    await expect(row.getByTestId('remote-name')).toHaveText(BOARD_ID);
+    await expect.poll(() => rm.connected().length).toBe(1);
+    expect(rm.connected()[0]).toMatchObject({ deviceId: BOARD_ID, deviceType: 'E2E_AT_BOARD' });
+    expect(rm.connected()[0]!.sensors.map((s) => s.name)).toEqual(['Built-in accelerometer', 'Built-in microphone']);
+    await expect.poll(async () => (await platformDevices(platform)).find((d) => d.deviceId === BOARD_ID)?.remote_mgmt_connected).toBe(true);
+
+    // Uploads are answered 400 ms late: sampleFinished must wait for the answer. The log calls
+    // back synchronously, so this sees the upload requests as they were when sampleFinished came.
+    platform.setFaults({ delayMs: 400 });
+    const isUpload = (path: string) => /^\/api\/(training|testing|validation)\/(data|files)$/.test(path);
+    let uploadsAtFinish: Array<{ path: string; status: number }> = [];
+    const finished = rm.waitFor((m) => {
+      if (m.dir !== 'in' || m.deviceId !== BOARD_ID || m.message['sampleFinished'] !== true) return false;
+      uploadsAtFinish = platform.requests.filter((r) => isUpload(r.path)).map((r) => ({ path: r.path, status: r.status }));
+      return true;
+    }, 60_000);
+    const states = await recordStates(row);
+
+    // 20 s of accelerometer at 100 Hz: 2,000 rows on the board (a second at its time scale), more than one 32 KB read.
+    const answer = await startSampling(platform, BOARD_ID, { label: 'knock', lengthMs: 20_000, category: 'testing', intervalMs: 10, sensor: 'Built-in accelerometer' });
+    expect(answer).toMatchObject({ success: true });
+    await finished;
+    expect(uploadsAtFinish).toEqual([{ path: expect.stringMatching(/^\/api\/testing\/(data|files)$/), status: 200 }]);
+
+    // Progress in the spec's order: the read-back's percentages (rising, to 100) before sampleProcessing.
+    const progress = progressOf(rm, BOARD_ID);
+    expect(progress.filter((t, i) => !(t === 'sampleReading' && progress[i - 1] === 'sampleReading')))
+      .toEqual(['sample:true', 'sampleStarted', 'sampleReading', 'sampleProcessing', 'sampleUploading', 'sampleFinished']);
+    const percents = rm.messages
+      .filter((m) => m.dir === 'in' && m.deviceId === BOARD_ID && m.message['sampleReading'] === true)
+      .map((m) => m.message['progressPercentage'] as number);
+    expect(percents.length).toBeGreaterThanOrEqual(3);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    expect(percents.every((x) => x >= 0 && x <= 100)).toBe(true);
+    expect(percents.at(-1)).toBe(100);
+    expect(await states()).toContain('Recording for the platform');
+    await expect(row.getByTestId('remote-request')).toHaveText('Last platform request (knock, 20 s): finished, uploaded to the platform');
+    await expect(row.getByTestId('remote-state')).toHaveText('Online');
+    await screenshot(page, testInfo, 'remote-at-board');
+
+    // On the platform: once, in testing, labelled, and byte for byte what the board stored and signed.
+    const onBoard = boardEvents.filter((e) => e.event === 'sample');
+    expect(onBoard).toHaveLength(1);
+    const boardBytes = Buffer.from(onBoard[0]!.base64 as string, 'base64');
+    expect(platform.samples).toHaveLength(1);
+    const stored = platform.samples[0]!;
+    expect(stored).toMatchObject({ category: 'testing', label: 'knock' });
+    expect(stored.bytes.equals(boardBytes)).toBe(true);
+    expect(verifyAcquisitionSignature(stored.bytes, HMAC_KEY)).toBe(true);
+    const payload = decodeAcquisition(stored.bytes, 'cbor').payload;
+    expect(payload).toMatchObject({ device_name: BOARD_ID, device_type: 'E2E_AT_BOARD', interval_ms: 10 });
+    expect(payload.values).toHaveLength(2000);
+
+    // The samples table has it, saying who asked; still one sample on the platform.
+    await openView(page, 'Samples');
+    const sampleRow = page.getByRole('row', { name: /knock\./ });
+    await expect(sampleRow).toHaveCount(1);
+    await expect(sampleRow).toContainText('testing');
+    await expect(sampleRow).toContainText(`requested by the platform (remote management, device ${BOARD_ID})`);
+    await expect(sampleRow).toContainText('uploaded');
+    expect(platform.samples).toHaveLength(1);
+  } finally {
+    // What the board did (its commands, the sample it stored), for a failure's report; the bytes as their length.
+    await testInfo.attach('at-board-events', { contentType: 'application/json', body: JSON.stringify(boardEvents.map((e) => ('base64' in e ? { ...e, base64: `${String(e.base64).length} chars` } : e)), null, 1) });
     board.kill('SIGKILL');
     await pty.close();
     await rm.close();
