@@ -2,7 +2,7 @@
 // around the core (socat PTY pair, `capture-desk serve`), a contract client over its WebSocket, and
 // per-process CPU time and RSS from /proc.
 import { spawn } from 'node:child_process';
-import { access, readFile } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Encoder } from 'cbor-x';
@@ -25,16 +25,28 @@ export async function procStat(pid) {
 
 /**
  * CPU time of the whole machine so far (/proc/stat, every core): `busy` (everything but idle and
- * iowait) and `total`, in seconds summed over cores. Two readings give the cores kept busy between
- * them, by anything: the bench's own processes, the kernel's workers (a PTY's bytes are moved by
- * kworker threads, which no process's own CPU time shows) and whatever else runs.
+ * iowait) and `total`, in seconds summed over cores; and `kernel`, the CPU time of the kernel's
+ * own threads (children of kthreadd: a PTY's bytes are moved by kworker threads, which no
+ * process's own CPU time shows), or null if /proc shows none. Two readings give the cores kept busy
+ * between them, by anything: the bench's own processes, the kernel's threads and other programs.
  */
 export async function machineStat() {
   const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0];
   const f = line.trim().split(/\s+/).slice(1).map(Number);
   const total = f.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already inside user/nice
   const idle = f[3] + (f[4] ?? 0);
-  return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK };
+  let kernel = 0;
+  let kthreads = 0;
+  const pids = (await readdir('/proc')).filter((d) => /^\d+$/.test(d));
+  await Promise.all(pids.map(async (pid) => {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+    if (!stat) return;
+    const k = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (k[1] !== '2' && pid !== '2') return; // ppid 2: kthreadd's children
+    kthreads++;
+    kernel += Number(k[11]) + Number(k[12]);
+  }));
+  return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK, kernel: kthreads ? kernel / CLK_TCK : null };
 }
 
 const exists = (p) => access(p).then(() => true, () => false);

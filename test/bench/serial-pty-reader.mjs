@@ -1,8 +1,10 @@
 // Helper of the "serial" bench section (no `run` export, nothing happens on import): the plainest
-// reader of the core's end of the PTY, to show what the writer and the PTY can move without the
-// core. It reads the port as a file (64 KiB reads, no serialport, no parsing) and counts line ends.
+// readers of the core's end of the PTY, to show what the writer and the PTY can move without the
+// core. HOW "plain" reads the port as a file (64 KiB reads, no serialport); "serialport" reads it
+// with node-serialport as the core does (its read loop, nothing after it). Neither parses: they
+// count line ends.
 //
-//   node serial-pty-reader.mjs PATH      (forked with IPC)
+//   node serial-pty-reader.mjs PATH [plain|serialport]      (forked with IPC)
 //
 // Sends {type:'ready'} once the port is open. On {type:'expect', lines: N} it answers
 // {type:'done', lines, bytes, firstAtMs, lastAtMs, cpuMs} when N line ends have arrived (times are
@@ -11,8 +13,23 @@
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-function read(path) {
-  const input = createReadStream(path, { highWaterMark: 64 * 1024 });
+async function open(path, how) {
+  if (how !== 'serialport') {
+    const input = createReadStream(path, { highWaterMark: 64 * 1024 });
+    await new Promise((resolve, reject) => (input.once('open', resolve), input.once('error', reject)));
+    return input;
+  }
+  const { SerialPort } = await import('serialport');
+  const port = new SerialPort({ path, baudRate: 115_200, autoOpen: false });
+  await new Promise((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+  return port;
+}
+
+async function read(path, how) {
+  const input = await open(path, how).catch((err) => {
+    process.stderr.write(`serial-pty-reader: ${err.message}\n`);
+    process.exit(2);
+  });
   const cpu0 = process.cpuUsage();
   const s = { lines: 0, bytes: 0, firstAtMs: null, lastAtMs: null };
   let expect = Infinity;
@@ -20,7 +37,6 @@ function read(path) {
     const cpu = process.cpuUsage(cpu0);
     process.send({ type: 'done', ...s, cpuMs: (cpu.user + cpu.system) / 1000 });
   };
-  input.on('open', () => process.send({ type: 'ready' }));
   input.on('error', (err) => {
     process.stderr.write(`serial-pty-reader: ${err.message}\n`);
     process.exit(2);
@@ -43,9 +59,10 @@ function read(path) {
       if (s.lines >= expect) (expect = Infinity), report();
     }
   });
+  process.send({ type: 'ready' });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   process.on('disconnect', () => process.exit(0));
-  read(process.argv[2]);
+  void read(process.argv[2], process.argv[3] ?? 'plain');
 }

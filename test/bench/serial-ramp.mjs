@@ -19,6 +19,9 @@ const CORES = availableParallelism();
 
 const n = (v) => Math.round(v).toLocaleString('en-US');
 const pct = (v) => `${Math.round(v)}%`;
+/** Where the machine's CPU went during a run, in % of one core. */
+export const cpuText = (c) =>
+  `serve ${pct(c.serve)}, writer ${pct(c.writer)}, socat ${pct(c.socat)}, this client ${pct(c.bench)}, kernel threads ${c.kernel === null ? 'not visible' : pct(c.kernel)}, other programs and interrupts ${pct(c.others)}; machine ${pct(c.machine)} of ${CORES * 100}%`;
 
 /** Whether a run held its rate, and if not, why (from its own figures). */
 export function judge(s, rate, seconds) {
@@ -37,8 +40,8 @@ export function judge(s, rate, seconds) {
     const pushedBack = `the PTY pushed back (the client got ${n(s.rowsPerSecond)} lines/s; the writer finished ${(lateMs / 1000).toFixed(1)} s late)`;
     const busy = [['the core', c.serve], ['the writer', c.writer], ['socat', c.socat]].filter(([, v]) => v >= BUSY);
     if (busy.length) because(busy[0][0], `${pushedBack}: ${busy.map(([k, v]) => `${k} at ${pct(v)}`).join(', ')} of a core`);
-    else if (c.machine >= CORES * 100 * 0.9) because('the machine', `${pushedBack} with every core of the machine busy (${pct(c.machine)} of ${CORES * 100}%: serve ${pct(c.serve)}, writer ${pct(c.writer)}, socat ${pct(c.socat)}, this client ${pct(c.bench)}, the rest kernel PTY work and other programs)`);
-    else because('the PTY', `${pushedBack} with no process saturated (serve ${pct(c.serve)}, writer ${pct(c.writer)}, socat ${pct(c.socat)}, machine ${pct(c.machine)} of ${CORES * 100}%)`);
+    else if (c.machine >= CORES * 100 * 0.9) because('the machine', `${pushedBack} with every core of the machine busy, no process saturated (${cpuText(c)})`);
+    else because('the PTY', `${pushedBack} with no process saturated and cores to spare (${cpuText(c)})`);
   }
   return { held: why.length === 0, why: why.join('; '), limit, lost, lateMs, keptUp };
 }
@@ -46,7 +49,9 @@ export function judge(s, rate, seconds) {
 /** One line about a run, for the log and the details. */
 export function describe(run) {
   const { rate, seconds, s, verdict } = run;
-  return `${n(rate)} offered for ${seconds} s → ${n(s.rowsPerSecond)} lines/s, ${n(verdict.lost)} lost, ${s.seqGaps} batches dropped; CPU serve ${pct(s.cpu.serve)}, socat ${pct(s.cpu.socat)}, writer ${pct(s.cpu.writer)}, client ${pct(s.cpu.bench)}, machine ${pct(s.cpu.machine)} of ${CORES * 100}%; load ${s.load.start.toFixed(2)}→${s.load.end.toFixed(2)}: ${verdict.held ? 'held' : `NOT held: ${verdict.why}`}`;
+  const c = s.cpu;
+  const cpu = verdict.held || !/no process saturated/.test(verdict.why) ? `; CPU ${cpuText(c)}` : '';
+  return `${n(rate)} offered for ${seconds} s → ${n(s.rowsPerSecond)} lines/s, ${n(verdict.lost)} lost, ${s.seqGaps} batches dropped${cpu}; load ${s.load.start.toFixed(2)}→${s.load.end.toFixed(2)}: ${verdict.held ? 'held' : `NOT held: ${verdict.why}`}`;
 }
 
 /**

@@ -149,6 +149,19 @@ export async function measureStream({ cli, rate, seconds, cpuProfDir }) {
     await client.call('stream.stop', { sourceId });
     if (!before) throw new Error(`no stream.batch arrived; serve said: ${serve.stderr().trim().split('\n').slice(-5).join(' | ')}`);
     const windowMs = after.at - before.at;
+    const cpu = {
+      serve: cpuShare(before.serve, after.serve, windowMs),
+      socat: cpuShare(before.socat, after.socat, windowMs),
+      writer: (wrote.cpuMs / wrote.ms) * 100,
+      /** This process: the WebSocket client and its checks. */
+      bench: ((after.bench.user + after.bench.system - (before.bench.user + before.bench.system)) / 1000 / windowMs) * 100,
+      /** Every core of the machine, anything running. */
+      machine: cpuShare({ cpuSeconds: before.machine.busy }, { cpuSeconds: after.machine.busy }, windowMs),
+      /** The kernel's own threads (the PTY's bytes are moved by kworkers), null if /proc shows none. */
+      kernel: before.machine.kernel === null ? null : cpuShare({ cpuSeconds: before.machine.kernel }, { cpuSeconds: after.machine.kernel }, windowMs),
+    };
+    /** The rest of the machine's busy time: other programs, interrupts (the writer's share is its own whole run). */
+    cpu.others = Math.max(0, cpu.machine - cpu.serve - cpu.socat - cpu.writer - cpu.bench - (cpu.kernel ?? 0));
     // Line 0 is cut on purpose (the reader drops the first line after opening: it may be partial).
     const missing = check.missing(1, end);
     const missingAfterFirstBatch = check.missing(Math.max(1, check.firstBatchEnd), end);
@@ -156,15 +169,7 @@ export async function measureStream({ cli, rate, seconds, cpuProfDir }) {
     return {
       info, written: end, writer: wrote, ...received, missing, missingAfterFirstBatch, windowMs,
       rowsPerSecond: (check.rows - check.firstRows) / ((check.lastAt - check.firstAt) / 1000),
-      cpu: {
-        serve: cpuShare(before.serve, after.serve, windowMs),
-        socat: cpuShare(before.socat, after.socat, windowMs),
-        writer: (wrote.cpuMs / wrote.ms) * 100,
-        /** This process: the WebSocket client and its checks. */
-        bench: (((after.bench.user + after.bench.system) - (before.bench.user + before.bench.system)) / 1000 / windowMs) * 100,
-        /** Every core of the machine, anything running (kernel workers, other programs too). */
-        machine: cpuShare({ cpuSeconds: before.machine.busy }, { cpuSeconds: after.machine.busy }, windowMs),
-      },
+      cpu,
       load: { start: before.load, end: after.load },
       serveRss: after.serve?.rss ?? null,
     };
@@ -176,8 +181,9 @@ export async function measureStream({ cli, rate, seconds, cpuProfDir }) {
 /**
  * The writer without the core: lines as fast as `sink` takes them for `seconds` ("max" rate).
  * sink 'pty': into the socat PTY pair with the plainest reader on the core's end (serial-pty-reader.mjs),
- * i.e. what the writer and the PTY can move on this machine; sink 'null': into /dev/null, i.e. what
- * the writer alone can make. Returns lines/s, lines the reader counted, and CPU shares.
+ * i.e. what the writer and the PTY can move on this machine; 'serialport': the same read by
+ * node-serialport as the core reads it, and nothing more; 'null': into /dev/null, i.e. what the
+ * writer alone can make. Returns lines/s, lines the reader counted, and CPU shares.
  */
 export async function measurePlainPath({ sink, seconds }) {
   const tmp = await mkdtemp(join(tmpdir(), 'capture-desk-bench-serial-plain-'));
@@ -186,12 +192,12 @@ export async function measurePlainPath({ sink, seconds }) {
     let path = '/dev/null';
     let reader = null;
     let socatPid = null;
-    if (sink === 'pty') {
+    if (sink === 'pty' || sink === 'serialport') {
       const pty = await openPtyPair(tmp);
       cleanup.unshift(() => pty.close());
       path = pty.board;
       socatPid = pty.pid;
-      const child = fork(PLAIN_READER, [pty.host], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = fork(PLAIN_READER, [pty.host, sink === 'pty' ? 'plain' : 'serialport'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       cleanup.unshift(() => child.kill('SIGKILL'));
       const message = (type) => new Promise((resolve, reject) => {
         const on = (m) => m.type === type && (child.off('message', on), resolve(m));
@@ -217,15 +223,18 @@ export async function measurePlainPath({ sink, seconds }) {
     }
     const after = { machine: await machineStat(), socat: socatPid && (await procStat(socatPid)), load: loadavg()[0] };
     const ms = wrote.ms;
+    const cpu = {
+      writer: (wrote.cpuMs / ms) * 100,
+      reader: got ? (got.cpuMs / ms) * 100 : null,
+      socat: socatPid ? cpuShare(before.socat, after.socat, ms) : null,
+      machine: cpuShare({ cpuSeconds: before.machine.busy }, { cpuSeconds: after.machine.busy }, ms),
+      kernel: before.machine.kernel === null ? null : cpuShare({ cpuSeconds: before.machine.kernel }, { cpuSeconds: after.machine.kernel }, ms),
+    };
+    cpu.others = Math.max(0, cpu.machine - cpu.writer - (cpu.reader ?? 0) - (cpu.socat ?? 0) - (cpu.kernel ?? 0));
     return {
       sink, seconds, written: wrote.written, ms, linesPerSecond: wrote.written / (ms / 1000),
       received: got?.lines ?? null, lost: got ? wrote.written - got.lines : null,
-      cpu: {
-        writer: (wrote.cpuMs / ms) * 100,
-        reader: got ? (got.cpuMs / ms) * 100 : null,
-        socat: socatPid ? cpuShare(before.socat, after.socat, ms) : null,
-        machine: cpuShare({ cpuSeconds: before.machine.busy }, { cpuSeconds: after.machine.busy }, ms),
-      },
+      cpu,
       load: { start: before.load, end: after.load },
     };
   } finally {

@@ -10,9 +10,10 @@
 //              CPU (/proc, first batch to last line), what stopped the next step, and the load
 //              average. Targets: ≥ 250,000 lines/s, 0 lost, serve under one core.
 //   plain path what the writer and the PTY move without the core (the writer unpaced into the PTY
-//              pair with a reader that only counts line ends), and what the writer alone makes
-//              (into /dev/null): if these are near the ceiling, the machine's PTY or writer is the
-//              limit, not the core.
+//              pair, read by a process that only counts line ends, as a file and with
+//              node-serialport as the core reads it), and what the writer alone makes (into
+//              /dev/null): if these are near the ceiling, the PTY, serialport's read loop or the
+//              writer is the limit, not the core.
 //   recording  1 hour of 3 axes × 100 Hz (360,000 rows) through SensorRecorder as fast as it goes,
 //              RSS after gc every 10,000 rows: growth after warm-up < 50 MB; then finish() (encode
 //              + HMAC sign) < 1 s, and the file must decode to every row and verify.
@@ -24,7 +25,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { describe, findCeiling, judge } from './serial-ramp.mjs';
+import { cpuText, describe, findCeiling, judge } from './serial-ramp.mjs';
 import { measureRecording } from './serial-recording.mjs';
 import { measurePlainPath, measureStream } from './serial-stream.mjs';
 
@@ -41,6 +42,8 @@ const MB = 1024 * 1024;
 const n = (v) => Math.round(v).toLocaleString('en-US');
 const pct = (v) => `${Math.round(v)}%`;
 const say = (line) => process.stderr.write(`  ${line}\n`);
+const plainCpu = (c, reader = 'plain reader') =>
+  `writer ${pct(c.writer)}${c.socat === null ? '' : `, socat ${pct(c.socat)}`}${c.reader === null ? '' : `, ${reader} ${pct(c.reader)}`}, kernel threads ${c.kernel === null ? 'not visible' : pct(c.kernel)}, other programs and interrupts ${pct(c.others)}; machine ${pct(c.machine)} of ${CORES * 100}%`;
 const load = (l) => `load average ${l.start.toFixed(2)} → ${l.end.toFixed(2)} (1 min, ${CORES} cores)`;
 
 function lostDetail(s) {
@@ -51,20 +54,24 @@ function lostDetail(s) {
   ].filter(Boolean).join('; ');
 }
 
-/** What limits the ceiling, from the run one step above (or the first unheld probe) and the plain path. */
-function limitRow(ramp, plain) {
+/** What limits the ceiling, from the run one step above (or the first unheld probe) and the plain paths. */
+function limitRow(ramp, { pty, serialport, alone }) {
   const failed = ramp.above ?? ramp.runs.find((r) => !r.verdict.held && r.rate > (ramp.ceiling?.rate ?? 0));
-  const [pty, alone] = plain;
-  const plainText = `without the core, the writer and the PTY moved ${n(pty.linesPerSecond)} lines/s (${n(pty.lost)} lost; writer ${pct(pty.cpu.writer)}, socat ${pct(pty.cpu.socat)}, plain reader ${pct(pty.cpu.reader)} of a core, machine ${pct(pty.cpu.machine)} of ${CORES * 100}%; ${load(pty.load)}) and the writer alone made ${n(alone.linesPerSecond)} lines/s into /dev/null at ${pct(alone.cpu.writer)} of a core`;
+  const plainText = `without the core, the writer and the PTY moved ${n(pty.linesPerSecond)} lines/s to a plain reader and ${n(serialport.linesPerSecond)} lines/s to node-serialport's read loop alone (the core's first stage), and the writer alone made ${n(alone.linesPerSecond)} lines/s into /dev/null at ${pct(alone.cpu.writer)} of a core (rows below)`;
   if (!failed) {
     const why = FIXED_RATE ? 'not looked for: SERIAL_BENCH_RATE runs one rate, no ramp' : `every rate tried was held, the edge lies above ${n(ramp.ceiling?.rate ?? 0)} lines/s`;
     return { name: 'serial: what limits the ceiling', value: 'not reached', unit: '', target: 'named', pass: null, detail: `${why}; ${plainText}` };
   }
-  const ceiling = ramp.ceiling?.s.rowsPerSecond ?? 0;
+  const ceiling = ramp.ceiling?.rate ?? 0;
   let label = failed.verdict.limit;
-  // Pushed back with nothing saturated (or the whole machine busy): is the PTY path itself at its end?
-  const nearPlain = pty.linesPerSecond < ceiling * 1.25;
-  if ((label === 'the PTY' || label === 'the machine') && nearPlain) label = `${label} (the writer + PTY path alone stops near it)`;
+  // Pushed back with no process saturated: does the same path without the core stop near it too?
+  if (label === 'the PTY' || label === 'the machine') {
+    const near = [['the PTY', pty], ['node-serialport on the PTY', serialport]].filter(([, p]) => p.linesPerSecond < ceiling * 1.25);
+    if (near.length) label = `${near[0][0]} (the same path without the core stops within 25 % of it)`;
+    else if (label === 'the machine') label = `the machine's ${CORES} cores (the PTY rig and the core together)`;
+  }
+  const others = failed.s.cpu.others;
+  if (others >= 25) label += `; other programs took ${pct(others)} of a core meanwhile: measured under load`;
   return {
     name: 'serial: what limits the ceiling', value: label, unit: '', target: 'named', pass: null,
     detail: `at ${n(failed.rate)} lines/s (${failed.kind}): ${failed.verdict.why}. For comparison, ${plainText}`,
@@ -89,7 +96,7 @@ function ceilingRows(ramp, plain) {
     { name: 'serial: lost lines at the ceiling', value: s.missing.n + s.wrongRows + s.duplicates, unit: 'lines', target: '0',
       pass: s.missing.n === 0 && s.wrongRows === 0 && s.duplicates === 0 && s.seqGaps === 0, detail: lostDetail(s) },
     { name: 'serial: core CPU at the ceiling (serve process)', value: Math.round(s.cpu.serve * 10) / 10, unit: '% of one core', target: '< 100% of one core', pass: s.cpu.serve < 100,
-      detail: `user+system time over the ${(s.windowMs / 1000).toFixed(2)} s window; for reference socat ${pct(s.cpu.socat)}, writer ${pct(s.cpu.writer)}, this client ${pct(s.cpu.bench)}, the whole machine ${pct(s.cpu.machine)} of ${CORES * 100}%; serve RSS at the end ${(s.serveRss / MB).toFixed(0)} MB; ${load(s.load)}` },
+      detail: `user+system time over the ${(s.windowMs / 1000).toFixed(2)} s window; the machine over it: ${cpuText(s.cpu)}; serve RSS at the end ${(s.serveRss / MB).toFixed(0)} MB; ${load(s.load)}` },
   ];
   if (ramp.above) {
     const a = ramp.above;
@@ -99,12 +106,15 @@ function ceilingRows(ramp, plain) {
   return rows;
 }
 
-function plainRows([pty, alone]) {
+function plainRows({ pty, serialport, alone }) {
+  const through = (p, reader) => `${n(p.written)} written, ${n(p.received)} counted; CPU ${plainCpu(p.cpu, reader)}; ${load(p.load)}`;
   return [
     { name: `serial: writer → PTY → plain reader, no core (${PLAIN_S} s)`, value: Math.round(pty.linesPerSecond), unit: 'lines/s', target: 'reference', pass: null,
-      detail: `the same writer unpaced into the same socat PTY pair, read by a process that only counts line ends: ${n(pty.written)} written, ${n(pty.received)} counted; CPU writer ${pct(pty.cpu.writer)}, socat ${pct(pty.cpu.socat)}, reader ${pct(pty.cpu.reader)}, machine ${pct(pty.cpu.machine)} of ${CORES * 100}%; ${load(pty.load)}` },
+      detail: `the same writer unpaced into the same socat PTY pair, read as a file by a process that only counts line ends: ${through(pty)}` },
+    { name: `serial: writer → PTY → node-serialport alone, no core (${PLAIN_S} s)`, value: Math.round(serialport.linesPerSecond), unit: 'lines/s', target: 'reference', pass: null,
+      detail: `the same, read with node-serialport as the core reads the port, counting line ends and nothing more: ${through(serialport, 'serialport reader')}` },
     { name: `serial: writer alone → /dev/null (${PLAIN_S} s)`, value: Math.round(alone.linesPerSecond), unit: 'lines/s', target: 'reference', pass: null,
-      detail: `writer ${pct(alone.cpu.writer)} of a core, machine ${pct(alone.cpu.machine)} of ${CORES * 100}%; ${load(alone.load)}` },
+      detail: `CPU ${plainCpu(alone.cpu)}; ${load(alone.load)}` },
   ];
 }
 
@@ -131,8 +141,12 @@ export async function run() {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first.`);
   say(`load average now ${loadavg().map((l) => l.toFixed(2)).join(', ')} on ${CORES} cores`);
   say(`the writer and the PTY without the core, ${PLAIN_S} s each…`);
-  const plain = [await measurePlainPath({ sink: 'pty', seconds: PLAIN_S }), await measurePlainPath({ sink: 'null', seconds: PLAIN_S })];
-  say(`plain: writer → PTY → counting reader ${n(plain[0].linesPerSecond)} lines/s (${n(plain[0].lost)} lost); writer alone ${n(plain[1].linesPerSecond)} lines/s`);
+  const plain = {
+    pty: await measurePlainPath({ sink: 'pty', seconds: PLAIN_S }),
+    serialport: await measurePlainPath({ sink: 'serialport', seconds: PLAIN_S }),
+    alone: await measurePlainPath({ sink: 'null', seconds: PLAIN_S }),
+  };
+  say(`plain: writer → PTY → counting reader ${n(plain.pty.linesPerSecond)} lines/s (${n(plain.pty.lost)} lost), → node-serialport ${n(plain.serialport.linesPerSecond)} lines/s (${n(plain.serialport.lost)} lost); writer alone ${n(plain.alone.linesPerSecond)} lines/s`);
   const cpuProfDir = process.env.SERIAL_BENCH_CPU_PROF;
   let ramp;
   if (FIXED_RATE) ramp = await fixedRate(FIXED_RATE, cpuProfDir);
