@@ -25,28 +25,38 @@ export async function procStat(pid) {
 
 /**
  * CPU time of the whole machine so far (/proc/stat, every core): `busy` (everything but idle and
- * iowait) and `total`, in seconds summed over cores; and `kernel`, the CPU time of the kernel's
- * own threads (children of kthreadd: a PTY's bytes are moved by kworker threads, which no
- * process's own CPU time shows), or null if /proc shows none. Two readings give the cores kept busy
- * between them, by anything: the bench's own processes, the kernel's threads and other programs.
+ * iowait) and `total`, in seconds summed over cores; and `kthreads`, the CPU seconds of each of the
+ * kernel's own threads by pid (children of kthreadd: a PTY's bytes are moved by kworker threads,
+ * which no process's own CPU time shows), or null if /proc shows none. Two readings give the cores
+ * kept busy between them, by anything: the bench's own processes, the kernel's threads (see
+ * kernelShare) and other programs.
  */
 export async function machineStat() {
   const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0];
   const f = line.trim().split(/\s+/).slice(1).map(Number);
   const total = f.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already inside user/nice
   const idle = f[3] + (f[4] ?? 0);
-  let kernel = 0;
-  let kthreads = 0;
+  const kthreads = new Map();
   const pids = (await readdir('/proc')).filter((d) => /^\d+$/.test(d));
   await Promise.all(pids.map(async (pid) => {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
     if (!stat) return;
     const k = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (k[1] !== '2' && pid !== '2') return; // ppid 2: kthreadd's children
-    kthreads++;
-    kernel += Number(k[11]) + Number(k[12]);
+    if (k[1] === '2' || pid === '2') kthreads.set(pid, (Number(k[11]) + Number(k[12])) / CLK_TCK); // ppid 2: kthreadd's children
   }));
-  return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK, kernel: kthreads ? kernel / CLK_TCK : null };
+  return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK, kthreads: kthreads.size ? kthreads : null };
+}
+
+/**
+ * % of one core the kernel's threads used between two machineStat() readings over `ms`, counting
+ * only threads there at both (kworkers come and go; one gone meanwhile would count negative), or
+ * null if /proc shows none.
+ */
+export function kernelShare(a, b, ms) {
+  if (!a.kthreads || !b.kthreads) return null;
+  let s = 0;
+  for (const [pid, t] of b.kthreads) if (a.kthreads.has(pid)) s += Math.max(0, t - a.kthreads.get(pid));
+  return (s / (ms / 1000)) * 100;
 }
 
 const exists = (p) => access(p).then(() => true, () => false);

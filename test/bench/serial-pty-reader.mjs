@@ -7,7 +7,7 @@
 //   node serial-pty-reader.mjs PATH [plain|serialport]      (forked with IPC)
 //
 // Sends {type:'ready'} once the port is open. On {type:'expect', lines: N} it answers
-// {type:'done', lines, bytes, firstAtMs, lastAtMs, cpuMs} when N line ends have arrived (times are
+// {type:'done', lines, bytes, reads, firstAtMs, lastAtMs, cpuMs} when N line ends have arrived (times are
 // performance.timeOrigin-based, so the parent can compare them with its own clock);
 // {type:'report'} answers the same at once, however many have arrived.
 import { createReadStream } from 'node:fs';
@@ -31,7 +31,7 @@ async function read(path, how) {
     process.exit(2);
   });
   const cpu0 = process.cpuUsage();
-  const s = { lines: 0, bytes: 0, firstAtMs: null, lastAtMs: null };
+  const s = { lines: 0, bytes: 0, reads: 0, firstAtMs: null, lastAtMs: null };
   let expect = Infinity;
   const report = () => {
     const cpu = process.cpuUsage(cpu0);
@@ -46,6 +46,7 @@ async function read(path, how) {
     s.firstAtMs ??= now;
     s.lastAtMs = now;
     s.bytes += chunk.length;
+    s.reads++;
     for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) s.lines++;
     if (s.lines >= expect) {
       expect = Infinity;

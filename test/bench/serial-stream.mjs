@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connectClient, machineStat, openPtyPair, procStat, startServe } from './serial-procs.mjs';
+import { connectClient, kernelShare, machineStat, openPtyPair, procStat, startServe } from './serial-procs.mjs';
 import { INDEX_WRAP } from './serial-writer.mjs';
 
 const WRITER = fileURLToPath(new URL('./serial-writer.mjs', import.meta.url));
@@ -158,7 +158,7 @@ export async function measureStream({ cli, rate, seconds, cpuProfDir }) {
       /** Every core of the machine, anything running. */
       machine: cpuShare({ cpuSeconds: before.machine.busy }, { cpuSeconds: after.machine.busy }, windowMs),
       /** The kernel's own threads (the PTY's bytes are moved by kworkers), null if /proc shows none. */
-      kernel: before.machine.kernel === null ? null : cpuShare({ cpuSeconds: before.machine.kernel }, { cpuSeconds: after.machine.kernel }, windowMs),
+      kernel: kernelShare(before.machine, after.machine, windowMs),
     };
     /** The rest of the machine's busy time: other programs, interrupts (the writer's share is its own whole run). */
     cpu.others = Math.max(0, cpu.machine - cpu.serve - cpu.socat - cpu.writer - cpu.bench - (cpu.kernel ?? 0));
@@ -228,12 +228,14 @@ export async function measurePlainPath({ sink, seconds }) {
       reader: got ? (got.cpuMs / ms) * 100 : null,
       socat: socatPid ? cpuShare(before.socat, after.socat, ms) : null,
       machine: cpuShare({ cpuSeconds: before.machine.busy }, { cpuSeconds: after.machine.busy }, ms),
-      kernel: before.machine.kernel === null ? null : cpuShare({ cpuSeconds: before.machine.kernel }, { cpuSeconds: after.machine.kernel }, ms),
+      kernel: kernelShare(before.machine, after.machine, ms),
     };
     cpu.others = Math.max(0, cpu.machine - cpu.writer - (cpu.reader ?? 0) - (cpu.socat ?? 0) - (cpu.kernel ?? 0));
     return {
       sink, seconds, written: wrote.written, ms, linesPerSecond: wrote.written / (ms / 1000),
       received: got?.lines ?? null, lost: got ? wrote.written - got.lines : null,
+      /** Bytes the reader got per read (per 'data' chunk): what the PTY hands over at a time. */
+      bytesPerRead: got?.reads ? got.bytes / got.reads : null,
       cpu,
       load: { start: before.load, end: after.load },
     };

@@ -69,6 +69,7 @@ function limitRow(ramp, { pty, serialport, alone }) {
     const near = [['the PTY', pty], ['node-serialport on the PTY', serialport]].filter(([, p]) => p.linesPerSecond < ceiling * 1.25);
     if (near.length) label = `${near[0][0]} (the same path without the core stops within 25 % of it)`;
     else if (label === 'the machine') label = `the machine's ${CORES} cores (the PTY rig and the core together)`;
+    else label = `the read path's latency, not CPU (the PTY hands over ~${n(serialport.bytesPerRead)} bytes a read; nothing saturated)`;
   }
   const others = failed.s.cpu.others;
   if (others >= 25) label += `; other programs took ${pct(others)} of a core meanwhile: measured under load`;
@@ -107,7 +108,7 @@ function ceilingRows(ramp, plain) {
 }
 
 function plainRows({ pty, serialport, alone }) {
-  const through = (p, reader) => `${n(p.written)} written, ${n(p.received)} counted; CPU ${plainCpu(p.cpu, reader)}; ${load(p.load)}`;
+  const through = (p, reader) => `${n(p.written)} written, ${n(p.received)} counted, ${n(p.bytesPerRead)} bytes a read on average; CPU ${plainCpu(p.cpu, reader)}; ${load(p.load)}`;
   return [
     { name: `serial: writer → PTY → plain reader, no core (${PLAIN_S} s)`, value: Math.round(pty.linesPerSecond), unit: 'lines/s', target: 'reference', pass: null,
       detail: `the same writer unpaced into the same socat PTY pair, read as a file by a process that only counts line ends: ${through(pty)}` },
