@@ -21,7 +21,7 @@ export interface CborAcquisitionHeader {
 export class CborLayoutError extends Error {}
 
 export function scanCborAcquisition(buf: Buffer, onHeader: (h: CborAcquisitionHeader) => void, onRow: (row: Float64Array) => void): number {
-  const r = new Reader(buf);
+  const r = new CborReader(buf);
   const top = r.mapHeader();
   let rows = -1;
   let prot: { alg?: unknown; iat?: unknown } = {};
@@ -38,7 +38,7 @@ export function scanCborAcquisition(buf: Buffer, onHeader: (h: CborAcquisitionHe
   return rows;
 }
 
-function scanPayload(r: Reader, prot: { alg?: unknown; iat?: unknown }, onHeader: (h: CborAcquisitionHeader) => void, onRow: (row: Float64Array) => void): number {
+function scanPayload(r: CborReader, prot: { alg?: unknown; iat?: unknown }, onHeader: (h: CborAcquisitionHeader) => void, onRow: (row: Float64Array) => void): number {
   const n = r.mapHeader();
   let intervalMs: number | null = null;
   let sensors: CborAcquisitionHeader['sensors'] | null = null;
@@ -68,7 +68,7 @@ function scanPayload(r: Reader, prot: { alg?: unknown; iat?: unknown }, onHeader
   return rows;
 }
 
-function scanValues(r: Reader, count: number | null, width: number, onRow: (row: Float64Array) => void): number {
+function scanValues(r: CborReader, count: number | null, width: number, onRow: (row: Float64Array) => void): number {
   const row = new Float64Array(width);
   let i = 0;
   // Rows as every encoder writes them (a definite array of < 24 values) take the fast path.
@@ -94,8 +94,11 @@ function scanValues(r: Reader, count: number | null, width: number, onRow: (row:
 export class RowError extends Error {}
 /** Not CBOR at all from some byte on (cut short, a reserved byte): broken too. */
 export class CborSyntaxError extends RowError {}
+/** The bytes end inside a value: the file is cut short, or only its head was read. */
+export class CborTruncatedError extends CborSyntaxError {}
 
-class Reader {
+/** A cursor over CBOR bytes that never builds objects: rows are read value by value, anything else skipped. */
+export class CborReader {
   p = 0;
   readonly #view: DataView;
   constructor(readonly b: Buffer) {
@@ -104,7 +107,7 @@ class Reader {
   }
 
   #need(n: number): void {
-    if (this.p + n > this.b.length) throw new CborSyntaxError('the file ends in the middle of a value (truncated)');
+    if (this.p + n > this.b.length) throw new CborTruncatedError('the file ends in the middle of a value (truncated)');
   }
 
   /** Major type and argument; null argument = indefinite length. */
@@ -140,6 +143,11 @@ class Reader {
     const h = this.#untagged();
     if (h.major !== 4) throw new RowError('expected an array of rows');
     return h.arg;
+  }
+
+  /** The next item's head, tags passed over. */
+  untaggedHead() {
+    return this.#untagged();
   }
 
   #untagged() {
