@@ -246,7 +246,11 @@ export class RemoteDevices {
     let accepted = false;
     const send = (m: ProgressMessage) => reply(m);
     try {
-      const projectKey = await d.keys.getHmacKey(d.settings.get().projectId).catch(() => null);
+      // Unreadable here: the key the platform sent (the project's own) signs instead, and the log says why.
+      const projectKey = await d.keys.getHmacKey(d.settings.get().projectId).catch((err: unknown) => {
+        d.log.warn('remote management: the project HMAC key could not be read; signing with the key in the request', { error: String(err) });
+        return null;
+      });
       const id = await dev.backend.take(
         {
           label: req.label, lengthMs: req.lengthMs, category: request.category, sensor, intervalMs: req.intervalMs,
