@@ -94,7 +94,42 @@ const MIGRATIONS: string[] = [
    CREATE TRIGGER samples_text_update AFTER UPDATE OF name, label, metadata, note ON samples BEGIN
      UPDATE samples_text SET body = ${searchBody('new.')} WHERE rowid = new.rowid;
    END;`,
+  // The "model says" filter and facet (samples.query, sample-query.ts): `says` holds what each
+  // learn block of a kept result says (a JSON array of labels, see saysOf), so a query reads a few
+  // bytes instead of parsing every sample's result with all its windows (kilobytes each, and the
+  // filter runs for every sample of the folder). Triggers keep it, as for samples_text, so the
+  // classification store needs no knowledge of it. The index finds a sample's newest result for
+  // the platform sample it is now (as ClassificationStore.latest picks it) and holds `says`, so
+  // neither the filter nor the facet reads the table's rows.
+  `ALTER TABLE classifications ADD COLUMN says TEXT;
+   UPDATE classifications SET says = ${saysOf('result')};
+   CREATE TRIGGER classifications_says_insert AFTER INSERT ON classifications BEGIN
+     UPDATE classifications SET says = ${saysOf('new.result')} WHERE rowid = new.rowid;
+   END;
+   CREATE TRIGGER classifications_says_update AFTER UPDATE OF result ON classifications BEGIN
+     UPDATE classifications SET says = ${saysOf('new.result')} WHERE rowid = new.rowid;
+   END;
+   CREATE INDEX classifications_newest ON classifications(sample_id, platform_sample_id, classified_at, says);`,
 ];
+
+/**
+ * What a kept result (a Classification as JSON) says: per learn block, the label most of its
+ * windows say, ties going to the block's own label order, as summarize() ranks them
+ * (classify-result.ts) — a JSON array, one entry per block that said any label. Not the summary's
+ * `lead`: that is the sample's own label whenever it has one, whatever the model said. NULL when
+ * the text is not JSON (such a result is not shown either), so a filter skips it. (The label's place
+ * is joined, not looked up in a subquery: SQLite 3.45 cannot see `b` from a subquery in ORDER BY.)
+ */
+function saysOf(result: string): string {
+  return `CASE WHEN json_valid(${result}) THEN (
+     SELECT json_group_array(top) FROM (
+       SELECT (SELECT w.key FROM json_each(b.value, '$.summary.byLabel') AS w
+               LEFT JOIN json_each(b.value, '$.labels') AS l ON l.value = w.key
+               ORDER BY w.value DESC, coalesce(l.key, 1e9), w.key LIMIT 1) AS top
+       FROM json_each(${result}, '$.blocks') AS b
+     ) WHERE top IS NOT NULL
+   ) END`;
+}
 
 /**
  * What a search looks in: name, label, metadata values (not keys: "subject" would match every
