@@ -379,8 +379,19 @@ export const SampleQueryFilter = z
     createdBefore: IsoTime.optional(),
     /** Only these samples. */
     ids: z.array(z.string().min(1)).max(5000).optional(),
-    // "Model says" (the newest kept classification, samples.modelSays) joins here once the
-    // classification work defines it: a field here, its SQL in sample-query.ts (see MODEL_SAYS there).
+    /**
+     * "Model says": the sample's newest kept classification (the one samples.modelSays shows) has
+     * a learn block whose top label is one of these. A block's top label is the label most of its
+     * windows say (ties: the block's label order), i.e. what its summary line leads with for an
+     * unlabeled sample; not `summary.lead`, which is the sample's own label whenever it has one.
+     */
+    modelSays: z.array(z.string().min(1)).max(1000).optional(),
+    /**
+     * true: labeled, classified, and a learn block of the newest kept classification has a top
+     * label (see modelSays) other than the sample's label as it is now (an unlabeled sample never
+     * disagrees). false: every other sample, unclassified ones included.
+     */
+    modelDisagrees: z.boolean().optional(),
   })
   .strict();
 export type SampleQueryFilter = z.infer<typeof SampleQueryFilter>;
@@ -393,6 +404,13 @@ export const SampleFacets = z.object({
   sources: z.array(z.object({ source: z.string(), count: z.number().int().nonnegative() })),
   /** The most recent 200 sessions, newest first. */
   sessions: z.array(z.object({ session: z.string(), count: z.number().int().nonnegative(), first: z.string(), last: z.string() })),
+  /**
+   * Per top label of the newest kept classification (see SampleQueryFilter.modelSays), the samples
+   * it is the top label of, by label; a sample whose learn blocks say different labels counts under each.
+   */
+  modelSays: z.array(z.object({ label: z.string(), count: z.number().int().nonnegative() })),
+  /** Samples with a kept classification ("Model says" shows one): the others are unclassified. */
+  classified: z.number().int().nonnegative(),
   /** Oldest and newest `created` (null when the folder is empty), for a date range picker. */
   firstCreated: z.string().nullable(),
   lastCreated: z.string().nullable(),
@@ -746,7 +764,7 @@ export const methods = {
     input: z.object({ filter: SampleQueryFilter.optional(), sort: SampleSort.optional(), limit: z.number().int().positive().max(100_000).optional() }).strict(),
     output: z.object({ ids: z.array(z.string()), total: z.number().int().nonnegative() }),
   },
-  /** What the folder holds, for filter chips: labels, categories, states, kinds, quality findings, sources, recent sessions, date range, with counts. */
+  /** What the folder holds, for filter chips: labels, categories, states, kinds, quality findings, sources, recent sessions, what the model says, date range, with counts. */
   'samples.facets': { input: none, output: SampleFacets },
   /**
    * A bulk action on every sample a filter matches (not just a page): set label or category, queue
