@@ -219,6 +219,25 @@ describe('bulk actions on all matching samples', () => {
     expect(progress.at(-1)).toBe(4);
     expect(job.running).toBe(false);
   });
+
+  it('an export cancelled from its job bar says so and leaves no files', async () => {
+    await addMany('chirp', 40);
+    const job = new JobRunner(api, 'export');
+    const m = new MatchingBulk(api, job);
+    const outDir = join(work, 'cancelled');
+    await m.ask({ type: 'export', outDir, csv: true }, { text: 'chirp' });
+    const done = m.confirm();
+    job.cancel(); // Cancel in the job bar, as soon as it shows
+    expect((await done)?.text).toBe('Export cancelled; the files it had written were removed.');
+    expect(job.running).toBe(false);
+    let left: unknown[] = [];
+    try {
+      left = readdirSync(outDir, { recursive: true }).filter((f) => String(f).endsWith('.csv'));
+    } catch {
+      // no folder at all: nothing left either
+    }
+    expect(left).toEqual([]);
+  });
 });
 
 describe('the words', () => {
