@@ -22,11 +22,11 @@ export const addedText = (page: Page, name: string): Locator =>
 
 const cell = (page: Page, label: string, category: string) => page.getByTestId('class-balance').locator(`tr[data-label="${label}"] td[data-category=${category}]`);
 
-/** "+N" samples here, not yet on the platform, in the class balance (0: none shown). */
+/** Samples here not on the platform yet (queued + local) in a class balance cell (0: none shown). */
 export async function expectLocal(page: Page, label: string, category: string, n: number): Promise<void> {
-  const local = cell(page, label, category).getByTestId('local-count');
-  if (n === 0) await expect(local).toHaveCount(0, { timeout: 10_000 });
-  else await expect(local).toHaveText(`+${n}`, { timeout: 10_000 });
+  const parts = cell(page, label, category).locator('[data-testid=queued-count], [data-testid=local-count]');
+  const sum = async () => (await parts.allTextContents()).reduce((a, t) => a + Number(t.replace(/,/g, '')), 0);
+  await expect.poll(sum, { timeout: 10_000 }).toBe(n);
 }
 
 /** The platform's count in the class balance (asked again once changes settle). */

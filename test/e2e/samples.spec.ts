@@ -64,11 +64,11 @@ test('files added on the Samples view upload, with per-file errors, a full progr
   await balance.getByLabel('Target for idle').press('Enter');
   await expect(balance.locator('tr[data-label=idle] [data-testid=target-progress]')).toHaveText('2/4');
   await balance.getByLabel('Target for a label').fill('knock');
-  await balance.getByLabel('samples').fill('10');
+  await balance.getByLabel('samples', { exact: true }).fill('10');
   await balance.getByRole('button', { name: 'Set target' }).click();
   await expect(balance.locator('tr[data-label=knock] [data-testid=target-progress]')).toHaveText('0/10');
   await balance.getByLabel('Target for a label').fill('tap');
-  await balance.getByLabel('samples').fill('many');
+  await balance.getByLabel('samples', { exact: true }).fill('many');
   await balance.getByRole('button', { name: 'Set target' }).click();
   await expect(balance.getByRole('alert')).toContainText('must be a whole number above 0');
   await screenshot(page, testInfo, 'class-balance-targets');
@@ -133,7 +133,7 @@ test('local samples are selected with shift-click and Ctrl+A, relabelled, and de
   // No project ID: the class balance says why there are no platform counts, and shows local ones.
   const balance = page.getByTestId('class-balance');
   await expect(balance.getByTestId('platform-error')).toContainText('Set the project ID in Settings first');
-  await expect(balance.locator('tr[data-label=walk] td[data-category=training] [data-testid=local-count]')).toHaveText('+2');
+  await expect(balance.locator('tr[data-label=walk] td[data-category=training] [data-testid=local-count]')).toHaveText('2');
   await expect(balance.locator('tr[data-label=noise]')).toHaveCount(0);
 });
 

@@ -158,7 +158,7 @@ test('record with events → review, crop, split → quality hold on a gapped ca
     const balance = page.getByTestId('class-balance');
     await expect(balance.locator('tr[data-label=tap] td[data-category=training] [data-testid=platform-count]')).toHaveText('1', { timeout: 15_000 });
     await expect(balance.locator('tr[data-label=shake] td[data-category=training] [data-testid=platform-count]')).toHaveText('1');
-    await expect(balance.locator('tr[data-label=gapped] td[data-category=training] [data-testid=local-count]')).toHaveText('+1');
+    await expect(balance.locator('tr[data-label=gapped] td[data-category=training] [data-testid=local-count]')).toHaveText('1');
     await screenshot(page, testInfo, '07-uploaded-and-balance');
     expect(pageErrors).toEqual([]);
   } finally {
