@@ -1,0 +1,67 @@
+import type { SampleFacets } from '../../../src-main/core/contract.js';
+import type { Api } from '../api/client.js';
+import { errorText } from '../format.js';
+import type { SampleIndex } from './sample-index.svelte.js';
+
+/**
+ * Quiet time before asking again: an import of thousands of files, or an upload round, changes
+ * samples for a while; the menus' counts can wait until it settles rather than be asked per batch.
+ */
+const SETTLE_MS = 600;
+
+/**
+ * What the data folder holds, for the filter menus: labels, categories, findings, sources,
+ * sessions, what the model says, the date range, each with its count (samples.facets).
+ */
+export class FacetsState {
+  data = $state.raw<SampleFacets | null>(null);
+  /** Why they could not be fetched; the menus keep the last answer meanwhile. */
+  error = $state<string | null>(null);
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #inFlight: Promise<void> | null = null;
+  #again = false;
+
+  constructor(
+    private readonly api: Api,
+    private readonly index: SampleIndex,
+  ) {}
+
+  /** One request at a time; a change meanwhile asks once more after it, never in parallel. */
+  refresh(): Promise<void> {
+    this.#cancel();
+    if (this.#inFlight) {
+      this.#again = true;
+      return this.#inFlight;
+    }
+    const run = async () => {
+      do {
+        this.#again = false;
+        try {
+          this.data = await this.api.call('samples.facets', {});
+          this.error = null;
+        } catch (err) {
+          this.error = errorText(err);
+        }
+      } while (this.#again);
+    };
+    this.#inFlight = run().finally(() => (this.#inFlight = null));
+    return this.#inFlight;
+  }
+
+  /** Samples changing (or the connection back): refresh once things settle. Returns the cleanup for an $effect. */
+  subscribe(): () => void {
+    const off = this.index.onChange(() => {
+      this.#cancel();
+      this.#timer = setTimeout(() => void this.refresh(), SETTLE_MS);
+    });
+    return () => {
+      off();
+      this.#cancel();
+    };
+  }
+
+  #cancel(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+}
