@@ -83,6 +83,7 @@ export const SHORTCUTS: ReadonlyArray<{ group: string; keys: ReadonlyArray<{ key
   {
     group: 'Samples',
     keys: [
+      { keys: '/', what: 'Search samples (Esc in the box clears it)' },
       { keys: 'Ctrl+A', what: 'Select all samples' },
       { keys: 'Shift+click', what: 'Select a range' },
       { keys: 'Esc', what: 'Clear the selection' },
