@@ -161,11 +161,15 @@ export class SamplesState {
         this.#again = true;
         return;
       }
+      const all = this.allMatching;
       this.list = r.samples;
       this.total = r.total;
       this.error = null;
       this.loaded = true;
       this.selection.keepOnly(r.samples.map((s) => s.id));
+      // A refresh (samples added or changed anywhere) keeps "all matching": the find chose those
+      // samples, not the rows that happen to be on the page; its confirmation stays up too.
+      if (all) this.selectAllMatching();
     } catch (err) {
       this.error = errorText(err);
     } finally {
