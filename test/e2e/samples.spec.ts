@@ -98,6 +98,9 @@ test('local samples are selected with shift-click and Ctrl+A, relabelled, and de
   await expect(rows).toHaveCount(3);
   await expect(rows.locator('[data-state]')).toHaveText(['local', 'local', 'local']);
   await expect(page.getByTestId('queue-counts')).toContainText('3 local, not queued');
+  // Newest first by default; by name the order below is the same on every machine.
+  await page.getByTestId('sample-table').locator('th[data-sort-key=name] button').click();
+  await expect(rows.locator('td.name')).toHaveText(['idle.1.cbor', 'idle.2.cbor', 'noise.1.cbor']);
 
   // Tick the first, shift-tick the third: the range in between joins.
   await rows.nth(0).getByRole('checkbox').check();
@@ -165,7 +168,7 @@ test('a refused API key pauses uploads with the reason; a good key resumes them,
   await page.getByTestId('queue').getByRole('button', { name: 'Pause' }).click();
   await expect(page.getByTestId('queue-paused')).toContainText('Paused by you.');
   await addFiles(page, [sensorFile('idle.02.cbor', 7)]);
-  const second = page.getByTestId('sample-table').locator('tbody tr').nth(1);
+  const second = page.getByTestId('sample-table').locator('tbody tr', { hasText: 'idle.02.cbor' });
   await expect(second).toHaveAttribute('data-state', 'queued');
   await expect(page.getByTestId('queue-progress')).toHaveAttribute('aria-valuenow', '0');
   await page.getByTestId('queue').getByRole('button', { name: 'Resume' }).click();
