@@ -18,6 +18,8 @@ export type FilterId = StateFilterId;
  */
 export class SamplesState {
   list = $state.raw<Sample[]>([]);
+  /** The find `list` answers (`find` runs ahead of it while a new page is on its way). */
+  listFind = $state.raw<SampleFind | null>(null);
   /** How many samples match the find in all (not just this page). */
   total = $state(0);
   /** What is shown; change it through the methods below, which refetch. */
@@ -163,6 +165,7 @@ export class SamplesState {
       }
       const all = this.allMatching;
       this.list = r.samples;
+      this.listFind = find;
       this.total = r.total;
       this.error = null;
       this.loaded = true;
