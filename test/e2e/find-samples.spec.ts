@@ -301,4 +301,10 @@ test('headers sort both ways, the pager goes to first, last and a typed page, an
   await expect(page.getByTestId('page-input')).toHaveValue('2');
   expect(new URL(page.url()).hash).toMatch(/^#samples\?/);
   await screenshot(page, testInfo, 'find-after-reload');
+
+  // The README's picture (resources/readme/find-samples.png is a copy, refreshed by hand as the others are).
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await mkdir('test-results', { recursive: true });
+  await page.getByTestId('samples-view').screenshot({ path: 'test-results/find-samples.png' });
 });
