@@ -266,7 +266,10 @@ test.describe('the microphone', () => {
     // The anomaly block's scores as a line over the plot.
     await expect(view.getByTestId('classification-bands').getByTestId('anomaly-line').locator('polyline')).toHaveCount(1);
 
-    // Focus announces the confidence (and uncertainty) of each window.
+    // Focus announces the confidence (and uncertainty) of each window. The pointer is moved off
+    // the plot first: where the double-click on the row left it, it may rest on a band, and a
+    // hovered band is what the status line describes.
+    await page.mouse.move(0, 0);
     await tabToBands(page, view);
     for (let i = 0; i < n; i++) {
       const w = want.windows[i]!;
