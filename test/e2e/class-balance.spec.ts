@@ -154,6 +154,10 @@ test('a label in the class balance shows exactly its samples; a count shows that
   await panel.getByRole('button', { name: 'Show the 1 unlabeled sample (every category)' }).click();
   await expect.poll(() => names(page)).toEqual(['misc.1.cbor']);
 
+  // A category's total: every label in it.
+  await panel.getByRole('button', { name: 'Show the 2 samples in testing (every label)' }).click();
+  await expect.poll(() => names(page)).toEqual(['idle.3.cbor', 'wave.2.cbor']);
+
   // An empty cell shows nothing to click.
   await expect(cell(page, 'idler', 'testing').getByRole('button')).toHaveCount(0);
 });

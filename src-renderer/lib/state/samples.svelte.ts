@@ -112,6 +112,11 @@ export class SamplesState {
     this.update({ ...emptyFind(), sort: this.find.sort, labels: [label], categories: category ? [category] : [] });
   }
 
+  /** A category's total in the class balance: every sample in that category, whatever was filtered before. */
+  showCategory(category: Category): void {
+    this.update({ ...emptyFind(), sort: this.find.sort, categories: [category] });
+  }
+
   /** Every filter and the search off; the sort is kept. */
   clearFilters(): void {
     this.update({ ...emptyFind(), sort: this.find.sort });
