@@ -423,8 +423,16 @@ export const BulkResult = z.object({
   matched: z.number().int().nonnegative(),
   /** Of those, how many this action changes (or would). */
   changed: z.number().int().nonnegative(),
-  /** The rest, grouped by why they are left as they are, in words (e.g. "on the platform: change them there"). */
-  unchanged: z.array(z.object({ count: z.number().int().positive(), reason: z.string() })),
+  /**
+   * The rest, grouped by why they are left as they are: `reason` in words (e.g. "already on the
+   * platform: change their label there"), `code` for a view that acts on one of them ("held-back":
+   * the data-quality setting kept them out of the queue; queue with force, "Upload anyway", sends them).
+   */
+  unchanged: z.array(z.object({
+    count: z.number().int().positive(),
+    reason: z.string(),
+    code: z.enum(['on-platform', 'uploading', 'in-queue', 'rate-missing', 'held-back', 'not-queued']),
+  })),
   /** Export only: the files written and where. */
   export: z.object({ files: z.number().int().nonnegative(), dir: z.string() }).nullable(),
 });

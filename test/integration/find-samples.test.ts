@@ -212,7 +212,7 @@ describe('samples.bulk: actions on every sample a filter matches', () => {
     const w = await uploadedWorld();
     const filter = { labels: ['idle'] };
     const preview = await w.call<BulkResult>('samples.bulk', { filter, action: { type: 'label', label: 'rest' }, dryRun: true });
-    expect(preview).toEqual({ matched: 11, changed: 5, unchanged: [{ count: 6, reason: 'already on the platform: change their label there' }], export: null });
+    expect(preview).toEqual({ matched: 11, changed: 5, unchanged: [{ count: 6, reason: 'already on the platform: change their label there', code: 'on-platform' }], export: null });
     expect((await query(w.call, { filter: { labels: ['rest'] } })).total).toBe(0); // a dry run changes nothing
     await expect(w.call('samples.bulk', { filter, action: { type: 'label', label: 'rest' }, expectTotal: 10 })).rejects.toThrow(/now matches 11 samples, not the 10 you confirmed/);
     const done = await w.call<BulkResult>('samples.bulk', { filter, action: { type: 'label', label: 'rest' }, expectTotal: 11 });
@@ -232,7 +232,7 @@ describe('samples.bulk: actions on every sample a filter matches', () => {
 
     // The queue is paused: what is queued stays queued.
     const q = await w.call<BulkResult>('samples.bulk', { filter: { labels: ['idle'] }, action: { type: 'queue' } });
-    expect(q).toEqual({ matched: 11, changed: 3, unchanged: [{ count: 2, reason: 'already in the upload queue' }, { count: 6, reason: 'already on the platform' }], export: null });
+    expect(q).toEqual({ matched: 11, changed: 3, unchanged: [{ count: 2, reason: 'already in the upload queue', code: 'in-queue' }, { count: 6, reason: 'already on the platform', code: 'on-platform' }], export: null });
     expect((await query(w.call, { filter: { states: ['queued'] } })).total).toBe(5);
     const dq = await w.call<BulkResult>('samples.bulk', { filter: { states: ['queued'], text: 'idle' }, action: { type: 'dequeue' } });
     expect(dq).toMatchObject({ matched: 5, changed: 5 });

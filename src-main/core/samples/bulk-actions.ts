@@ -42,8 +42,8 @@ export async function runBulk(d: BulkDeps, filter: SampleQueryFilter, action: Bu
     throw new CoreError('InvalidArguments', `The filter now matches ${n(matched)} samples, not the ${n(opts.expectTotal)} you confirmed (samples were added, changed or deleted meanwhile). Nothing was changed: look at the list again and confirm.`);
   }
   const unchanged: BulkResult['unchanged'] = [];
-  const leave = (c: number, reason: string) => {
-    if (c > 0) unchanged.push({ count: c, reason });
+  const leave = (c: number, code: BulkResult['unchanged'][number]['code'], reason: string) => {
+    if (c > 0) unchanged.push({ count: c, reason, code });
   };
   const sending = 'being uploaded right now: try again once it is done';
   const result = (changed: number, exported: BulkResult['export'] = null): BulkResult => ({ matched, changed, unchanged, export: exported });
@@ -51,10 +51,10 @@ export async function runBulk(d: BulkDeps, filter: SampleQueryFilter, action: Bu
   switch (action.type) {
     case 'label':
     case 'category': {
-      leave(count('uploaded'), action.type === 'label'
+      leave(count('uploaded'), 'on-platform', action.type === 'label'
         ? 'already on the platform: change their label there'
         : 'already on the platform: move them there (or one at a time from their sample view)');
-      leave(count('uploading'), sending);
+      leave(count('uploading'), 'uploading', sending);
       if (opts.dryRun) return result(matched - count('uploaded', 'uploading'));
       const w = whereOf(db, filter);
       const column = action.type === 'label' ? 'label' : 'category';
@@ -70,20 +70,20 @@ export async function runBulk(d: BulkDeps, filter: SampleQueryFilter, action: Bu
       const policy = d.store.holdPolicy();
       const min = action.force || policy === 'off' ? 3 : policy === 'all' ? 1 : 2;
       const kinds = countBy(db, filter, `CASE WHEN NOT (${QUEUEABLE}) THEN 'no' WHEN ${RATE_MISSING} THEN 'rate' WHEN flagged >= ${min} THEN 'held' ELSE 'ok' END`);
-      leave(count('queued', 'uploading'), 'already in the upload queue');
-      leave(count('uploaded'), 'already on the platform');
-      leave(kinds.get('rate') ?? 0, 'kept without their sampling rate: give it first (sample view, or capture-desk samples set-rate)');
+      leave(count('queued', 'uploading'), 'in-queue', 'already in the upload queue');
+      leave(count('uploaded'), 'on-platform', 'already on the platform');
+      leave(kinds.get('rate') ?? 0, 'rate-missing', 'kept without their sampling rate: give it first (sample view, or capture-desk samples set-rate)');
       if (opts.dryRun) {
-        leave(kinds.get('held') ?? 0, 'held back by the data-quality setting ("Upload anyway" sends them)');
+        leave(kinds.get('held') ?? 0, 'held-back', 'held back by the data-quality setting ("Upload anyway" sends them)');
         return result(kinds.get('ok') ?? 0);
       }
       const ids = idsMatching(db, filter, { extra: `${QUEUEABLE} AND NOT ${RATE_MISSING}` });
       const { queued, held } = ids.length ? d.enqueue(ids, action.force ?? false) : { queued: 0, held: 0 };
-      leave(held, 'held back by the data-quality setting ("Upload anyway" sends them)');
+      leave(held, 'held-back', 'held back by the data-quality setting ("Upload anyway" sends them)');
       return result(queued);
     }
     case 'dequeue': {
-      leave(matched - count('queued'), 'not waiting in the upload queue');
+      leave(matched - count('queued'), 'not-queued', 'not waiting in the upload queue');
       if (opts.dryRun) return result(count('queued'));
       const ids = idsMatching(db, filter, { extra: "state = 'queued'" });
       const changed = ids.length ? d.dequeue(ids) : 0;
@@ -91,7 +91,7 @@ export async function runBulk(d: BulkDeps, filter: SampleQueryFilter, action: Bu
       return result(changed);
     }
     case 'delete': {
-      leave(count('uploading'), sending);
+      leave(count('uploading'), 'uploading', sending);
       if (opts.dryRun) return result(matched - count('uploading'));
       const deleted = await d.store.deleteMany(idsMatching(db, filter, { extra: "state != 'uploading'" }));
       d.announce(deleted);

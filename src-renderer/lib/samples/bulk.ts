@@ -24,13 +24,8 @@ export function count(n: number, one = 'sample', many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
-/**
- * The core says why samples stay as they are in words; the quality hold is the one that needs a
- * decision (and a way to the flagged samples), so it is told apart by its words. A unit test runs
- * the real core's queue action, so a change of those words fails there, not silently here.
- */
-const HELD = /^held back\b/;
-export const heldIn = (r: BulkResult): number => r.unchanged.filter((u) => HELD.test(u.reason)).reduce((a, u) => a + u.count, 0);
+/** Samples the quality hold kept out of the queue: the one reason that needs a decision (and a way to the flagged samples). */
+export const heldIn = (r: BulkResult): number => r.unchanged.filter((u) => u.code === 'held-back').reduce((a, u) => a + u.count, 0);
 
 /**
  * Why samples stay as they are, from the core's reasons: "345 stay as they are: already on the
@@ -54,7 +49,7 @@ export function question(a: ChosenAction, n: number): string {
     case 'category':
       return `Set category ${a.category} on ${count(n)}?`;
     case 'queue':
-      return `Queue ${count(n)} for upload?`;
+      return a.force ? `Queue ${count(n)} for upload, held back ones too ("Upload anyway")?` : `Queue ${count(n)} for upload?`;
     case 'dequeue':
       return `Take ${count(n)} out of the upload queue?`;
     case 'delete':
@@ -76,7 +71,7 @@ export function confirmText(a: ChosenAction, preview: BulkResult): string {
 /** What happened, once done. The quality hold reads as everywhere else (heldSentence). */
 export function doneText(a: ChosenAction, r: BulkResult): BulkOutcome {
   const held = a.type === 'queue' ? heldIn(r) : 0;
-  const rest = held ? r.unchanged.filter((u) => !HELD.test(u.reason)) : r.unchanged;
+  const rest = held ? r.unchanged.filter((u) => u.code !== 'held-back') : r.unchanged;
   const head = (() => {
     switch (a.type) {
       case 'label':

@@ -194,6 +194,26 @@ describe('bulk actions on all matching samples', () => {
     }
   });
 
+  it('queue on all matching: the quality hold is counted apart (heldIn), and "Upload anyway" counts again with force and queues them', async () => {
+    await api.call('settings.set', { qualityHold: 'all' }); // the rows are too short: every one is held
+    try {
+      await addMany('hiss', 3);
+      const m = new MatchingBulk(api, new JobRunner(api, 'export'));
+      await m.ask({ type: 'queue' }, { text: 'hiss' });
+      expect(m.pending?.preview.changed).toBe(0);
+      expect(bulk.heldIn(m.pending!.preview)).toBe(3);
+      expect(m.pending?.preview.unchanged).toEqual([{ count: 3, code: 'held-back', reason: expect.stringMatching(/^held back by the data-quality setting/) }]);
+      await m.ask({ type: 'queue', force: true }, { text: 'hiss' });
+      expect(m.pending?.text).toBe('Queue 3 samples for upload, held back ones too ("Upload anyway")?');
+      const r = await m.confirm();
+      expect(r?.text).toBe('3 samples queued for upload.');
+      const { samples } = await api.call('samples.query', { filter: { text: 'hiss' } });
+      expect(samples.map((x) => x.state)).toEqual(['queued', 'queued', 'queued']);
+    } finally {
+      await api.call('settings.set', { qualityHold: 'off' });
+    }
+  });
+
   it('nothing to change: the confirmation says so and why, and has nothing to confirm', async () => {
     const rows = await addMany('drone', 2);
     const m = new MatchingBulk(api, new JobRunner(api, 'export'));
@@ -244,7 +264,7 @@ describe('the words', () => {
   const result = (o: Partial<BulkResult>): BulkResult => ({ matched: 0, changed: 0, unchanged: [], export: null, ...o });
 
   it('counts read with separators, and several reasons are listed with their counts', () => {
-    const r = result({ matched: 12_345, changed: 12_000, unchanged: [{ count: 300, reason: 'already on the platform: move them there' }, { count: 45, reason: 'being uploaded right now: try again once it is done' }] });
+    const r = result({ matched: 12_345, changed: 12_000, unchanged: [{ count: 300, reason: 'already on the platform: move them there', code: 'on-platform' }, { count: 45, reason: 'being uploaded right now: try again once it is done', code: 'uploading' }] });
     expect(bulk.confirmText({ type: 'category', category: 'testing' }, r)).toBe(
       'Set category testing on 12,000 samples? 345 stay as they are: 300 already on the platform: move them there; 45 being uploaded right now: try again once it is done.',
     );
