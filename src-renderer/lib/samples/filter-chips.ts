@@ -2,25 +2,10 @@
 // values a menu offers, and the active filters as removable chips. Pure, so it is tested in Node.
 import type { QualityCode, SampleFacets } from '../../../src-main/core/contract.js';
 import type { SampleFind } from './find.js';
+import { FINDING_NAMES } from './quality.js';
 
-/**
- * Finding names for the filter menu. Not the table's badge words (lib/samples/quality.ts), which
- * call two different findings "Gaps": a menu needs every entry told apart.
- */
-export const FINDING_NAMES: Record<QualityCode, string> = {
-  unreadable: 'Unreadable',
-  'too-short': 'Too short',
-  'lost-readings': 'Lost readings',
-  'rejected-lines': 'Bad lines',
-  'irregular-timing': 'Irregular timing',
-  'timestamp-gaps': 'Timestamp gaps',
-  'rate-mismatch': 'Rate mismatch',
-  'flat-axis': 'Flat line',
-  'flat-stretch': 'Flat stretch',
-  clipping: 'Clipping',
-  silence: 'Silent',
-  dropouts: 'Dropouts',
-};
+export { FINDING_NAMES };
+
 
 /** A filter kept as a list in the find (each value a chip, each menu entry a checkbox). */
 export type ListKey = 'labels' | 'categories' | 'findings' | 'sources' | 'sessions' | 'modelSays';

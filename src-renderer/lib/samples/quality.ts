@@ -1,13 +1,14 @@
 // How a sample's data-quality report reads in the table: one short badge, the full messages on demand.
 import type { QualityCode, Sample } from '../../../src-main/core/contract.js';
 
-const TITLES: Record<QualityCode, string> = {
+/** Finding names as a list of them needs them (the filter menu): every one told apart. */
+export const FINDING_NAMES: Record<QualityCode, string> = {
   unreadable: 'Unreadable',
   'too-short': 'Too short',
-  'lost-readings': 'Gaps',
+  'lost-readings': 'Lost readings',
   'rejected-lines': 'Bad lines',
   'irregular-timing': 'Irregular timing',
-  'timestamp-gaps': 'Gaps',
+  'timestamp-gaps': 'Timestamp gaps',
   'rate-mismatch': 'Rate mismatch',
   'flat-axis': 'Flat line',
   'flat-stretch': 'Flat stretch',
@@ -15,6 +16,9 @@ const TITLES: Record<QualityCode, string> = {
   silence: 'Silent',
   dropouts: 'Dropouts',
 };
+
+/** The table's badge words: shorter, so both kinds of gap read "Gaps" (the menu needs FINDING_NAMES). */
+const TITLES: Record<QualityCode, string> = { ...FINDING_NAMES, 'lost-readings': 'Gaps', 'timestamp-gaps': 'Gaps' };
 
 export interface QualityBadgeText {
   tone: 'error' | 'warning' | 'ok' | 'unchecked';

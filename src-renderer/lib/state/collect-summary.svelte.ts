@@ -2,6 +2,7 @@ import type { CollectSummary } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import type { SampleIndex } from './sample-index.svelte.js';
+import { Settle } from './settle.js';
 
 /** Which takes the summary counts: those of this run of the app, or every take this data folder knows. */
 export type CollectScope = 'run' | 'all';
@@ -19,7 +20,7 @@ export class CollectSummaryState {
   scope = $state<CollectScope>('run');
   loading = $state(false);
   error = $state<string | null>(null);
-  #timer: ReturnType<typeof setTimeout> | null = null;
+  readonly #settle = new Settle(SETTLE_MS, () => void this.refresh());
   #asked = 0;
 
   constructor(
@@ -33,7 +34,7 @@ export class CollectSummaryState {
   }
 
   async refresh(): Promise<void> {
-    this.#cancel();
+    this.#settle.cancel();
     const asked = ++this.#asked;
     this.loading = true;
     try {
@@ -52,17 +53,11 @@ export class CollectSummaryState {
   /** Follows the sample index while shown; returns the cleanup for an $effect. */
   subscribe(): () => void {
     const off = this.index.onChange(() => {
-      this.#cancel();
-      this.#timer = setTimeout(() => void this.refresh(), SETTLE_MS);
+      this.#settle.soon();
     });
     return () => {
       off();
-      this.#cancel();
+      this.#settle.cancel();
     };
-  }
-
-  #cancel(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
   }
 }

@@ -2,6 +2,7 @@ import type { MethodOutput } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import type { SampleIndex } from './sample-index.svelte.js';
+import { Settle } from './settle.js';
 
 export type DatasetAnswer = MethodOutput<'dataset.summary'>;
 
@@ -13,7 +14,7 @@ export class DatasetState {
   data = $state.raw<DatasetAnswer | null>(null);
   loading = $state(false);
   error = $state<string | null>(null);
-  #timer: ReturnType<typeof setTimeout> | null = null;
+  readonly #settle = new Settle(SETTLE_MS, () => void this.refresh());
 
   constructor(
     private readonly api: Api,
@@ -21,7 +22,7 @@ export class DatasetState {
   ) {}
 
   async refresh(): Promise<void> {
-    this.#cancel();
+    this.#settle.cancel();
     this.loading = true;
     try {
       this.data = await this.api.call('dataset.summary', {});
@@ -35,22 +36,14 @@ export class DatasetState {
 
   /** Samples changing (uploads finishing, relabels) or new settings: refresh once things settle. */
   subscribe(): () => void {
-    const soon = () => {
-      this.#cancel();
-      this.#timer = setTimeout(() => void this.refresh(), SETTLE_MS);
-    };
+    const soon = () => this.#settle.soon();
     // The sample index also says when the connection came back (events were lost meanwhile).
     const offSamples = this.index.onChange(soon);
     const offSettings = this.api.on('settings.changed', soon);
     return () => {
       offSamples();
       offSettings();
-      this.#cancel();
+      this.#settle.cancel();
     };
-  }
-
-  #cancel(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
   }
 }

@@ -2,6 +2,7 @@ import type { SampleFacets } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import type { SampleIndex } from './sample-index.svelte.js';
+import { Settle } from './settle.js';
 
 /**
  * Quiet time before asking again: an import of thousands of files, or an upload round, changes
@@ -17,7 +18,7 @@ export class FacetsState {
   data = $state.raw<SampleFacets | null>(null);
   /** Why they could not be fetched; the menus keep the last answer meanwhile. */
   error = $state<string | null>(null);
-  #timer: ReturnType<typeof setTimeout> | null = null;
+  readonly #settle = new Settle(SETTLE_MS, () => void this.refresh());
   #inFlight: Promise<void> | null = null;
   #again = false;
 
@@ -28,7 +29,7 @@ export class FacetsState {
 
   /** One request at a time; a change meanwhile asks once more after it, never in parallel. */
   refresh(): Promise<void> {
-    this.#cancel();
+    this.#settle.cancel();
     if (this.#inFlight) {
       this.#again = true;
       return this.#inFlight;
@@ -51,17 +52,11 @@ export class FacetsState {
   /** Samples changing (or the connection back): refresh once things settle. Returns the cleanup for an $effect. */
   subscribe(): () => void {
     const off = this.index.onChange(() => {
-      this.#cancel();
-      this.#timer = setTimeout(() => void this.refresh(), SETTLE_MS);
+      this.#settle.soon();
     });
     return () => {
       off();
-      this.#cancel();
+      this.#settle.cancel();
     };
-  }
-
-  #cancel(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
   }
 }
