@@ -189,6 +189,20 @@ test('a PTY board take uploaded to testing, classified from its sample view: ban
     await expect(bands).toHaveCount(n);
     expect(classifyRequests(platform)).toHaveLength(1);
     expect(classifyRequests(platform)[0]).toMatchObject({ method: 'POST', path: `/v1/api/${platform.projectId}/classify/v2/${platform.samples[0]!.id}`, query: '?variant=int8', status: 200 });
+
+    // What the model says is a filter of the table too: "wave" finds the take; "the model disagrees
+    // with the label" finds nothing (it said wave, the take's label).
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await expect(view).toBeHidden();
+    const menu = page.getByTestId('filter-model');
+    await menu.locator('summary').click();
+    await menu.getByRole('checkbox', { name: 'wave 1' }).check();
+    await expect(page.getByTestId('matching-count')).toHaveText('1 matching');
+    await expect(row).toBeVisible();
+    expect(new URL(page.url()).hash).toContain('model=wave');
+    await menu.getByRole('checkbox', { name: 'Model disagrees with the label' }).check();
+    await expect(page.getByTestId('samples-none')).toContainText('No samples match');
   } finally {
     board?.kill('SIGTERM');
     await pty?.close();
