@@ -411,6 +411,8 @@ export const SampleFacets = z.object({
   modelSays: z.array(z.object({ label: z.string(), count: z.number().int().nonnegative() })),
   /** Samples with a kept classification ("Model says" shows one): the others are unclassified. */
   classified: z.number().int().nonnegative(),
+  /** Samples with a data-quality finding (the "Flagged" filter). */
+  flagged: z.number().int().nonnegative(),
   /** Oldest and newest `created` (null when the folder is empty), for a date range picker. */
   firstCreated: z.string().nullable(),
   lastCreated: z.string().nullable(),

@@ -59,6 +59,7 @@ test('a capture with gaps gets an error badge and is held back; "Upload anyway" 
 
     // The Flagged filter shows it; the platform has nothing yet.
     await page.getByTestId('sample-table').scrollIntoViewIfNeeded();
+    await expect(page.locator('button[data-filter=flagged]')).toHaveText('Flagged1');
     await page.locator('button[data-filter=flagged]').click();
     await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(1);
     await screenshot(page, testInfo, 'quality-badge');

@@ -175,6 +175,9 @@ describe('samples.query: search, filters, sort and paging in the index', () => {
     expect(f.sources).toEqual([{ source: DEMO_SOURCE_ID, count: 1 }]);
     expect(f.sessions).toEqual([{ session: capture.metadata['session'], count: 1, first: capture.created, last: capture.created }]);
     expect(f.kinds).toEqual([{ kind: 'audio', count: 1 }, { kind: 'sensor', count: 13 }]);
+    // The "Flagged" button's count: samples with any finding, each once.
+    expect(f.flagged).toBe(2);
+    expect(f.flagged).toBe((await call<{ total: number }>('samples.query', { filter: { flagged: true } })).total);
   });
 
   it('checks its input like every contract method', async () => {

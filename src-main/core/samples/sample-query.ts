@@ -205,6 +205,7 @@ export function facets(db: Db): SampleFacets {
         `SELECT m.value AS label, count(DISTINCT samples.rowid) AS count FROM samples, json_each(${NEWEST_SAYS}) AS m GROUP BY m.value ORDER BY m.value`,
       ),
       classified: (db.prepare(`SELECT count(*) AS n FROM samples WHERE ${NEWEST_SAYS} IS NOT NULL`).get() as { n: number }).n,
+      flagged: (db.prepare('SELECT count(*) AS n FROM samples WHERE flagged > 0').get() as { n: number }).n,
       firstCreated: span.first,
       lastCreated: span.last,
       total: span.n,
