@@ -25,6 +25,10 @@ const libsql = (): typeof Libsql => (loaded ??= createRequire(import.meta.url)('
  *   is the one thrown, as with better-sqlite3.
  * - numbers always bind as REAL; columns declared INTEGER store them back as integers (affinity),
  *   so reads and comparisons see the same values.
+ * - `close()` marks the connection closed but SQLite lets go of the file only when libsql's objects
+ *   are garbage-collected: until then samples.db-wal and -shm stay (seen 2026-11-26, a test copying
+ *   a closed data folder found -shm gone halfway through). Harmless here, as the WAL is folded in
+ *   before close (SampleStore.close); not fixed, as nothing in the wrapper can force it.
  */
 export type BindValue = string | number | bigint | Uint8Array | null;
 /** Positional values, or one object of named values (`@name` in the SQL), checked when bound. */
