@@ -2,6 +2,7 @@ import type { SampleFacets } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import type { SampleIndex } from './sample-index.svelte.js';
+import { Rerun } from './rerun.js';
 import { Settle } from './settle.js';
 
 /**
@@ -19,8 +20,7 @@ export class FacetsState {
   /** Why they could not be fetched; the menus keep the last answer meanwhile. */
   error = $state<string | null>(null);
   readonly #settle = new Settle(SETTLE_MS, () => void this.refresh());
-  #inFlight: Promise<void> | null = null;
-  #again = false;
+  readonly #rerun = new Rerun(() => this.#load());
 
   constructor(
     private readonly api: Api,
@@ -30,23 +30,16 @@ export class FacetsState {
   /** One request at a time; a change meanwhile asks once more after it, never in parallel. */
   refresh(): Promise<void> {
     this.#settle.cancel();
-    if (this.#inFlight) {
-      this.#again = true;
-      return this.#inFlight;
+    return this.#rerun.run();
+  }
+
+  async #load(): Promise<void> {
+    try {
+      this.data = await this.api.call('samples.facets', {});
+      this.error = null;
+    } catch (err) {
+      this.error = errorText(err);
     }
-    const run = async () => {
-      do {
-        this.#again = false;
-        try {
-          this.data = await this.api.call('samples.facets', {});
-          this.error = null;
-        } catch (err) {
-          this.error = errorText(err);
-        }
-      } while (this.#again);
-    };
-    this.#inFlight = run().finally(() => (this.#inFlight = null));
-    return this.#inFlight;
   }
 
   /** Samples changing (or the connection back): refresh once things settle. Returns the cleanup for an $effect. */

@@ -3,6 +3,7 @@ import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import { emptyFind, FIRST_DIR, fromQuery, STATE_FILTERS, toFilter, toQuery, type SampleFind, type StateFilterId } from '../samples/find.js';
 import type { SampleIndex } from './sample-index.svelte.js';
+import { Rerun } from './rerun.js';
 import { Selection } from './selection.svelte.js';
 
 /** More rows than this are paged: a table of thousands of rows is slow and unreadable anyway. */
@@ -42,8 +43,7 @@ export class SamplesState {
    */
   #allOf = $state.raw<ReadonlySet<string> | null>(null);
   allMatching = $derived(this.#allOf !== null && this.#allOf === this.selection.ids);
-  #inFlight: Promise<void> | null = null;
-  #again = false;
+  readonly #rerun = new Rerun(() => this.#load());
 
   constructor(
     private readonly api: Api,
@@ -65,18 +65,7 @@ export class SamplesState {
    * most two round trips and an older answer never overwrites a newer one.
    */
   refresh(): Promise<void> {
-    if (this.#inFlight) {
-      this.#again = true;
-      return this.#inFlight;
-    }
-    const run = async () => {
-      do {
-        this.#again = false;
-        await this.#load();
-      } while (this.#again);
-    };
-    this.#inFlight = run().finally(() => (this.#inFlight = null));
-    return this.#inFlight;
+    return this.#rerun.run();
   }
 
   /**
@@ -159,13 +148,13 @@ export class SamplesState {
       const r = await this.api.call('samples.query', { filter: toFilter(find), sort: find.sort, limit: PAGE_SIZE, offset: find.page * PAGE_SIZE });
       if (find !== this.find) {
         // The find changed while this was on its way: its answer is not what is asked now.
-        this.#again = true;
+        this.#rerun.again();
         return;
       }
       if (r.samples.length === 0 && find.page > 0 && r.total > 0) {
         // The rows of this page went away (or the address named a page past the end): show the last.
         this.find = { ...find, page: Math.floor((r.total - 1) / PAGE_SIZE) };
-        this.#again = true;
+        this.#rerun.again();
         return;
       }
       const all = this.allMatching;
