@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
@@ -37,6 +37,10 @@ async function keychainAccounts(): Promise<string[]> {
 describe.skipIf(!socatAvailable())('capture-desk connect: keys', { timeout: 45_000 }, () => {
   it('after sessions with requests, no API key or HMAC key (given or sent by the platform) is in the data dir, its logs, the keychain or the output', async () => {
     const dataDir = await newDataDir();
+    // This test is about keys: a reading lost on a loaded machine must not hold the take back (the
+    // quality hold has tests of its own), or the session ends without the upload it waits for.
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(join(dataDir, 'settings.json'), JSON.stringify({ qualityHold: 'off' }));
     const before = await keychainAccounts().catch(() => null);
 
     // Session 1: keys by flag; the project's HMAC key signs.
