@@ -24,6 +24,8 @@ await Promise.all([
   build({ ...common, entryPoints: ['src-main/electron/preload.ts'], format: 'cjs', outfile: 'dist/electron/preload.cjs' }),
   // Microphone capture runs in its own process (a native abort there cannot take the app down).
   build({ ...common, entryPoints: ['src-main/core/audio/capture-worker.ts'], format: 'esm', outfile: 'dist/audio/capture-worker.js' }),
+  // The project's exported model runs in a worker thread of its own (model/model-runner.ts).
+  build({ ...common, entryPoints: ['src-main/core/model/model-worker.ts'], format: 'esm', outfile: 'dist/model/model-worker.js' }),
   // Split so each command loads only its own code and native modules (an `upload` script should
   // not pay for serialport or the HTTP server).
   build({

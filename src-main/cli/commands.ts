@@ -3,7 +3,7 @@
  * app's entry (electron/cli-passthrough.ts), which must tell `Capture-Desk.AppImage samples list`
  * apart from a GUI start with Chromium switches or a file to open.
  */
-export const CLI_COMMANDS = ['serve', 'upload', 'samples', 'record', 'devices', 'connect', 'check'] as const;
+export const CLI_COMMANDS = ['serve', 'upload', 'samples', 'record', 'devices', 'connect', 'check', 'model', 'classify'] as const;
 export type CliCommand = (typeof CLI_COMMANDS)[number];
 
 /** Arguments that mean "help" or "version" for the CLI (only in the first position). */

@@ -12,6 +12,8 @@ Commands:
   devices   list capture devices: "devices audio"
   connect   connect boards and microphones to the platform as devices (it records from them)
   check     check the API key, project id and URLs: is this talking to my project?
+  model     add, list, describe or remove the project's exported model (WebAssembly)
+  classify  run a model on a live board or microphone: "classify live"
 
 Run "capture-desk <command> --help" for a command's options; "capture-desk --version" prints the version.
 `;
@@ -26,6 +28,11 @@ const commands: Record<CliCommand, () => Promise<Command>> = {
   record: async () => (argv) => recordCommand(argv),
   connect: async () => (await import('./connect.js')).connectCommand,
   check: async () => (await import('./check.js')).checkCommand,
+  model: async () => (await import('./model.js')).modelCommand,
+  classify: async () => async ([what, ...rest]) => {
+    if (what === 'live') return (await import('./classify-live.js')).classifyLiveCommand(rest);
+    throw new UsageError('classify what? Use "classify live" (see capture-desk classify live --help); a sample already here: "samples classify ID --model NAME".');
+  },
   devices: async () => async ([what, ...rest]) => {
     if (what === 'audio') return (await import('./audio.js')).devicesCommand(rest);
     throw new UsageError('devices what? Use "devices audio" (see capture-desk devices audio --help).');

@@ -1,0 +1,281 @@
+import { parseArgs } from 'node:util';
+import { systemClock } from '../core/clock.js';
+import type { Category, Sample } from '../core/contract.js';
+import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
+import { EventBus } from '../core/event-bus.js';
+import { stderrLogger, type Logger } from '../core/log.js';
+import { CatchKeeper } from '../core/model/catch-keeper.js';
+import { isBackgroundLabel } from '../core/model/catch-spans.js';
+import { saveCaughtAudio, saveCaughtRows } from '../core/model/caught-sample.js';
+import { LiveModel, percentile, type LiveRows, type WindowMeta } from '../core/model/live-model.js';
+import { ModelRegistry } from '../core/model/model-registry.js';
+import { modelWorkerSpawner } from '../core/model/model-runner.js';
+import type { ModelVerdict } from '../core/model/model-schema.js';
+import { ModelSession } from '../core/model/model-session.js';
+import { SampleStore } from '../core/samples/sample-store.js';
+import { SettingsStore } from '../core/settings/settings-store.js';
+import { UploadQueue } from '../core/upload/upload-queue.js';
+import { UsageError } from './args.js';
+import { parseCategory, parseIntFlag } from './options.js';
+import { prepareUpload } from './record-common.js';
+
+export const CLASSIFY_LIVE_USAGE = `Usage: capture-desk classify live --model NAME (--port PATH [--baud N] | --microphone [NAME]) [options]
+
+  Runs an added model (see "capture-desk model add") on a live board or microphone: windows of
+  the model's length slide over the stream, and each gets the model's verdict. Nothing is
+  uploaded or saved unless --catch is given.
+
+  --model NAME        the model to run
+  --port PATH         a board printing numbers, one reading per line (e.g. /dev/ttyACM0)
+  --baud N            baud rate (default 115200)
+  --frequency HZ      the board's rate, when known (default: measured from the stream)
+  --microphone [NAME] a microphone (an id from "capture-desk devices audio"; default: the one
+                      recordings use), captured at the model's rate
+  --stride-ms N       a window starts every N ms (default: a quarter window; for a microphone on
+                      a build with continuous mode, its slice)
+  --seconds S         stop after S seconds (default: run until Ctrl+C)
+  --threshold X       a top score below X is "uncertain" (default 0.6)
+  --data-dir DIR      data directory (default: ${defaultDataDir()})
+  --json              one JSON line per window:
+                        {"t_ms","label","confidence","scores":{label:value},"anomaly","classify_ms"}
+                      (t_ms = the window's end on the stream's time axis, from the first reading),
+                      then {"summary":true,"windows","by_label","skipped","classify_ms_p50","classify_ms_p95"}
+
+  Catch mode, keeping what the model gets wrong:
+  --catch LABEL       what is happening now ("I am doing LABEL"): every window whose top label
+                      differs, or whose confidence is under the threshold, is saved as a sample
+                      labelled LABEL (the window plus a margin each side; misses that touch merge).
+                      With LABEL noise, unknown or background, windows where the model says
+                      another label are kept (its false positives). One JSON line per sample:
+                        {"caught":true,"sample_id","start_ms","end_ms","model_said","confidence"}
+  --category C        training (default), testing or post-processing
+  --margin-ms N       margin each side of a missed window (default 500)
+  --per-minute N      at most N caught samples a minute (default 20)
+  --upload            upload caught samples as they are saved, with --ingestion-url URL and an
+                      API key (--api-key, CAPTURE_DESK_API_KEY or the keychain)
+
+  Exit 0 after --seconds or on Ctrl+C; 1 with a sentence when the source or the model fails.
+`;
+
+/** `--microphone` may come without a name: parseArgs needs a value, so "" stands for "the usual one". */
+function normaliseMicrophone(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--microphone' && (i + 1 >= argv.length || argv[i + 1]!.startsWith('--'))) out.push('--microphone=');
+    else out.push(a);
+  }
+  return out;
+}
+
+export async function classifyLiveCommand(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parseArgs({
+    args: normaliseMicrophone(argv),
+    allowPositionals: true,
+    options: {
+      model: { type: 'string' },
+      port: { type: 'string' },
+      baud: { type: 'string' },
+      frequency: { type: 'string' },
+      microphone: { type: 'string' },
+      'stride-ms': { type: 'string' },
+      seconds: { type: 'string' },
+      threshold: { type: 'string' },
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      catch: { type: 'string' },
+      category: { type: 'string' },
+      'margin-ms': { type: 'string' },
+      'per-minute': { type: 'string' },
+      upload: { type: 'boolean' },
+      'ingestion-url': { type: 'string' },
+      'api-key': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(CLASSIFY_LIVE_USAGE);
+    return 0;
+  }
+  if (positionals.length) throw new UsageError(`unexpected argument "${positionals.join(' ')}".`);
+  if (!v.model) throw new UsageError('--model NAME is required (see "capture-desk model list").');
+  if ((v.port === undefined) === (v.microphone === undefined)) throw new UsageError('Give one source: --port PATH (a board) or --microphone [NAME].');
+  const strideMs = v['stride-ms'] === undefined ? null : parseIntFlag('--stride-ms', v['stride-ms'], 0, 1, 600_000);
+  const seconds = v.seconds === undefined ? null : Number(v.seconds);
+  if (seconds !== null && !(seconds > 0)) throw new UsageError(`--seconds must be a number above 0; got "${v.seconds}".`);
+  const threshold = v.threshold === undefined ? 0.6 : Number(v.threshold);
+  if (!(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a number from 0 to 1; got "${v.threshold}".`);
+  const frequencyHz = v.frequency === undefined ? null : Number(v.frequency);
+  if (frequencyHz !== null && !(frequencyHz > 0 && frequencyHz <= 100_000)) throw new UsageError(`--frequency must be a number of hertz above 0; got "${v.frequency}".`);
+  const catchLabel = v.catch === undefined ? null : v.catch.trim();
+  if (catchLabel === '') throw new UsageError('--catch needs the label of what is happening, e.g. --catch wave.');
+  if (catchLabel === null && (v.category !== undefined || v['margin-ms'] !== undefined || v.upload)) throw new UsageError('--category, --margin-ms and --upload go with --catch LABEL.');
+  const category = parseCategory(v.category, ['training', 'testing', 'post-processing']) as Category;
+  const marginMs = parseIntFlag('--margin-ms', v['margin-ms'], 500, 0, 60_000);
+  const perMinute = parseIntFlag('--per-minute', v['per-minute'], 20, 1, 10_000);
+
+  const log = stderrLogger({ command: 'classify live' });
+  const dataDir = await ensureDataDir(v['data-dir'] ?? defaultDataDir());
+  const settings = (await SettingsStore.open(dataDir, log)).get();
+  const upload = catchLabel ? await prepareUpload(v, settings.projectId) : null;
+  const registry = new ModelRegistry(dataDir, modelWorkerSpawner(), log);
+  const session = await ModelSession.open<WindowMeta>(registry, v.model, modelWorkerSpawner(), log);
+  const d = session.entry.description;
+  const cleanup: Array<() => Promise<void> | void> = [() => session.close()];
+  try {
+    const source = v.port !== undefined
+      ? await openBoard(v.port, parseIntFlag('--baud', v.baud, 115_200, 300, 12_000_000), frequencyHz, log, cleanup)
+      : await openMicrophone(v.microphone ?? '', d.frequencyHz, dataDir, log, cleanup);
+    const store = catchLabel ? await SampleStore.open(dataDir, log) : null;
+    if (store) cleanup.push(() => store.close());
+    const queue = upload && store
+      ? new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => upload })
+      : null;
+    if (queue) {
+      queue.start();
+      cleanup.unshift(async () => {
+        await queue.whenIdle();
+        await queue.stop();
+      });
+    }
+
+    let failure: string | null = null;
+    let finish: () => void = () => {};
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const keeper = catchLabel && store
+      ? new CatchKeeper(
+          { expected: catchLabel, background: isBackgroundLabel(catchLabel), threshold, marginMs },
+          { perMinuteCap: perMinute, axes: source.axisNames.length, rateHz: source.rateHz, windowMs: d.windowMs },
+          async (span, values, rows) => {
+            const take = {
+              label: catchLabel, category, queue: queue !== null, note: `caught: ${span.note}`,
+              metadata: { model: session.entry.name, model_said: span.worst.label ?? '', confidence: span.worst.confidence === null ? '' : span.worst.confidence.toFixed(2) },
+              extra: { caught: { model: session.entry.name, model_hash: session.entry.hash, start_ms: span.startMs, end_ms: span.endMs, windows: span.windows, said: span.said, uncertain: span.uncertain } },
+            };
+            return source.audio
+              ? saveCaughtAudio(store, Int16Array.from(values, (x) => Math.max(-32768, Math.min(32767, Math.round(x)))), source.rateHz, take)
+              : saveCaughtRows(store, { values, count: rows, sensors: source.axisNames.map((name) => ({ name, units: 'N/A' })), intervalMs: 1000 / source.rateHz, deviceType: 'SERIAL_LINES' }, take);
+          },
+          {
+            caught: (span, sample: Sample) => {
+              if (queue) queue.enqueue([sample.id]);
+              const line = { caught: true, sample_id: sample.id, start_ms: span.startMs, end_ms: span.endMs, model_said: span.worst.label, confidence: span.worst.confidence };
+              process.stdout.write(v.json ? JSON.stringify(line) + '\n' : `caught ${sample.id}: ${span.startMs}–${span.endMs} ms, ${span.note}\n`);
+            },
+            failed: (_span, err) => process.stderr.write(`A caught span could not be saved: ${err instanceof Error ? err.message : String(err)}\n`),
+          },
+        )
+      : null;
+
+    const live = new LiveModel(session, source, { strideMs, threshold }, {
+      verdict: (w) => {
+        process.stdout.write(v.json ? verdictJson(w) : verdictText(w));
+        keeper?.verdict(w);
+      },
+      windowError: (index, code) => process.stderr.write(`Window ${index}: the model returned error ${code}${code === -5 ? ' (its signal processing failed)' : ''}.\n`),
+      restarted: (reason) => process.stderr.write(`The model stopped (${reason}); it was started again.\n`),
+      failed: (reason) => {
+        failure = reason;
+        finish();
+      },
+      ended: (err) => {
+        failure = `${source.name} stopped: ${err instanceof Error ? err.message : String(err)}`;
+        finish();
+      },
+      rows: keeper ? (values, rows) => keeper.rows(values, rows) : undefined,
+    });
+    for (const note of live.fit.notes) process.stderr.write(note + '\n');
+    process.stderr.write(`Classifying ${source.name} with "${session.entry.name}": windows of ${d.windowMs} ms every ${live.fit.strideMs} ms${seconds ? ` for ${seconds} s` : ' until Ctrl+C'}.\n`);
+
+    const timer = seconds === null ? null : setTimeout(finish, seconds * 1000);
+    process.once('SIGINT', finish);
+    await finished;
+    if (timer) clearTimeout(timer);
+    process.off('SIGINT', finish);
+    await live.stop();
+    await keeper?.flush();
+
+    const summary = {
+      summary: true, windows: live.windows, by_label: live.byLabel, skipped: live.skipped,
+      classify_ms_p50: r3(percentile(live.classifyMs, 50)), classify_ms_p95: r3(percentile(live.classifyMs, 95)),
+      ...(keeper ? { caught: keeper.saved.length, caught_summary: keeper.summary(), capped: keeper.catcher.capped } : {}),
+      ...(live.errors ? { window_errors: live.errors } : {}),
+    };
+    process.stdout.write(v.json ? JSON.stringify(summary) + '\n' : summaryText(summary, keeper?.summary() ?? null));
+    if (failure) {
+      process.stderr.write(`${failure}\n`);
+      return 1;
+    }
+    return keeper && keeper.failures.length ? 1 : 0;
+  } finally {
+    for (const c of cleanup.reverse()) await c();
+  }
+}
+
+async function openBoard(path: string, baudRate: number, frequencyHz: number | null, log: Logger, cleanup: Array<() => Promise<void> | void>): Promise<LiveRows> {
+  const { StreamHub } = await import('../core/stream/stream-hub.js');
+  const { serialLinesFactory } = await import('../core/serial/serial-lines-source.js');
+  const { createLineReader } = await import('../core/serial/line-reader.js');
+  const { DEFAULT_PORT_SETTINGS } = await import('../core/serial/port-registry.js');
+  const { serialportOpener } = await import('../core/serial/serialport-opener.js');
+  const hub = new StreamHub(new EventBus(), systemClock);
+  const settings = { ...DEFAULT_PORT_SETTINGS, baudRate, frequencyHz };
+  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, createReader: () => createLineReader({ frequencyHz, axes: null }) }));
+  const sourceId = `serial:${path}`;
+  const info = await hub.start(sourceId);
+  cleanup.push(() => hub.stopAll());
+  const rateHz = frequencyHz ?? info.rateHz;
+  process.stderr.write(`${path}: ${info.axes.length} axes (${info.axes.map((a) => a.name).join(', ')}) at ${rateHz.toFixed(2)} Hz${frequencyHz ? ' (given)' : ' (measured)'}.\n`);
+  return {
+    name: path,
+    axisNames: info.axes.map((a) => a.name),
+    rateHz,
+    audio: false,
+    subscribe: (onRows, onEnd) => hub.tap(sourceId, (values, rows) => onRows(values, rows), onEnd),
+  };
+}
+
+async function openMicrophone(name: string, rateHz: number, dataDir: string, log: Logger, cleanup: Array<() => Promise<void> | void>): Promise<LiveRows> {
+  const { AudioSupervisor } = await import('../core/audio/audio-supervisor.js');
+  const { loadAudioChoice, resolveDevice } = await import('../core/audio/device-choice.js');
+  const quiet: Logger = { info() {}, warn: (m, f) => log.warn(m, f), error: (m, f) => log.error(m, f) };
+  const sup = new AudioSupervisor({ log: quiet, restartDelaysMs: false, maxPreRollMs: 0 });
+  cleanup.push(() => sup.close());
+  let deviceId: string | undefined = name || undefined;
+  if (deviceId === undefined) {
+    const chosen = resolveDevice(await sup.listDevices(), await loadAudioChoice(dataDir, log));
+    if (chosen?.note) process.stderr.write(chosen.note + '\n');
+    deviceId = chosen?.device.id;
+  }
+  const status = await sup.start({ deviceId, sampleRate: rateHz });
+  await sup.whenLive(15_000);
+  const device = status.device?.name ?? deviceId ?? 'the microphone';
+  process.stderr.write(`Opened "${device}", captured at ${rateHz} Hz (the model's rate).\n`);
+  return {
+    name: `microphone "${device}"`,
+    axisNames: ['audio'],
+    rateHz,
+    audio: true,
+    subscribe: (onRows, onEnd) => {
+      const offs = [sup.pcm.on((b) => onRows(b.pcm, b.pcm.length)), sup.errors.on((err) => onEnd(err))];
+      return () => offs.forEach((off) => off());
+    },
+  };
+}
+
+const r3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
+
+function verdictJson(w: ModelVerdict): string {
+  return JSON.stringify({ t_ms: r3(w.endMs), label: w.label, confidence: w.confidence, scores: w.scores, anomaly: w.anomaly, classify_ms: w.classifyMs }) + '\n';
+}
+
+function verdictText(w: ModelVerdict): string {
+  const others = Object.entries(w.scores).filter(([l]) => l !== w.label).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([l, s]) => `${l} ${s.toFixed(2)}`).join(', ');
+  const conf = w.confidence === null ? '' : w.confidence.toFixed(2);
+  return `${(w.endMs / 1000).toFixed(3).padStart(9)} s  ${(w.label ?? '-').padEnd(14)} ${conf}${w.uncertain ? ' uncertain' : ''}${w.anomaly === null ? '' : `  anomaly ${w.anomaly.toFixed(2)}`}${others ? `  (${others})` : ''}\n`;
+}
+
+function summaryText(s: { windows: number; by_label: Record<string, number>; skipped: number; classify_ms_p50: number | null; classify_ms_p95: number | null }, caught: string | null): string {
+  const labels = Object.entries(s.by_label).sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`).join(', ');
+  return `${s.windows} windows (${labels || 'none'}); ${s.skipped} skipped while the model was busy; ${r3(s.classify_ms_p50) ?? '-'} ms per window (p95 ${r3(s.classify_ms_p95) ?? '-'})${caught ? `; ${caught}` : ''}\n`;
+}

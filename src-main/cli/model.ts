@@ -1,0 +1,128 @@
+import { parseArgs } from 'node:util';
+import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
+import { stderrLogger } from '../core/log.js';
+import { ModelRegistry } from '../core/model/model-registry.js';
+import { modelWorkerSpawner } from '../core/model/model-runner.js';
+import type { ModelEntry } from '../core/model/model-schema.js';
+import { UsageError } from './args.js';
+import { parseIntFlag } from './options.js';
+
+export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|remove> [options]
+
+  The project's model, exported from the platform's deployment page as "WebAssembly", run on
+  this computer: "classify live" runs it on a board or microphone, "samples classify --model"
+  on samples already here.
+
+  model add PATH [--name NAME] [--axes N] [--data-dir DIR] [--json]
+      PATH is the export's .zip, its unpacked folder, or the edge-impulse-standalone.js inside
+      it. Its two files are copied into the data folder (models/NAME/), started once, described
+      and checked by classifying a window of zeros. NAME defaults to the zip's or folder's name.
+      Builds from before 2022 do not say how many axes a window holds: --axes N says it (a
+      microphone model is one axis); without it the model is kept with axes "unknown" and a
+      source must say them before it runs.
+  model list [--json] [--data-dir DIR]
+  model info NAME [--json] [--data-dir DIR]
+  model remove NAME [--data-dir DIR]
+
+  Exit 0 on success; 1 with a sentence saying what is wrong (nothing is left half-added);
+  2 for a command-line mistake.
+`;
+
+export async function modelCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    process.stdout.write(MODEL_USAGE);
+    return sub === undefined ? 2 : 0;
+  }
+  if (!['add', 'list', 'info', 'remove'].includes(sub)) throw new UsageError(`model ${sub}? Use model add, list, info or remove.`);
+  const { values: v, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      axes: { type: 'string' },
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(MODEL_USAGE);
+    return 0;
+  }
+  const dataDir = await ensureDataDir(v['data-dir'] ?? defaultDataDir());
+  const registry = new ModelRegistry(dataDir, modelWorkerSpawner(), stderrLogger({ command: `model ${sub}` }));
+  const one = (what: string): string => {
+    if (positionals.length !== 1) throw new UsageError(`model ${sub} takes one ${what}.`);
+    return positionals[0]!;
+  };
+  switch (sub) {
+    case 'add': {
+      const path = one('PATH (the export\'s .zip, folder or .js)');
+      const axes = v.axes === undefined ? undefined : parseIntFlag('--axes', v.axes, 0, 1, 64);
+      if (!v.json) process.stderr.write(`Starting the model from ${path}…\n`);
+      const m = await registry.add(path, { name: v.name, axes });
+      process.stdout.write(v.json ? JSON.stringify(toJson(m)) + '\n' : `Added model "${m.name}".\n${describeText(m)}`);
+      return 0;
+    }
+    case 'list': {
+      if (positionals.length) throw new UsageError('model list takes no arguments.');
+      const all = await registry.list();
+      if (v.json) for (const m of all) process.stdout.write(JSON.stringify(toJson(m)) + '\n');
+      else if (!all.length) process.stdout.write('No models added. Add one with: capture-desk model add EXPORT.zip\n');
+      else for (const m of all) process.stdout.write(`${m.name.padEnd(24)} ${summary(m)}${m.status === 'ready' ? '' : `  [${m.status}]`}\n`);
+      return 0;
+    }
+    case 'info': {
+      const m = await registry.get(one('NAME'));
+      process.stdout.write(v.json ? JSON.stringify(toJson(m)) + '\n' : `Model "${m.name}"\n${describeText(m)}`);
+      return m.status === 'missing' || m.status === 'changed' ? 1 : 0;
+    }
+    case 'remove': {
+      const name = one('NAME');
+      await registry.remove(name);
+      process.stdout.write(`Removed model "${name}".\n`);
+      return 0;
+    }
+  }
+  return 2;
+}
+
+function summary(m: ModelEntry): string {
+  const d = m.description;
+  const axes = d.axes === null ? 'axes unknown' : `${d.axes} ${d.axes === 1 ? 'axis' : 'axes'}`;
+  return `${d.sensor}, ${d.frequencyHz} Hz, ${d.windowMs} ms windows, ${axes}, labels ${d.labels.join(', ') || '(none)'}`;
+}
+
+function describeText(m: ModelEntry): string {
+  const d = m.description;
+  const lines = [
+    `  sensor            ${d.sensor} (${d.sensorCode})`,
+    `  frequency         ${d.frequencyHz} Hz`,
+    `  window            ${d.windowMs} ms (${d.frameSampleCount} samples per axis)`,
+    `  axes              ${d.axes ?? 'unknown: this build does not say; pass --axes N when adding, or answer when a source asks'}${d.axesFrom === 'given' ? ' (given)' : ''}`,
+    `  floats per window ${d.floatsPerWindow ?? 'unknown'}`,
+    `  labels            ${d.labels.join(', ') || '(none)'}`,
+    `  anomaly block     ${d.hasAnomaly ? 'yes' : 'no'}`,
+    `  model type        ${d.modelType ?? 'not said (build before 2022)'}`,
+    `  build             ${d.hasInit ? 'newer (init)' : 'older (no init)'}, continuous mode ${d.continuous ? `yes (slice of ${d.sliceFloats} floats)` : 'no'}`,
+    ...(d.project ? [`  project           ${d.project.name ?? '?'} (id ${d.project.id ?? '?'}, deploy ${d.project.deployVersion ?? '?'})`] : []),
+    `  start / window    ${d.startMs} ms to start, ${d.classifyMs} ms per window here`,
+    `  files             ${m.js.name} (${m.js.bytes} bytes), ${m.wasm.name} (${m.wasm.bytes} bytes); hash ${m.hash.slice(0, 16)}`,
+    `  added             ${m.addedAt} from ${m.source}`,
+  ];
+  if (m.problem) lines.push(`  problem           ${m.problem}`);
+  return lines.join('\n') + '\n';
+}
+
+function toJson(m: ModelEntry): Record<string, unknown> {
+  const d = m.description;
+  return {
+    name: m.name, status: m.status, problem: m.problem, hash: m.hash, added_at: m.addedAt, source: m.source,
+    sensor: d.sensor, sensor_code: d.sensorCode, frequency_hz: d.frequencyHz, window_ms: d.windowMs, frame_sample_count: d.frameSampleCount,
+    axes: d.axes, axes_from: d.axesFrom, floats_per_window: d.floatsPerWindow, labels: d.labels, has_anomaly: d.hasAnomaly,
+    model_type: d.modelType, init: d.hasInit, continuous: d.continuous, slice_floats: d.sliceFloats, project: d.project,
+    start_ms: d.startMs, classify_ms: d.classifyMs,
+    files: { js: m.js, wasm: m.wasm },
+  };
+}

@@ -1,0 +1,87 @@
+import type { Sample } from '../contract.js';
+import { SpanCatcher, type CatchRules, type CaughtSpan } from './catch-spans.js';
+import type { ModelVerdict } from './model-schema.js';
+
+/** How much the ring holds beyond a window and both margins: room for a model that lags behind. */
+const SLACK_MS = 20_000;
+
+/**
+ * Catch mode on a live source: every source row goes into a ring long enough for a window, both
+ * margins and a model lagging behind; verdicts go to a SpanCatcher; each span it closes is cut
+ * from the ring (the board's own rows for that span, never resampled ones) and saved, one at a
+ * time and in order, by `save`.
+ */
+export class CatchKeeper {
+  readonly catcher: SpanCatcher;
+  readonly #ring: Float64Array;
+  readonly #capacity: number;
+  readonly #axes: number;
+  #total = 0;
+  #saving: Promise<void> = Promise.resolve();
+  readonly saved: Sample[] = [];
+  readonly failures: string[] = [];
+  /** Rows a span wanted that had already left the ring (the model lagged more than the slack). */
+  rowsGone = 0;
+
+  constructor(
+    rules: CatchRules,
+    o: { perMinuteCap: number; axes: number; rateHz: number; windowMs: number },
+    private readonly save: (span: CaughtSpan, values: Float64Array, rows: number, firstRow: number) => Promise<Sample>,
+    private readonly events: { caught?(span: CaughtSpan, sample: Sample): void; failed?(span: CaughtSpan, err: unknown): void } = {},
+  ) {
+    this.catcher = new SpanCatcher(rules, { perMinuteCap: o.perMinuteCap });
+    this.#axes = o.axes;
+    this.#rateHz = o.rateHz;
+    this.#capacity = Math.ceil(((o.windowMs + 2 * rules.marginMs + SLACK_MS) / 1000) * o.rateHz) + 1;
+    this.#ring = new Float64Array(this.#capacity * o.axes);
+  }
+
+  readonly #rateHz: number;
+
+  rows(values: ArrayLike<number>, rows: number): void {
+    const a = this.#axes;
+    for (let r = 0; r < rows; r++) {
+      const at = ((this.#total + r) % this.#capacity) * a;
+      for (let k = 0; k < a; k++) this.#ring[at + k] = values[r * a + k]!;
+    }
+    this.#total += rows;
+  }
+
+  verdict(v: ModelVerdict): void {
+    for (const span of this.catcher.push(v)) this.#keep(span);
+  }
+
+  /** At the end of the stream: the open span is saved too. Resolves when every save is done. */
+  async flush(): Promise<void> {
+    for (const span of this.catcher.flush()) this.#keep(span);
+    await this.#saving;
+  }
+
+  summary(): string {
+    return this.catcher.summary();
+  }
+
+  #keep(span: CaughtSpan): void {
+    const first = Math.max(0, Math.round((span.startMs / 1000) * this.#rateHz));
+    const end = Math.min(this.#total, Math.round((span.endMs / 1000) * this.#rateHz));
+    const oldest = Math.max(0, this.#total - this.#capacity);
+    const from = Math.max(first, oldest);
+    this.rowsGone += from - first;
+    const count = Math.max(0, end - from);
+    const out = new Float64Array(count * this.#axes);
+    for (let r = 0; r < count; r++) {
+      const at = ((from + r) % this.#capacity) * this.#axes;
+      out.set(this.#ring.subarray(at, at + this.#axes), r * this.#axes);
+    }
+    this.#saving = this.#saving.then(async () => {
+      try {
+        const sample = await this.save(span, out, count, from);
+        this.saved.push(sample);
+        this.events.caught?.(span, sample);
+      } catch (err) {
+        this.failures.push(err instanceof Error ? err.message : String(err));
+        this.events.failed?.(span, err);
+      }
+    });
+  }
+}

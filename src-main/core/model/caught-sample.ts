@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+import type { Category, Sample } from '../contract.js';
+import { RECORDINGS_DIR } from '../capture/recording-recovery.js';
+import { SensorRecorder } from '../capture/sensor-recorder.js';
+import { encodeWav } from '../samples/formats/wav.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import type { SampleStore } from '../samples/sample-store.js';
+
+export interface CaughtTake {
+  label: string | null;
+  category: Category;
+  metadata: Record<string, string>;
+  note: string;
+  queue: boolean;
+  extra: Record<string, unknown>;
+}
+
+/**
+ * Saves rows a catch kept in memory as an ordinary sensor sample: the same recorder and
+ * acquisition file as a take of the Record button (through the recordings folder, so a crash
+ * mid-write leaves a recoverable recording), with the board's own rows, never resampled ones.
+ */
+export async function saveCaughtRows(
+  store: SampleStore,
+  rows: { values: ArrayLike<number>; count: number; sensors: Array<{ name: string; units: string }>; intervalMs: number; deviceName?: string; deviceType: string },
+  t: CaughtTake,
+): Promise<Sample> {
+  const recorder = await SensorRecorder.start(join(store.dataDir, RECORDINGS_DIR), {
+    ...(rows.deviceName === undefined ? {} : { deviceName: rows.deviceName }),
+    deviceType: rows.deviceType,
+    sensors: rows.sensors,
+    context: { sourceId: 'model-catch', label: t.label, category: t.category, metadata: t.metadata, intervalMs: rows.intervalMs },
+  });
+  recorder.append(rows.values, rows.count);
+  const reserved = store.reserveFile('.cbor');
+  const { rows: written } = await recorder.finish(reserved.tempPath, { intervalMs: rows.intervalMs });
+  return store.commitFile(reserved, {
+    name: `${t.label ?? 'unlabeled'}.${reserved.id.slice(0, 8)}.cbor`,
+    kind: 'sensor',
+    label: t.label,
+    category: t.category,
+    metadata: t.metadata,
+    lengthMs: written * rows.intervalMs,
+    queue: t.queue,
+    note: t.note,
+    extra: { rows: written, interval_ms: rows.intervalMs, ...t.extra },
+  });
+}
+
+/** The same for a microphone: the caught span as a WAV of the samples as captured. */
+export async function saveCaughtAudio(store: SampleStore, pcm: Int16Array, sampleRate: number, t: CaughtTake): Promise<Sample> {
+  const reserved = store.reserveFile('.wav');
+  await writeFileAtomic(reserved.tempPath, encodeWav(pcm, { sampleRate, channels: 1 }));
+  return store.commitFile(reserved, {
+    name: `${t.label ?? 'unlabeled'}.${reserved.id.slice(0, 8)}.wav`,
+    kind: 'audio',
+    label: t.label,
+    category: t.category,
+    metadata: t.metadata,
+    lengthMs: (pcm.length / sampleRate) * 1000,
+    queue: t.queue,
+    note: t.note,
+    extra: { frames: pcm.length, sample_rate: sampleRate, ...t.extra },
+  });
+}

@@ -1,0 +1,84 @@
+import { CoreError } from '../errors.js';
+import type { RawProperties } from './glue.js';
+import type { ModelRunner } from './model-runner.js';
+import { sensorKind, type ModelDescription } from './model-schema.js';
+
+const IMAGE_TYPES = new Set(['object_detection', 'constrained_object_detection', 'visual_anomaly', 'image']);
+const round = (x: number, d = 3): number => Math.round(x * 10 ** d) / 10 ** d;
+
+/**
+ * Turns what a started export says of itself into a description, then checks it by classifying
+ * one window of zeros (a model that fails on silence would fail live, with less said). `axes` is
+ * the person's --axes, needed only by builds that do not say.
+ */
+export async function describeModel(runner: ModelRunner, axesGiven: number | null): Promise<ModelDescription> {
+  const p = runner.properties;
+  refuseImages(p);
+  if (!(p.frequency > 0) || !(p.frameSampleCount > 0)) {
+    throw new CoreError('InvalidArguments', `The model does not say its sampling frequency or window (frequency ${p.frequency}, frame_sample_count ${p.frameSampleCount}); Capture Desk cannot cut windows for it. Export it again from the platform's deployment page.`);
+  }
+  const { axes, axesFrom } = axesOf(p, axesGiven);
+  const floatsPerWindow = axes === null ? null : axes * p.frameSampleCount;
+  // Unknown axes: pad the zeros so a module expecting more axes reads zeros, not what lies beyond.
+  const count = floatsPerWindow ?? p.frameSampleCount;
+  const zeros = () => new Float32Array(floatsPerWindow ?? p.frameSampleCount * 16);
+  let first;
+  const times: number[] = [];
+  try {
+    first = await runner.classify(zeros(), { count });
+    for (let i = 0; i < 4; i++) times.push((await runner.classify(zeros(), { count })).ms);
+  } catch (err) {
+    throw new CoreError('InvalidArguments', `The model aborted when it classified a window of zeros: ${(err as Error).message}. It cannot run here; export it again, or ask whoever built it.`);
+  }
+  if (first.code !== 0) {
+    throw new CoreError('InvalidArguments', `The model failed on a window of zeros (run_classifier returned ${first.code}${first.code === -5 ? ': its signal processing failed' : ''}). It would fail on live data too; export it again, or check the impulse on the platform.`);
+  }
+  const labels = p.labels ?? first.scores.map(([l]) => l);
+  const continuous = p.continuous;
+  times.sort((a, b) => a - b);
+  return {
+    sensorCode: p.sensor,
+    sensor: sensorKind(p.sensor),
+    frequencyHz: p.frequency,
+    frameSampleCount: p.frameSampleCount,
+    windowMs: round((p.frameSampleCount / p.frequency) * 1000),
+    axes,
+    axesFrom,
+    floatsPerWindow,
+    labels,
+    // Old builds answer anomaly 0 with or without an anomaly block and do not say which: no block claimed.
+    hasAnomaly: p.hasAnomaly ?? false,
+    modelType: p.modelType,
+    hasInit: p.hasInit,
+    continuous,
+    sliceFloats: continuous && floatsPerWindow !== null ? (p.sliceSize ?? Math.floor(floatsPerWindow / 4)) : null,
+    project: p.project,
+    startMs: round(runner.startMs, 2),
+    classifyMs: round(times[Math.floor(times.length / 2)] ?? first.ms, 3),
+  };
+}
+
+function refuseImages(p: RawProperties): void {
+  const image = p.sensor === 3 || (p.inputWidth > 0 && p.inputHeight > 0) || (p.modelType !== null && IMAGE_TYPES.has(p.modelType));
+  if (image) {
+    const what = p.modelType === 'object_detection' || p.modelType === 'constrained_object_detection' ? 'finds objects in images' : 'classifies images';
+    throw new CoreError('InvalidArguments', `This model ${what}; Capture Desk runs models on sensor and audio streams. Export a time-series or audio impulse instead.`);
+  }
+}
+
+function axesOf(p: RawProperties, given: number | null): { axes: number | null; axesFrom: ModelDescription['axesFrom'] } {
+  if (p.inputFeaturesCount !== null && p.inputFeaturesCount > 0) {
+    const axes = p.inputFeaturesCount / p.frameSampleCount;
+    if (!Number.isInteger(axes)) {
+      throw new CoreError('InvalidArguments', `The model takes ${p.inputFeaturesCount} floats per window of ${p.frameSampleCount} samples: not a whole number of axes. Export it again from the platform.`);
+    }
+    if (given !== null && given !== axes) {
+      throw new CoreError('InvalidArguments', `--axes ${given} does not match the model, which says it takes ${axes} axes (${p.inputFeaturesCount} floats per window of ${p.frameSampleCount} samples). Leave --axes out.`);
+    }
+    return { axes, axesFrom: 'model' };
+  }
+  if (given !== null) return { axes: given, axesFrom: 'given' };
+  // A microphone is one channel: the one case an old build's axes are known without asking.
+  if (p.sensor === 1) return { axes: 1, axesFrom: 'model' };
+  return { axes: null, axesFrom: 'unknown' };
+}

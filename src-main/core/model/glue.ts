@@ -1,0 +1,206 @@
+/**
+ * The export's calling conventions, used only inside the model worker (model-worker.ts): load the
+ * Emscripten glue, read its properties, classify one window, free what it returns. Everything
+ * measured about real exports is in shared/spec/wasm-model.md; the rules that shape this file:
+ * - the glue is CommonJS and starts asynchronously (onRuntimeInitialized);
+ * - Node's fetch makes old glue abort, so it is hidden while the glue is required;
+ * - debug builds have getters on Module that abort when read: only the names below are touched;
+ * - the window length is not checked by the module: the caller passes exactly floatsPerWindow;
+ * - every object the module returns is deleted, or its heap grows per call.
+ */
+import { createRequire } from 'node:module';
+
+interface Deletable { delete?: () => void }
+interface EmVector<T> extends Deletable { size(): number; get(i: number): T }
+interface EmEntry extends Deletable { label: string; value: number }
+interface EmResult extends Deletable {
+  result: number;
+  anomaly?: number;
+  classification?: EmVector<EmEntry>;
+  size?: () => number;
+  get?: (i: number) => EmEntry;
+}
+export interface EmModule {
+  onRuntimeInitialized?: () => void;
+  init?: () => void;
+  get_properties?: () => Record<string, unknown> & Deletable;
+  get_project?: () => Record<string, unknown> & Deletable;
+  run_classifier: (ptr: number, n: number, debug: boolean) => EmResult;
+  run_classifier_continuous?: (ptr: number, n: number, debug: boolean, enablePerfCal: boolean) => EmResult;
+  _malloc: (bytes: number) => number;
+  _free: (ptr: number) => void;
+  HEAPF32: Float32Array;
+}
+
+/** What the export says of itself, as read (axes may be unknown: old builds do not say). */
+export interface RawProperties {
+  sensor: number;
+  frequency: number;
+  frameSampleCount: number;
+  inputWidth: number;
+  inputHeight: number;
+  inputFeaturesCount: number | null;
+  labels: string[] | null;
+  modelType: string | null;
+  hasAnomaly: boolean | null;
+  sliceSize: number | null;
+  hasInit: boolean;
+  continuous: boolean;
+  project: { id: number | null; owner: string | null; name: string | null; deployVersion: number | null } | null;
+}
+
+export interface RawResult {
+  /** 0 ok; negative: the module's error code (e.g. -5: the signal processing failed). */
+  code: number;
+  scores: Array<[string, number]>;
+  anomaly: number | null;
+}
+
+/** require()s the glue with fetch hidden, waits for its runtime, calls init() where the build has it. */
+export function loadGlue(jsPath: string): Promise<EmModule> {
+  const req = createRequire(jsPath);
+  const g = globalThis as { fetch?: unknown };
+  const fetch = g.fetch;
+  let M: EmModule;
+  delete g.fetch;
+  try {
+    M = req(jsPath) as EmModule;
+  } finally {
+    g.fetch = fetch;
+  }
+  if (typeof M !== 'object' || M === null) throw new Error('the file did not give an Emscripten Module object when loaded');
+  return new Promise<EmModule>((resolve, reject) => {
+    const ready = () => {
+      try {
+        if (typeof M.run_classifier !== 'function') throw new Error('the module has no run_classifier function: it is not a classifier export');
+        if (typeof M.init === 'function') M.init();
+        resolve(M);
+      } catch (err) {
+        reject(err);
+      }
+    };
+    // Each worker requires the glue once, so its runtime has not started yet. (`calledRun`, which
+    // would tell, is one of the debug build's aborting getters: never read it.)
+    M.onRuntimeInitialized = ready;
+  });
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** Reads the named fields one by one (they are getters), then deletes the object. */
+export function readProperties(M: EmModule): RawProperties {
+  if (typeof M.get_properties !== 'function') throw new Error('the module has no get_properties function: it is not a classifier export');
+  const p = M.get_properties();
+  let out: RawProperties;
+  try {
+    const labelsVec = p['labels'] as EmVector<string> | undefined;
+    let labels: string[] | null = null;
+    if (labelsVec && typeof labelsVec.size === 'function') {
+      labels = [];
+      for (let i = 0; i < labelsVec.size(); i++) labels.push(String(labelsVec.get(i)));
+      labelsVec.delete?.();
+    }
+    const hasAnomaly = p['has_anomaly'];
+    out = {
+      sensor: num(p['sensor']) ?? -1,
+      frequency: num(p['frequency']) ?? 0,
+      frameSampleCount: num(p['frame_sample_count']) ?? 0,
+      inputWidth: num(p['input_width']) ?? 0,
+      inputHeight: num(p['input_height']) ?? 0,
+      inputFeaturesCount: num(p['input_features_count']),
+      labels,
+      modelType: str(p['model_type']),
+      hasAnomaly: typeof hasAnomaly === 'boolean' ? hasAnomaly : typeof hasAnomaly === 'number' ? hasAnomaly !== 0 : null,
+      sliceSize: num(p['slice_size']),
+      hasInit: typeof M.init === 'function',
+      continuous: typeof M.run_classifier_continuous === 'function',
+      project: null,
+    };
+  } finally {
+    p.delete?.();
+  }
+  if (typeof M.get_project === 'function') {
+    const q = M.get_project();
+    try {
+      out.project = { id: num(q['id']), owner: str(q['owner']), name: str(q['name']), deployVersion: num(q['deploy_version']) };
+    } finally {
+      q.delete?.();
+    }
+  }
+  return out;
+}
+
+/**
+ * One input buffer in the module's heap, reused for every call (a malloc per window would only
+ * churn its allocator). The HEAPF32 view is taken after each call that may grow the heap.
+ */
+export class Classifier {
+  #ptr = 0;
+  #capacity = 0;
+
+  constructor(private readonly M: EmModule) {}
+
+  /**
+   * Classifies a whole window (or, continuous, one slice) of `count` floats. `values` may be longer
+   * than `count`: the check of a model whose axes are unknown pads with zeros, so that a module
+   * expecting more reads zeros rather than whatever lies past the buffer.
+   */
+  run(values: Float32Array, continuous = false, count = values.length): RawResult {
+    const M = this.M;
+    if (values.length > this.#capacity) {
+      if (this.#ptr) M._free(this.#ptr);
+      this.#ptr = M._malloc(values.length * 4);
+      this.#capacity = values.length;
+    }
+    M.HEAPF32.set(values, this.#ptr >> 2);
+    const r = continuous && M.run_classifier_continuous
+      ? M.run_classifier_continuous(this.#ptr, count, false, false)
+      : M.run_classifier(this.#ptr, count, false);
+    return readResult(r);
+  }
+
+  dispose(): void {
+    if (this.#ptr) this.M._free(this.#ptr);
+    this.#ptr = 0;
+    this.#capacity = 0;
+  }
+}
+
+/** Reads a result in either shape (2021+ builds: size/get on the result; older: r.classification), then frees all of it. */
+function readResult(r: EmResult): RawResult {
+  try {
+    const code = num(r.result) ?? -1;
+    const scores: Array<[string, number]> = [];
+    const anomaly = num(r.anomaly);
+    if (code === 0) {
+      if (typeof r.size === 'function' && typeof r.get === 'function') {
+        const n = r.size();
+        for (let i = 0; i < n; i++) scores.push(readEntry(r.get(i)));
+      } else if (r.classification && typeof r.classification.size === 'function') {
+        const v = r.classification;
+        try {
+          const n = v.size();
+          for (let i = 0; i < n; i++) scores.push(readEntry(v.get(i)));
+        } finally {
+          v.delete?.();
+        }
+      }
+    } else {
+      // Still free the vector an old build hands back with an error code.
+      const v = r.classification;
+      v?.delete?.();
+    }
+    return { code, scores, anomaly };
+  } finally {
+    r.delete?.();
+  }
+}
+
+function readEntry(e: EmEntry): [string, number] {
+  try {
+    return [String(e.label), Number(e.value)];
+  } finally {
+    if (typeof e.delete === 'function') e.delete();
+  }
+}

@@ -1,0 +1,163 @@
+import type { Logger } from '../log.js';
+import type { ModelRegistry } from './model-registry.js';
+import { ModelRunner, type SpawnModelWorker, type WindowResult } from './model-runner.js';
+import type { ModelEntry } from './model-schema.js';
+
+/** What a caller hands over with a window and gets back with its result. */
+export interface Offered<M> {
+  values: Float32Array;
+  meta: M;
+}
+
+export interface SessionEvents<M> {
+  result(r: WindowResult, meta: M): void;
+  /** The runtime died and was started again (once); the window in hand was lost. */
+  restarted?(reason: string): void;
+  /** It died again: the model is marked failed and this session takes no more windows. */
+  failed?(reason: string): void;
+}
+
+/**
+ * One added model running for one consumer (a live source, a sample being classified).
+ * Live windows are handed over with back-pressure: one in the worker and one waiting; a newer
+ * window replaces the waiting one, which is counted as skipped, so a model slower than the stream
+ * costs windows, never memory. A runtime that dies is started once more; a second death marks the
+ * model failed with the reason.
+ */
+export class ModelSession<M = unknown> {
+  #runner: ModelRunner;
+  #waiting: Offered<M> | null = null;
+  #busy = false;
+  #restarts = 0;
+  #failed: string | null = null;
+  #closed = false;
+  #seq = 0;
+  skipped = 0;
+  lost = 0;
+  classified = 0;
+  #events: SessionEvents<M> | null = null;
+
+  private constructor(
+    readonly entry: ModelEntry,
+    private readonly jsPath: string,
+    runner: ModelRunner,
+    private readonly registry: ModelRegistry,
+    private readonly spawn: SpawnModelWorker,
+    private readonly log: Logger,
+  ) {
+    this.#runner = runner;
+    this.#watch(runner);
+  }
+
+  static async open<M>(registry: ModelRegistry, name: string, spawn: SpawnModelWorker, log: Logger): Promise<ModelSession<M>> {
+    const { entry, jsPath } = await registry.ready(name);
+    const runner = await ModelRunner.start(jsPath, spawn);
+    if (entry.status === 'failed') await registry.clearFailed(name);
+    return new ModelSession<M>(entry, jsPath, runner, registry, spawn, log);
+  }
+
+  get failed(): string | null {
+    return this.#failed;
+  }
+
+  /** Where live results go (set once, before the first offer). */
+  on(events: SessionEvents<M>): void {
+    this.#events = events;
+  }
+
+  /** Live: hand a window over without waiting. `continuous`: one slice of a continuous-mode build. */
+  offer(values: Float32Array, meta: M): void {
+    if (this.#failed || this.#closed) return;
+    if (this.#busy) {
+      if (this.#waiting) this.skipped++;
+      this.#waiting = { values, meta };
+      this.#seq++; // a replaced window still used a sequence number: the worker sees the hole
+      return;
+    }
+    void this.#run({ values, meta }, this.#seq++);
+  }
+
+  /** Offline: every window in turn (the caller awaits each); a death restarts once and retries the window. */
+  async classify(values: Float32Array, o: { continuous?: boolean } = {}): Promise<WindowResult> {
+    for (;;) {
+      if (this.#failed) throw new Error(this.#failed);
+      const copy = values.slice(); // transferred to the worker; the original may be needed again
+      try {
+        const r = await this.#runner.classify(copy, { continuous: o.continuous ?? false, seq: this.#seq++ });
+        this.classified++;
+        return r;
+      } catch (err) {
+        await this.#restartOrFail((err as Error).message);
+      }
+    }
+  }
+
+  async memory(): Promise<{ heapBytes: number; rssBytes: number }> {
+    return this.#runner.memory();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#waiting = null;
+    await this.#runner.stop();
+  }
+
+  async #run(w: Offered<M>, seq: number): Promise<void> {
+    this.#busy = true;
+    const continuous = this.entry.description.continuous && w.values.length === this.entry.description.sliceFloats;
+    try {
+      const r = await this.#runner.classify(w.values, { continuous, seq });
+      this.classified++;
+      if (!this.#closed) this.#events?.result(r, w.meta);
+    } catch (err) {
+      if (this.#closed) return;
+      this.lost++;
+      await this.#restartOrFail((err as Error).message);
+    } finally {
+      this.#busy = false;
+    }
+    const next = this.#waiting;
+    this.#waiting = null;
+    if (next && !this.#closed && !this.#failed) void this.#run(next, this.#seq - 1);
+  }
+
+  #watch(runner: ModelRunner): void {
+    runner.onDeath((err) => {
+      // A death between windows (the glue's own handlers threw) is noticed here; one inside a call
+      // rejects that call, which restarts from there.
+      if (!this.#busy && !this.#closed) void this.#restartOrFail(err.message);
+    });
+  }
+
+  #restarting: Promise<void> | null = null;
+
+  async #restartOrFail(reason: string): Promise<void> {
+    if (this.#restarting) return this.#restarting;
+    if (this.#failed) return;
+    this.#restarting = (async () => {
+      if (this.#restarts >= 1) {
+        this.#failed = `The model "${this.entry.name}" stopped twice: ${reason}. It was marked failed; check the export, or remove it and add it again.`;
+        this.log.error('model failed', { name: this.entry.name, reason });
+        await this.registry.markFailed(this.entry.name, reason);
+        this.#events?.failed?.(this.#failed);
+        return;
+      }
+      this.#restarts++;
+      this.log.warn('model restarted', { name: this.entry.name, reason });
+      try {
+        this.#runner = await ModelRunner.start(this.jsPath, this.spawn);
+        this.#watch(this.#runner);
+        this.#events?.restarted?.(reason);
+      } catch (err) {
+        this.#failed = `The model "${this.entry.name}" stopped (${reason}) and could not be started again: ${(err as Error).message}`;
+        await this.registry.markFailed(this.entry.name, reason);
+        this.#events?.failed?.(this.#failed);
+      }
+    })();
+    try {
+      await this.#restarting;
+    } finally {
+      this.#restarting = null;
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * A worker thread that runs one exported model. Loaded exports get a thread of their own because
+ * (spec/wasm-model.md) an abort kills their runtime, their glue registers process-wide
+ * uncaughtException/unhandledRejection handlers and may call process.exit: inside a worker those
+ * touch only this thread, and a runaway module is ended with worker.terminate().
+ */
+import { parentPort } from 'node:worker_threads';
+import { Classifier, loadGlue, readProperties, type EmModule } from './glue.js';
+import type { FromModelWorker, ToModelWorker } from './worker-protocol.js';
+
+const port = parentPort;
+if (!port) throw new Error('model-worker.ts runs as a worker thread');
+const send = (m: FromModelWorker): void => port.postMessage(m);
+
+let M: EmModule | null = null;
+let classifier: Classifier | null = null;
+let slicesPerWindow = 4;
+let lastSeq = -1;
+let refillLeft = 0;
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+port.on('message', (m: ToModelWorker) => {
+  switch (m.t) {
+    case 'load':
+      void load(m.jsPath);
+      return;
+    case 'classify':
+      classify(m.id, m.values, m.continuous, m.seq, m.count ?? m.values.length);
+      return;
+    case 'memory':
+      send({ t: 'memory', id: m.id, heapBytes: M ? M.HEAPF32.byteLength : 0, rssBytes: process.memoryUsage().rss });
+      return;
+    case 'stop':
+      classifier?.dispose();
+      port.close();
+      return;
+  }
+});
+
+async function load(jsPath: string): Promise<void> {
+  const t0 = performance.now();
+  try {
+    M = await loadGlue(jsPath);
+    const properties = readProperties(M);
+    if (properties.sliceSize && properties.frameSampleCount) {
+      const floats = properties.inputFeaturesCount ?? properties.frameSampleCount;
+      slicesPerWindow = Math.max(1, Math.round(floats / properties.sliceSize));
+    }
+    classifier = new Classifier(M);
+    send({ t: 'loaded', properties, startMs: performance.now() - t0 });
+  } catch (err) {
+    send({ t: 'load-failed', message: messageOf(err) });
+  }
+}
+
+function classify(id: number, values: Float32Array, continuous: boolean, seq: number, count: number): void {
+  if (!classifier) return send({ t: 'failed', id, message: 'the model is not loaded' });
+  // Continuous mode keeps a rolling window of slices inside the module: after a skipped slice it
+  // holds a hole until a whole window of new slices has gone in, and answers meanwhile are not its
+  // own (the same at the start, when it holds zeros).
+  if (continuous) {
+    if (lastSeq < 0 || seq !== lastSeq + 1) refillLeft = slicesPerWindow - 1;
+    else if (refillLeft > 0) refillLeft--;
+    lastSeq = seq;
+  }
+  const t0 = performance.now();
+  try {
+    const r = classifier.run(values, continuous, count);
+    send({ t: 'result', id, code: r.code, scores: r.scores, anomaly: r.anomaly, ms: performance.now() - t0, refilling: continuous && refillLeft > 0 });
+  } catch (err) {
+    // An abort leaves the runtime dead: say so and end, so the runner starts a fresh one.
+    send({ t: 'failed', id, message: messageOf(err) });
+    setImmediate(() => process.exit(1));
+  }
+}
+
+// Errors thrown outside a call (the glue's own async start, its re-throwing handlers) end the
+// thread; the runner hears it as an 'error' event with this message.

@@ -1,0 +1,26 @@
+/** Messages between the core (model-runner.ts) and a model worker (model-worker.ts). */
+import type { RawProperties } from './glue.js';
+
+export type ToModelWorker =
+  | { t: 'load'; jsPath: string }
+  /** A whole window (or, continuous, one slice): `seq` counts windows handed over, so the worker knows which were skipped. */
+  | { t: 'classify'; id: number; values: Float32Array; continuous: boolean; seq: number; count?: number }
+  | { t: 'memory'; id: number }
+  | { t: 'stop' };
+
+export type FromModelWorker =
+  | { t: 'loaded'; properties: RawProperties; startMs: number }
+  | { t: 'load-failed'; message: string }
+  | {
+      t: 'result';
+      id: number;
+      code: number;
+      scores: Array<[string, number]>;
+      anomaly: number | null;
+      ms: number;
+      /** Continuous mode after a skipped slice: the module's rolling window still holds old slices, so this answer is not reported. */
+      refilling: boolean;
+    }
+  /** The module threw (an abort kills its runtime: the worker ends right after). */
+  | { t: 'failed'; id: number | null; message: string }
+  | { t: 'memory'; id: number; heapBytes: number; rssBytes: number };

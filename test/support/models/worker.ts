@@ -1,0 +1,10 @@
+import { bundleForNode } from '../audio/build-worker.mjs';
+import { modelWorkerSpawner, type SpawnModelWorker } from '../../../src-main/core/model/model-runner.js';
+
+/**
+ * The model worker bundled from the TypeScript sources (vitest runs sources; a worker thread
+ * needs a JavaScript file), once per content, under node_modules/.cache.
+ */
+export async function testModelSpawner(): Promise<SpawnModelWorker> {
+  return modelWorkerSpawner(await bundleForNode('src-main/core/model/model-worker.ts'));
+}
