@@ -18,6 +18,9 @@ import { uploadHandlers } from './handlers/uploads.js';
 import { atBoards as createAtBoards } from './handlers/at-board.js';
 import { reviewHandlers } from './handlers/review.js';
 import { classifyHandlers } from './handlers/classify.js';
+import { modelHandlers } from './handlers/models.js';
+import { ModelService } from './model/model-service.js';
+import { modelWorkerSpawner, type SpawnModelWorker } from './model/model-runner.js';
 import { ClassifyService } from './classify/classify-service.js';
 import { SampleStore } from './samples/sample-store.js';
 import { startLengthBackfill } from './samples/length-backfill.js';
@@ -53,6 +56,8 @@ export interface Hardware {
   audio: AudioInput;
   /** WebSockets to the platform's remote-management service (the `ws` package unless a test injects one). */
   remote: RemoteConnector;
+  /** Starts the worker thread a model export runs in (the bundled model-worker.js unless a test passes its own). */
+  modelWorker: SpawnModelWorker;
 }
 
 export interface CoreOptions {
@@ -190,6 +195,23 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     ...(opts.remoteTiming ? { timing: opts.remoteTiming } : {}),
     startRemembered: opts.remoteStartRemembered ?? true,
   });
+  // The project's exported model run here: live verdicts, catch mode, takes classified as they are saved.
+  const models = new ModelService({
+    dataDir,
+    hub: streams,
+    audio: opts.hardware.audio,
+    store,
+    bus,
+    log,
+    spawn: opts.hardware.modelWorker ?? modelWorkerSpawner(),
+    deviceName: () => settings.get().deviceName,
+    keep: (c) => classifier.kept.keep(c),
+    onSaved: (ids, queued) => {
+      classifier.noteTakes(ids);
+      if (queued) uploads.queue.wake();
+      uploads.announce(ids);
+    },
+  });
   const review = reviewHandlers({
     store,
     bus,
@@ -301,6 +323,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     ...atBoards.handlers,
     ...review.handlers,
     ...classifyHandlers(classifier, bus),
+    ...modelHandlers(models),
     'audio.settings': () => mics?.settings() ?? { deviceId: null, sampleRate: DEFAULT_SAMPLE_RATE, preRollMs: 0 },
     'audio.setSettings': (patch) => {
       if (!mics) throw new CoreError('Unavailable', 'This shell has no microphone capture.');
@@ -332,6 +355,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       // Links first: no new request may start while recordings are being saved.
       await remote.close();
       await recordings.stopAll();
+      await models.close();
       await streams.stopAll();
       await mics?.close();
       await watcher.close();

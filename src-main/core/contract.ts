@@ -19,6 +19,8 @@ import {
 } from './classify/classify-schema.js';
 
 export * from './samples/sample-schema.js';
+export * from './model/model-schema.js';
+import { LiveModelRequest, LiveModelStatus, ModelEntry, ModelName, ModelVerdictBatch } from './model/model-schema.js';
 export { PlatformRequestInfo, RemoteDevice, RemoteLinkState, RemoteRequest, RemoteSensor } from './remote/remote-schema.js';
 export {
   Classification, ClassificationDigest, ClassificationSummary, ClassifiedBlock, ClassifiedWindow, ClassifyAfterUpload, ClassifyOptions,
@@ -481,6 +483,25 @@ const classifyMethods = {
 // eslint-disable-next-line no-control-regex
 const Label = z.string().trim().min(1, 'label must not be empty').max(128).refine((l) => !/[\u0000-\u001f\u007f]/.test(l), 'label must not contain control characters');
 
+/** The project's exported model run on this computer (model/: registry, worker, live windows, catch mode). */
+const modelMethods = {
+  'models.list': { input: none, output: z.array(ModelEntry) },
+  /** Adds an export where it lies (the desktop window's file chooser or drop): its .zip, folder or .js. */
+  'models.add': { input: z.object({ path: z.string().min(1).max(4096), name: ModelName.optional(), axes: z.number().int().min(1).max(64).optional() }).strict(), output: ModelEntry },
+  /** Adds an export's .zip from its bytes (the browser shell's file chooser or drop). */
+  'models.addBytes': {
+    input: z.object({ fileName: z.string().min(1).max(255), bytes: z.instanceof(Uint8Array), name: ModelName.optional(), axes: z.number().int().min(1).max(64).optional() }).strict(),
+    output: ModelEntry,
+  },
+  'models.remove': { input: z.object({ name: ModelName }).strict(), output: z.object({ removed: z.boolean() }) },
+  /** For a build that does not say its axes: the person says. */
+  'models.setAxes': { input: z.object({ name: ModelName, axes: z.number().int().min(1).max(64) }).strict(), output: ModelEntry },
+  /** Runs a model on a streaming source (start it first); verdicts come as model.verdicts events. Replaces a model already on it. */
+  'model.live.start': { input: LiveModelRequest, output: LiveModelStatus },
+  'model.live.stop': { input: z.object({ sourceId: z.string().min(1) }).strict(), output: z.object({ stopped: z.boolean() }) },
+  'model.live.status': { input: none, output: z.array(LiveModelStatus) },
+};
+
 export const methods = {
   'app.info': { input: none, output: AppInfo },
   /** Versions, OS, paths, devices, keychain and queue state for a bug report; never a key. */
@@ -687,6 +708,7 @@ export const methods = {
   'remote.rename': { input: z.object({ sourceId: z.string().min(1), name: z.string().trim().min(1, 'name must not be empty').max(128) }).strict(), output: RemoteDevice },
   ...reviewMethods,
   ...classifyMethods,
+  ...modelMethods,
 } as const;
 
 // ---------- events ----------
@@ -751,6 +773,11 @@ export const events = {
   'remote.changed': RemoteDevice,
   /** A sample being classified on the platform, and its result (see ClassifyState). */
   'samples.classifyState': ClassifyState,
+  /** A live model's verdicts, batched (at most ~20 batches a second per source). */
+  'model.verdicts': ModelVerdictBatch,
+  /** A live model started, stopped, failed, caught a sample, or its counts moved (at most ~4 a second). */
+  'model.live': LiveModelStatus,
+  'models.changed': z.array(ModelEntry),
   /** Sent by the desktop app's Help menu (not by the core): show the keyboard shortcuts or the diagnostics. */
   'app.showHelp': z.object({ panel: z.enum(['shortcuts', 'diagnostics']) }),
 } as const;

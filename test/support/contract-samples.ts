@@ -71,6 +71,14 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'samples.classification': { id: 'no-such-sample', impulseId: null },
   'samples.cancelClassify': { id: 'no-such-sample' },
   'samples.classifyOptions': {},
+  'models.list': {},
+  'models.add': { path: '/nonexistent/capture-desk-model.zip' },
+  'models.addBytes': { fileName: 'gestures.zip', bytes: new Uint8Array([0x50, 0x4b, 5, 6]) },
+  'models.remove': { name: 'no-such-model' },
+  'models.setAxes': { name: 'no-such-model', axes: 3 },
+  'model.live.start': { sourceId: 'serial:/dev/capture-desk-no-such-port', model: 'no-such-model' },
+  'model.live.stop': { sourceId: DEMO_SOURCE_ID },
+  'model.live.status': {},
   'samples.setClassifyOptions': { afterUpload: 'testing' },
   'samples.modelSays': { ids: ['no-such-sample'] },
   'samples.collectSummary': {},
@@ -83,5 +91,8 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
 export function expectReached(r: unknown, method: string): void {
   const result = r as CallResult;
   if (result.ok) return;
+  // A handler may refuse what it was given (a zip that is not a model export) with InvalidArguments
+  // too; the dispatcher's own refusal of a mangled input is the one that says "Invalid arguments for".
+  if (result.error.code === 'InvalidArguments' && !result.error.message.startsWith('Invalid arguments for')) return;
   expect(['UnknownMethod', 'InvalidArguments', 'MalformedMessage', 'Internal', 'Unauthorized'], `${method}: ${result.error.message}`).not.toContain(result.error.code);
 }

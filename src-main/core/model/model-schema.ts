@@ -97,3 +97,59 @@ export const ModelVerdict = z.object({
   classifyMs: z.number().nonnegative(),
 });
 export type ModelVerdict = z.infer<typeof ModelVerdict>;
+
+/** What catch mode was asked for on a live source. */
+export const CatchRequest = z.object({
+  /** What is happening now ("I am doing wave"): misses are saved under this label. */
+  label: z.string().trim().min(1).max(256),
+  category: z.enum(['training', 'testing', 'post-processing']).default('training'),
+  marginMs: z.number().int().min(0).max(60_000).default(500),
+  /** At most this many caught samples a minute (stream time). */
+  perMinute: z.number().int().min(1).max(10_000).default(20),
+  /** "Upload when saved": caught samples go into the upload queue as they are saved. */
+  queue: z.boolean().default(false),
+  /** Treat the label as background (noise, unknown): only windows sure of another label are misses. Default: by name. */
+  background: z.boolean().optional(),
+});
+export type CatchRequest = z.infer<typeof CatchRequest>;
+
+export const LiveModelRequest = z.object({
+  sourceId: z.string().min(1),
+  model: ModelName,
+  /** A window starts every strideMs (default: a quarter window; a microphone on a continuous build: its slice). */
+  strideMs: z.number().positive().max(600_000).nullable().optional(),
+  /** Top score below this = "uncertain" (default 0.6). */
+  threshold: z.number().min(0).max(1).optional(),
+  catch: CatchRequest.nullable().optional(),
+}).strict();
+export type LiveModelRequest = z.infer<typeof LiveModelRequest>;
+
+/** A model running on a live source, as the live view shows it. */
+export const LiveModelStatus = z.object({
+  sourceId: z.string(),
+  model: z.string(),
+  modelHash: z.string(),
+  state: z.enum(['running', 'stopped', 'failed']),
+  labels: z.array(z.string()),
+  windowMs: z.number(),
+  strideMs: z.number(),
+  threshold: z.number(),
+  /** Said once when it started: axes mapped in order, resampled, continuous mode. */
+  notes: z.array(z.string()),
+  windows: z.number().int().nonnegative(),
+  /** Windows left out because the model was still busy with an earlier one. */
+  skipped: z.number().int().nonnegative(),
+  /** Catch mode, when on: how many samples it saved and in words ("caught 7: 5 said idle, 2 uncertain"). */
+  catching: z.object({ label: z.string(), caught: z.number().int().nonnegative(), summary: z.string(), capped: z.number().int().nonnegative(), lastSampleId: z.string().nullable() }).nullable(),
+  /** Why it stopped by itself (the model failed twice, the source ended). */
+  error: z.string().nullable(),
+});
+export type LiveModelStatus = z.infer<typeof LiveModelStatus>;
+
+/** Verdicts of one live model since the last batch (sent a few times a second at most). */
+export const ModelVerdictBatch = z.object({
+  sourceId: z.string(),
+  model: z.string(),
+  verdicts: z.array(ModelVerdict),
+});
+export type ModelVerdictBatch = z.infer<typeof ModelVerdictBatch>;

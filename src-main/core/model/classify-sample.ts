@@ -1,0 +1,107 @@
+import type { Classification, ClassifiedWindow, Sample } from '../contract.js';
+import { summarize } from '../classify/classify-result.js';
+import { CoreError } from '../errors.js';
+import { decodeSampleBytes, type Decoded } from '../review/decoded.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import { checkFit, toVerdict } from './live-model.js';
+import type { ModelEntry } from './model-schema.js';
+import type { ModelSession } from './model-session.js';
+
+/** The variant a local result is kept under: one per model build, beside the platform's int8/float32. */
+export const localVariant = (hash: string): string => `local:${hash.slice(0, 16)}`;
+
+export interface LocalClassifyOptions {
+  strideMs?: number | null;
+  threshold?: number;
+  /** Called after each window (progress bars); return false to stop (the result is then not kept). */
+  progress?: (done: number, total: number) => boolean | void;
+}
+
+/**
+ * Classifies a sample already in the data folder with a local model, window by window at
+ * i × stride from the sample's start (stride as live: a quarter window by default), every window
+ * whole (the module reads exactly a window). Resampled when the sample's rate differs by more than
+ * 1 %. The answer has the platform's result shape, so the review plot's bands, the "Model says"
+ * column and filter and the collect-more-of view read it unchanged; `local` says where it came from.
+ */
+export async function classifySampleLocally(store: SampleStore, session: ModelSession, sample: Sample, o: LocalClassifyOptions = {}): Promise<Classification> {
+  const decoded = decodeSampleBytes(sample, await store.readBytes(sample));
+  return classifyDecoded(session, sample, decoded, o);
+}
+
+export async function classifyDecoded(session: ModelSession, sample: Pick<Sample, 'id' | 'name' | 'label'>, decoded: Decoded, o: LocalClassifyOptions = {}): Promise<Classification> {
+  const entry = session.entry;
+  const d = entry.description;
+  const rateHz = 1000 / decoded.intervalMs;
+  const threshold = o.threshold ?? 0.6;
+  const fit = checkFit(entry, { name: `"${sample.name}"`, axisNames: decoded.axes.map((a) => a.name), rateHz, audio: decoded.kind === 'audio' }, o.strideMs ?? null);
+  // Offline every window is whole: continuous slices are a live-stream economy only.
+  const strideMs = fit.continuous ? (o.strideMs ?? d.windowMs / 4) : fit.strideMs;
+  const axes = d.axes!;
+  const lengthMs = decoded.rows * decoded.intervalMs;
+  if (lengthMs + 1e-6 < d.windowMs) {
+    throw new CoreError('InvalidArguments', `"${sample.name}" is ${Math.round(lengthMs)} ms long, shorter than one window of model "${entry.name}" (${d.windowMs} ms): nothing to classify.`);
+  }
+  const count = Math.floor((lengthMs - d.windowMs) / strideMs + 1e-9) + 1;
+  const windows: ClassifiedWindow[] = [];
+  const values = new Float32Array(d.frameSampleCount * axes);
+  for (let i = 0; i < count; i++) {
+    const startMs = i * strideMs;
+    fillWindow(values, decoded, startMs, d.frameSampleCount, d.frequencyHz, axes);
+    const r = await session.classify(values);
+    if (r.code !== 0) throw new CoreError('InvalidArguments', `Model "${entry.name}" failed on the window at ${Math.round(startMs)} ms of "${sample.name}" (run_classifier returned ${r.code}${r.code === -5 ? ': its signal processing failed' : ''}).`);
+    const v = toVerdict(r, { index: i, startMs, endMs: startMs + d.windowMs }, threshold, d.hasAnomaly);
+    windows.push({ index: i, startMs: v.startMs, endMs: v.endMs, label: v.label, confidence: v.confidence, scores: v.scores, anomaly: v.anomaly, uncertain: v.uncertain });
+    if (o.progress?.(i + 1, count) === false) throw new CoreError('Cancelled', `Classifying "${sample.name}" was stopped; nothing was kept.`);
+  }
+  return localResult(entry, sample, windows, { lengthMs, strideMs, threshold });
+}
+
+export function localResult(entry: ModelEntry, sample: Pick<Sample, 'id' | 'label'>, windows: ClassifiedWindow[], o: { lengthMs: number; strideMs: number; threshold: number }): Classification {
+  const d = entry.description;
+  return {
+    sampleId: sample.id,
+    platformSampleId: null,
+    impulseId: null,
+    variant: localVariant(entry.hash),
+    local: { model: entry.name, hash: entry.hash, threshold: o.threshold },
+    classifiedAt: new Date().toISOString(),
+    lengthMs: o.lengthMs,
+    windowSizeMs: d.windowMs,
+    windowIncreaseMs: o.strideMs,
+    alreadyInDatabase: false,
+    warning: null,
+    blocks: [{
+      id: 0,
+      name: entry.name,
+      title: `on this computer: ${entry.name}`,
+      labels: d.labels,
+      minimumConfidenceRating: o.threshold,
+      hasAnomaly: d.hasAnomaly,
+      windows,
+      summary: summarize(windows, sample.label, d.labels, o.threshold),
+    }],
+  } as unknown as Classification;
+}
+
+/**
+ * Writes one window of `rows` model-rate rows starting at `startMs`, interleaved by row, from the
+ * decoded columns (audio stays at int16 scale, as the export wants). Equal rates (within 1 %) copy
+ * rows; others interpolate linearly between the two nearest source rows.
+ */
+function fillWindow(out: Float32Array, dec: Decoded, startMs: number, rows: number, modelHz: number, axes: number): void {
+  const srcHz = 1000 / dec.intervalMs;
+  const same = Math.abs(srcHz / modelHz - 1) <= 0.01 + 1e-9;
+  const first = (startMs / 1000) * srcHz;
+  for (let r = 0; r < rows; r++) {
+    const pos = same ? Math.round(first) + r : first + (r * srcHz) / modelHz;
+    const i0 = Math.min(dec.rows - 1, Math.floor(pos));
+    const i1 = Math.min(dec.rows - 1, i0 + 1);
+    const f = same ? 0 : pos - Math.floor(pos);
+    for (let a = 0; a < axes; a++) {
+      const col = dec.columns[a]!;
+      const v0 = col[i0]!;
+      out[r * axes + a] = f === 0 ? v0 : v0 + (col[i1]! - v0) * f;
+    }
+  }
+}
