@@ -16,7 +16,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { extractAll } from '@electron/asar';
 import { build as esbuild } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppInfo, CallResult, Sample, Source } from '../../src-main/core/contract.js';
+import type { AppInfo, CallResult, LiveModelStatus, ModelEntry, Sample, Source } from '../../src-main/core/contract.js';
+import { PRESETS, writeTestModel } from '../support/models/test-model.mjs';
 import { CALL_CHANNEL, EVENT_CHANNEL, type CaptureDeskBridge } from '../../src-main/electron/bridge.js';
 import { WINDOW_STATE_FILE } from '../../src-main/electron/window-state.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
@@ -121,6 +122,26 @@ describe('Electron main process from the packaged app.asar', () => {
     const sources = await call<Source[]>(app, 'sources.list');
     expect(sources.filter((s) => s.kind === 'audio').length, `no microphone listed (run under bash test/env.sh for PulseAudio); app output:\n${app.output()}`).toBeGreaterThan(0);
   }, 20_000);
+
+  it("starts a model export in the packaged model worker thread, and runs it on a live source", async () => {
+    // model-runner.ts resolves ../model/model-worker.js from the main bundle (the unpacked copy in an install).
+    const exportDir = join(work, 'gesture-export');
+    await writeTestModel(exportDir, PRESETS.gestureNew);
+    const m = await call<ModelEntry>(app, 'models.add', { path: exportDir, name: 'gestures' });
+    expect(m).toMatchObject({ name: 'gestures', status: 'ready', description: { axes: 3, frequencyHz: 62.5, labels: ['idle', 'wave'] } });
+    await call(app, 'stream.start', { sourceId: 'simulated:imu', rateHz: 62.5 });
+    const live = await call<LiveModelStatus>(app, 'model.live.start', { sourceId: 'simulated:imu', model: 'gestures', strideMs: 250 });
+    expect(live).toMatchObject({ state: 'running', model: 'gestures' });
+    const deadline = Date.now() + 15_000;
+    let windows = 0;
+    while (Date.now() < deadline && windows < 2) {
+      await new Promise((r) => setTimeout(r, 200));
+      windows = (await call<LiveModelStatus[]>(app, 'model.live.status'))[0]?.windows ?? 0;
+    }
+    expect(windows, `no window classified; app output:\n${app.output()}`).toBeGreaterThanOrEqual(2);
+    expect(await call(app, 'model.live.stop', { sourceId: 'simulated:imu' })).toEqual({ stopped: true });
+    await call(app, 'stream.stop', { sourceId: 'simulated:imu' });
+  }, 30_000);
 
   it('refuses IPC from a web contents that is not its window, and from its window showing another page', async () => {
     for (const as of ['foreign-contents', 'foreign-frame'] as const) {

@@ -10,7 +10,8 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { defaultModelWorkerPath } from '../../src-main/core/model/model-runner.js';
 import { extractAll, extractFile, listPackage, statFile } from '@electron/asar';
 import { build as esbuild } from 'esbuild';
 import { checkPng, matchValue, parseUdevRules, run, tail, type UdevRule } from './helpers.js';
@@ -394,6 +395,17 @@ describe('electron-builder --linux dir (offline, stand-in Electron)', () => {
       .filter((f) => !f.endsWith('.map'))
       .map((f) => '/' + relative(ROOT, f).split('\\').join('/'));
     expect(entries).toEqual(expect.arrayContaining(distFiles));
+  });
+
+  it('unpacks the model worker beside app.asar, and the app starts it from there', () => {
+    // Worker threads of older Electron versions could not read app.asar (electron#22446); the
+    // Electron binary cannot run here, so this checks the two halves that make it work anyway.
+    const worker = join(dirname(asarPath), 'app.asar.unpacked', 'dist', 'model', 'model-worker.js');
+    expect(existsSync(worker), worker).toBe(true);
+    const fromMain = pathToFileURL(join(asarPath, 'dist', 'electron', 'main.js')).href;
+    expect(defaultModelWorkerPath(fromMain)).toBe(worker);
+    const fromChunk = pathToFileURL(join(asarPath, 'dist', 'cli', 'chunks', 'x.js')).href;
+    expect(defaultModelWorkerPath(fromChunk)).toBe(worker);
   });
 
   it("app.asar holds only the CLI chunks the CLI can load, none left over from earlier builds", () => {

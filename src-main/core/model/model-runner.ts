@@ -9,10 +9,20 @@ import type { FromModelWorker, ToModelWorker } from './worker-protocol.js';
  * Where the worker is at run time. esbuild bundles it to dist/model/model-worker.js; the CLI
  * (dist/cli/, chunks below it) and the Electron main process (dist/electron/) find it by the same
  * relative URL. Tests running the TypeScript sources bundle it themselves (test/support/models).
+ * In an installed app the bundle is inside app.asar, which worker threads of older Electron
+ * versions could not read (electron#22446): electron-builder.yml unpacks dist/model/, and the
+ * unpacked copy is preferred.
  */
-export function defaultModelWorkerPath(): string {
-  const candidates = ['../model/model-worker.js', '../../model/model-worker.js'].map((rel) => fileURLToPath(new URL(rel, import.meta.url)));
-  return candidates.find((p) => existsSync(p)) ?? candidates[0]!;
+export function defaultModelWorkerPath(from: string = import.meta.url): string {
+  const candidates = ['../model/model-worker.js', '../../model/model-worker.js'].map((rel) => fileURLToPath(new URL(rel, from)));
+  const unpacked = candidates.map(unpackedPath).filter((p): p is string => p !== null);
+  return [...unpacked, ...candidates].find((p) => existsSync(p)) ?? candidates[0]!;
+}
+
+/** The app.asar.unpacked twin of a path inside app.asar, or null. */
+export function unpackedPath(path: string): string | null {
+  const m = /([\\/])app\.asar([\\/])/.exec(path);
+  return m ? path.replace(m[0], `${m[1]}app.asar.unpacked${m[2]}`) : null;
 }
 
 /** How the core starts a model worker (the seam: tests pass a bundle of the sources). */
