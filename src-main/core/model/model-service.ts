@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AudioInput } from '../audio/audio-input.js';
+import { StreamResampler } from '../audio/resampler.js';
 import type { Classification, RecordingStatus, Sample } from '../contract.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
@@ -116,8 +117,14 @@ export class ModelService {
   async liveStart(req: LiveModelRequest): Promise<LiveModelStatus> {
     if (this.#closed) throw new CoreError('Unavailable', 'The app is closing.');
     if (this.#running.has(req.sourceId)) await this.liveStop(req.sourceId);
-    const rows = this.#rowsOf(req.sourceId);
     const session = await ModelSession.open<WindowMeta>(this.registry, req.model, this.d.spawn, this.d.log);
+    let rows: ReturnType<ModelService['rowsOf']>;
+    try {
+      rows = this.rowsOf(req.sourceId, session.entry.description.frequencyHz);
+    } catch (err) {
+      await session.close();
+      throw err;
+    }
     const threshold = req.threshold ?? 0.6;
     const entry = session.entry;
     let live: LiveModel;
@@ -182,7 +189,7 @@ export class ModelService {
     }
     run.live = live;
     status.strideMs = live.fit.strideMs;
-    status.notes = live.fit.notes;
+    status.notes = rows.note ? [rows.note, ...live.fit.notes] : live.fit.notes;
     this.#running.set(req.sourceId, run);
     this.d.bus.emit('model.live', this.#snapshot(run));
     return this.#snapshot(run);
@@ -234,18 +241,33 @@ export class ModelService {
     return { ...run.status, windows: run.live?.windows ?? 0, skipped: run.live?.skipped ?? 0, notes: [...run.status.notes] };
   }
 
-  /** A streaming source's rows for a model: a microphone's samples from the capture, others from the hub. */
-  #rowsOf(sourceId: string): LiveRows & { sensors: Array<{ name: string; units: string }> } {
+  /**
+   * A streaming source's rows for a model: a microphone's samples from the capture, others from the
+   * hub. A microphone captured at another rate than the model's is brought to the model's rate with
+   * the capture's own band-limited resampler (linear interpolation, fine for slow sensor signals,
+   * would fold audio above the new Nyquist back into what the model hears).
+   */
+  rowsOf(sourceId: string, modelHz: number): LiveRows & { sensors: Array<{ name: string; units: string }>; note?: string } {
     const info = this.d.hub.info(sourceId);
     if (!info) throw new CoreError('NotFound', `"${sourceId}" is not streaming; start it in the live view first.`);
     if (sourceId.startsWith(AUDIO_PREFIX)) {
       const audio = this.d.audio;
       if (!audio) throw new CoreError('Unavailable', 'This shell has no audio capture.');
-      const rateHz = audio.status.sampleRate ?? info.rateHz;
+      const captured = audio.status.sampleRate ?? info.rateHz;
+      const convert = Number.isInteger(captured) && Number.isInteger(modelHz) && Math.abs(captured / modelHz - 1) > 0.01;
       return {
-        name: 'the microphone', axisNames: ['audio'], rateHz, audio: true, sensors: [{ name: 'audio', units: '' }],
+        name: 'the microphone', axisNames: ['audio'], rateHz: convert ? modelHz : captured, audio: true, sensors: [{ name: 'audio', units: '' }],
+        ...(convert ? { note: `The microphone is captured at ${captured} Hz and resampled to the model's ${modelHz} Hz.` } : {}),
         subscribe: (onRows, onEnd) => {
-          const offs = [audio.pcm.on((b) => onRows(b.pcm, b.pcm.length)), audio.errors.on((err) => onEnd(err))];
+          const rs = convert ? new StreamResampler(captured, modelHz) : null;
+          const offs = [
+            audio.pcm.on((b) => {
+              if (!rs) return onRows(b.pcm, b.pcm.length);
+              const out = rs.process(Float32Array.from(b.pcm));
+              if (out.length) onRows(out, out.length);
+            }),
+            audio.errors.on((err) => onEnd(err)),
+          ];
           return () => offs.forEach((off) => off());
         },
       };
