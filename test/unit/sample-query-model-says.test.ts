@@ -6,10 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClassificationStore } from '../../src-main/core/classify/classification-store.js';
-import { digestOf, readClassification } from '../../src-main/core/classify/classify-result.js';
+import { digestOf, readClassification, summarize } from '../../src-main/core/classify/classify-result.js';
 import type { ClassifyVariant } from '../../src-main/core/classify/classify-schema.js';
 import type { Category, SampleQueryFilter } from '../../src-main/core/contract.js';
 import { silentLogger } from '../../src-main/core/log.js';
+import { localResult, localVariant } from '../../src-main/core/model/classify-sample.js';
+import type { ModelEntry } from '../../src-main/core/model/model-schema.js';
 import { runBulk } from '../../src-main/core/samples/bulk-actions.js';
 import { openDb } from '../../src-main/core/samples/db.js';
 import { facets, querySamples, whereOf } from '../../src-main/core/samples/sample-query.js';
@@ -57,8 +59,19 @@ async function setup() {
     kept.keep(c);
     return c;
   };
+  /** Keeps a result made on this computer by model `model` (build `hash`), its windows' top labels in order. */
+  const classifyLocally = (id: string, at: string, windows: string[], o: { model?: string; hash?: string } = {}) => {
+    const s = store.get(id);
+    const labels = [...new Set(windows)].sort();
+    const entry = { name: o.model ?? 'gestures', hash: o.hash ?? 'ab'.repeat(32), description: { windowMs: 1000, labels, hasAnomaly: false } } as unknown as ModelEntry;
+    const ws = windows.map((top, i) => ({ index: i, startMs: i * 500, endMs: i * 500 + 1000, label: top, confidence: 0.9, scores: Object.fromEntries(labels.map((l) => [l, l === top ? 0.9 : 0.1])), anomaly: null, uncertain: false }));
+    const c = { ...localResult(entry, s, ws, { lengthMs: 500 * windows.length + 500, strideMs: 500, threshold: 0.6 }), classifiedAt: at };
+    expect(c.blocks[0]!.summary).toEqual(summarize(ws, s.label, labels, 0.6));
+    kept.keep(c);
+    return c;
+  };
   const names = (filter: SampleQueryFilter) => querySamples(store.db, { filter, sort: { by: 'name', dir: 'asc' }, limit: 100 }).samples.map((s) => s.name.replace('.cbor', ''));
-  return { dataDir, store, kept, sample, classify, names };
+  return { dataDir, store, kept, sample, classify, classifyLocally, names };
 }
 
 /**
@@ -170,7 +183,7 @@ describe('samples.query: what the model says', () => {
     for (const filter of [{ modelSays: ['wave'] }, { modelDisagrees: true }, { modelDisagrees: false }]) {
       const w = whereOf(store.db, filter);
       const plan = (store.db.prepare(`EXPLAIN QUERY PLAN SELECT count(*) FROM samples ${w.sql}`).all(...w.args) as Array<{ detail: string }>).map((r) => r.detail);
-      expect(plan.join('\n')).toMatch(/USING COVERING INDEX classifications_newest \(sample_id=\? AND platform_sample_id=\?\)/);
+      expect(plan.join('\n')).toMatch(/USING COVERING INDEX classifications_newest \(sample_id=\?\)/);
       expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
     }
   });
@@ -181,7 +194,7 @@ describe('samples.query: what the model says', () => {
     store.db.exec(`DROP TRIGGER classifications_says_insert; DROP TRIGGER classifications_says_update; DROP INDEX classifications_newest;
       ALTER TABLE classifications DROP COLUMN says;`);
     const version = store.db.pragma('user_version', { simple: true }) as number;
-    store.db.pragma(`user_version = ${version - 1}`);
+    store.db.pragma('user_version = 5');
     await store.close();
     cleanups.splice(0);
     const db = openDb(dataDir);
@@ -189,6 +202,64 @@ describe('samples.query: what the model says', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(version);
     expect(querySamples(db, { filter: { modelSays: ['idle'] } }).samples.map((s) => s.id).sort()).toEqual([ids.changed, ids.twoBlocks].sort());
     expect(facets(db).classified).toBe(5);
+  });
+});
+
+describe('results made on this computer (a local model) count like the platform\'s', () => {
+  it('a never-uploaded sample classified locally is found by what the model says, counted, and shown by "Model says"', async () => {
+    const { sample, classifyLocally, names, kept, store } = await setup();
+    const local = await sample('local', 'idle', { uploaded: false });
+    const other = await sample('other', 'idle', { uploaded: false });
+    expect(store.get(local.id).platformSampleId).toBeNull();
+    const c = classifyLocally(local.id, '2025-03-01T10:00:00.000Z', ['wave', 'wave', 'idle']);
+    expect(c).toMatchObject({ platformSampleId: null, impulseId: null, variant: `local:${'ab'.repeat(8)}`, local: { model: 'gestures', hash: 'ab'.repeat(32), threshold: 0.6 } });
+    expect(names({ modelSays: ['wave'] })).toEqual(['local']);
+    expect(names({ modelDisagrees: true })).toEqual(['local']);
+    expect(names({ modelDisagrees: false })).toEqual(['other']);
+    const f = facets(store.db);
+    expect(f.modelSays).toEqual([{ label: 'wave', count: 1 }]);
+    expect(f.classified).toBe(1);
+    const shown = kept.latest([local.id, other.id]);
+    expect([...shown.keys()]).toEqual([local.id]);
+    const d = digestOf(shown.get(local.id)!);
+    expect(d).toMatchObject({ id: local.id, variant: localVariant('ab'.repeat(32)), local: { model: 'gestures' }, source: 'on this computer: gestures' });
+    expect(kept.get(local.id, null, localVariant('ab'.repeat(32)), null)?.classifiedAt).toBe('2025-03-01T10:00:00.000Z');
+    expect(kept.getLocal(local.id, 'gestures')?.variant).toBe(localVariant('ab'.repeat(32)));
+    expect(kept.getLocal(local.id, 'other-model')).toBeNull();
+    // The platform's result of a sample that is not uploaded any more is not shown; a local one is.
+    expect(kept.get(local.id, null, 'int8', null)).toBeNull();
+  });
+
+  it('the newest result wins, local or the platform\'s, in the filter, the facet and "Model says"', async () => {
+    const { sample, classify, classifyLocally, names, kept, store } = await setup();
+    const s = await sample('both', 'idle');
+    classify(s.id, '2025-03-01T10:00:00.000Z', [['wave', 'wave']]);
+    expect(names({ modelSays: ['wave'] })).toEqual(['both']);
+    classifyLocally(s.id, '2025-03-02T10:00:00.000Z', ['idle', 'idle']);
+    expect(names({ modelSays: ['wave'] })).toEqual([]);
+    expect(names({ modelSays: ['idle'] })).toEqual(['both']);
+    expect(facets(store.db).modelSays).toEqual([{ label: 'idle', count: 1 }]);
+    expect(digestOf(kept.latest([s.id]).get(s.id)!).source).toBe('on this computer: gestures');
+    classify(s.id, '2025-03-03T10:00:00.000Z', [['wave', 'wave']], { variant: 'float32', impulseId: 2 });
+    expect(names({ modelSays: ['wave'] })).toEqual(['both']);
+    expect(digestOf(kept.latest([s.id]).get(s.id)!).source).toBe('the platform, impulse 2, float32');
+    // Another local model, newer still: wins again; both local results stay kept beside each other.
+    classifyLocally(s.id, '2025-03-04T10:00:00.000Z', ['idle', 'idle'], { model: 'gestures-v2', hash: 'cd'.repeat(32) });
+    expect(names({ modelSays: ['idle'] })).toEqual(['both']);
+    expect(kept.getLocal(s.id, 'gestures')?.classifiedAt).toBe('2025-03-02T10:00:00.000Z');
+    expect(digestOf(kept.latest([s.id]).get(s.id)!).source).toBe('on this computer: gestures-v2');
+  });
+
+  it('a local result holds whatever happens to the upload; the platform\'s holds only for the platform sample it was made for', async () => {
+    const { sample, classify, classifyLocally, names, store } = await setup();
+    const s = await sample('reup', 'idle');
+    classifyLocally(s.id, '2025-03-01T10:00:00.000Z', ['idle']);
+    classify(s.id, '2025-03-02T10:00:00.000Z', [['wave']]);
+    expect(names({ modelSays: ['wave'] })).toEqual(['reup']);
+    // Uploaded again as another platform sample: the platform's result no longer holds; the local one shows.
+    store.db.prepare('UPDATE samples SET platform_sample_id = 999 WHERE id = ?').run(s.id);
+    expect(names({ modelSays: ['wave'] })).toEqual([]);
+    expect(names({ modelSays: ['idle'] })).toEqual(['reup']);
   });
 });
 

@@ -1,14 +1,24 @@
 import type { Db } from '../samples/db.js';
-import { Classification, type ClassifyVariant } from './classify-schema.js';
+import { Classification, type ResultVariant } from './classify-schema.js';
 
 /** impulse_id 0 stands for "the project's default impulse" (platform impulse ids are positive). */
 const DEFAULT_IMPULSE = 0;
 const impulseKey = (id: number | null): number => id ?? DEFAULT_IMPULSE;
+/**
+ * platform_sample_id of a result made on this computer (a local model). The column is NOT NULL
+ * (migration 4) and changing that means rebuilding the table; platform sample ids are positive, so
+ * 0 cannot be mistaken for one. A local result classified the sample's own rows: it holds whatever
+ * the sample's upload state, where a platform result holds only while the sample is the platform
+ * sample it was made for. Every reader (here, sample-query.ts NEWEST_SAYS) reads 0 that way.
+ */
+export const LOCAL_RESULT = 0;
+const platformKey = (c: Classification): number => c.platformSampleId ?? LOCAL_RESULT;
 
 /**
  * Kept classifications and noted takes, in the sample index (tables `classifications` and
  * `takes`, see samples/db.ts). Never touches the samples table: a classification says what the
- * model made of a sample, it does not change the sample.
+ * model made of a sample, it does not change the sample. The platform's results and local ones
+ * (variant `local:<hash16>`, one per model build) share the table, so the newest of either wins.
  */
 export class ClassificationStore {
   constructor(private readonly db: Db) {}
@@ -20,26 +30,48 @@ export class ClassificationStore {
          ON CONFLICT (sample_id, impulse_id, variant) DO UPDATE SET platform_sample_id = excluded.platform_sample_id,
            classified_at = excluded.classified_at, result = excluded.result`,
       )
-      .run(c.sampleId, impulseKey(c.impulseId), c.variant, c.platformSampleId, c.classifiedAt, JSON.stringify(c));
+      .run(c.sampleId, impulseKey(c.impulseId), c.variant, platformKey(c), c.classifiedAt, JSON.stringify(c));
   }
 
-  /** The kept result for this sample, impulse and variant, if it was made for the platform sample it is now. */
-  get(sampleId: string, impulseId: number | null, variant: ClassifyVariant, platformSampleId: number | null): Classification | null {
+  /**
+   * The kept result for this sample, impulse and variant: a platform result if it was made for the
+   * platform sample it is now; a local one (variant local:…) whatever its upload state.
+   */
+  get(sampleId: string, impulseId: number | null, variant: ResultVariant, platformSampleId: number | null): Classification | null {
     const row = this.db
       .prepare('SELECT platform_sample_id AS p, result FROM classifications WHERE sample_id = ? AND impulse_id = ? AND variant = ?')
       .get(sampleId, impulseKey(impulseId), variant) as { p: number; result: string } | undefined;
-    if (!row || platformSampleId === null || row.p !== platformSampleId) return null;
+    if (!row) return null;
+    if (row.p !== LOCAL_RESULT && (platformSampleId === null || row.p !== platformSampleId)) return null;
     return parse(row.result);
   }
 
-  /** The newest kept result of each sample (any impulse and variant), for those of `ids` that have one. */
+  /** The newest kept result of this sample made on this computer by a model of this name (any build of it). */
+  getLocal(sampleId: string, model: string): Classification | null {
+    const rows = this.db
+      .prepare(
+        `SELECT result FROM classifications WHERE sample_id = ? AND platform_sample_id = ${LOCAL_RESULT}
+         AND json_valid(result) AND result ->> '$.local.model' = ? ORDER BY classified_at DESC`,
+      )
+      .all(sampleId, model) as Array<{ result: string }>;
+    for (const r of rows) {
+      const c = parse(r.result);
+      if (c) return c;
+    }
+    return null;
+  }
+
+  /**
+   * The newest kept result of each sample (any impulse and variant, the platform's or local), for
+   * those of `ids` that have one; platform results only while made for the platform sample it is now.
+   */
   latest(ids: string[]): Map<string, Classification> {
     const out = new Map<string, Classification>();
     if (!ids.length) return out;
     const rows = this.db
       .prepare(
         `SELECT c.sample_id AS id, c.result FROM classifications c JOIN samples s ON s.id = c.sample_id
-         WHERE c.sample_id IN (SELECT value FROM json_each(?)) AND c.platform_sample_id = s.platform_sample_id
+         WHERE c.sample_id IN (SELECT value FROM json_each(?)) AND (c.platform_sample_id = ${LOCAL_RESULT} OR c.platform_sample_id = s.platform_sample_id)
          ORDER BY c.classified_at`,
       )
       .all(JSON.stringify(ids)) as Array<{ id: string; result: string }>;

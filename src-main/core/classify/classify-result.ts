@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Classification, ClassificationDigest, ClassificationSummary, ClassifiedBlock, ClassifiedWindow, ClassifyVariant } from './classify-schema.js';
+import { sourceText } from './classify-schema.js';
 
 /**
  * The platform's classify/v2 answer (spec: Classification and testing; Classification result per
@@ -156,6 +157,8 @@ export function digestOf(c: Classification): ClassificationDigest {
     id: c.sampleId,
     impulseId: c.impulseId,
     variant: c.variant,
+    local: c.local ?? null,
+    source: sourceText(c),
     classifiedAt: c.classifiedAt,
     warning: c.warning,
     text: c.blocks.length === 1 ? c.blocks[0]!.summary.text : c.blocks.map((b) => `${b.name}: ${b.summary.text}`).join(' | '),

@@ -1,12 +1,22 @@
 /**
- * Shapes of "does the model get it right?": a sample classified on the platform (classify/v2),
- * kept per sample, impulse and variant. Imported by contract.ts, so nothing here may import Node.
+ * Shapes of "does the model get it right?": a sample classified on the platform (classify/v2) or
+ * on this computer by an added model (core/model/classify-sample.ts), kept per sample, impulse and
+ * variant. Imported by contract.ts, so nothing here may import Node.
  */
 import { z } from 'zod';
 
 /** The model variants the platform's classify/v2 takes (its third, accelerator-specific one is not offered). */
 export const ClassifyVariant = z.enum(['int8', 'float32']);
 export type ClassifyVariant = z.infer<typeof ClassifyVariant>;
+/**
+ * What a kept result is kept under: the platform's variant, or `local:<hash16>` for a result made
+ * on this computer (the first 16 hex digits of the model build's hash: one result per build).
+ */
+export const ResultVariant = z.union([ClassifyVariant, z.string().regex(/^local:[0-9a-f]{1,64}$/, 'a local variant is "local:" and the model build\'s hash')]);
+export type ResultVariant = z.infer<typeof ResultVariant>;
+/** Which added model made a local result: its name when it ran, its build's hash, the confidence threshold used. */
+export const LocalSource = z.object({ model: z.string().min(1), hash: z.string().min(1), threshold: z.number().min(0).max(1) });
+export type LocalSource = z.infer<typeof LocalSource>;
 /** A platform impulse id; null = the project's default impulse. */
 export const ImpulseId = z.number().int().positive().max(2 ** 31 - 1);
 /** Which takes are classified once the platform confirmed their upload: none, those going to testing, or all. */
@@ -79,11 +89,14 @@ export type ClassifiedBlock = z.infer<typeof ClassifiedBlock>;
 export const Classification = z.object({
   /** The local sample. */
   sampleId: z.string(),
-  /** The id the platform knows it by (files[].sampleId of its upload). */
-  platformSampleId: z.number().int(),
+  /** The id the platform knows it by (files[].sampleId of its upload); null for a local result (the sample need not be uploaded). */
+  platformSampleId: z.number().int().nullable(),
+  /** The platform's impulse (null = its default); always null for a local result. */
   impulseId: ImpulseId.nullable(),
-  variant: ClassifyVariant,
-  /** When the platform answered (ISO time): a kept result says how old it is. */
+  variant: ResultVariant,
+  /** Set when the result was made on this computer by an added model; null or absent for the platform's. */
+  local: LocalSource.nullable().optional(),
+  /** When the platform (or the local model) answered (ISO time): a kept result says how old it is. */
   classifiedAt: z.string(),
   lengthMs: z.number().nonnegative(),
   windowSizeMs: z.number().positive(),
@@ -93,14 +106,27 @@ export const Classification = z.object({
   /** The platform's warning, to be shown as given. */
   warning: z.string().nullable(),
   blocks: z.array(ClassifiedBlock).min(1),
-});
+}).refine(
+  (c) => (c.local ? c.platformSampleId === null && c.impulseId === null && c.variant.startsWith('local:') : c.platformSampleId !== null && !c.variant.startsWith('local:')),
+  'a local result has `local`, a local: variant and no platform sample or impulse; a platform result has a platform sample id and the platform\'s variant',
+);
 export type Classification = z.infer<typeof Classification>;
+
+/** Where a result came from, in words: "the platform, impulse 2, int8" or "on this computer: gestures". */
+export function sourceText(c: Pick<Classification, 'local' | 'impulseId' | 'variant'>): string {
+  if (c.local) return `on this computer: ${c.local.model}`;
+  return `the platform, ${c.impulseId === null ? 'default impulse' : `impulse ${c.impulseId}`}, ${c.variant}`;
+}
 
 /** A kept result without its windows: the samples table's "model says" column, the capture panel's line. */
 export const ClassificationDigest = z.object({
   id: z.string(),
   impulseId: ImpulseId.nullable(),
-  variant: ClassifyVariant,
+  variant: ResultVariant,
+  /** The added model that made it on this computer; null for the platform's. */
+  local: LocalSource.nullable(),
+  /** Where it came from, in words (sourceText): "the platform, impulse 2, int8", "on this computer: gestures". */
+  source: z.string(),
   classifiedAt: z.string(),
   warning: z.string().nullable(),
   /** The summary line; with several learn blocks, "<block name>: <line>" for each, joined by " | ". */

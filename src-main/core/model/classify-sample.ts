@@ -81,7 +81,7 @@ export function localResult(entry: ModelEntry, sample: Pick<Sample, 'id' | 'labe
       windows,
       summary: summarize(windows, sample.label, d.labels, o.threshold),
     }],
-  } as unknown as Classification;
+  };
 }
 
 /**

@@ -110,6 +110,14 @@ const MIGRATIONS: string[] = [
      UPDATE classifications SET says = ${saysOf('new.result')} WHERE rowid = new.rowid;
    END;
    CREATE INDEX classifications_newest ON classifications(sample_id, platform_sample_id, classified_at, says);`,
+  // Results made on this computer by an added model (core/model/classify-sample.ts) are kept in the
+  // same table with platform_sample_id 0 (ClassificationStore's LOCAL_RESULT): they hold whatever
+  // the sample's upload state, so "a sample's newest result" is now the newest of its rows whose
+  // platform_sample_id is 0 or the sample's own. The index leads with the time so that query walks
+  // a sample's few results newest first and stops at the first that holds, reading `says` and the
+  // platform id from the index alone (an IN over two platform ids would sort per sample instead).
+  `DROP INDEX IF EXISTS classifications_newest;
+   CREATE INDEX classifications_newest ON classifications(sample_id, classified_at, platform_sample_id, says);`,
 ];
 
 /**

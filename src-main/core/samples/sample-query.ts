@@ -1,4 +1,5 @@
 import type { Sample, SampleFacets, SampleQueryFilter, SampleSort } from '../contract.js';
+import { LOCAL_RESULT } from '../classify/classification-store.js';
 import type { BindValue, Db } from './db.js';
 import { rowToSample, type SampleRow } from './sample-row.js';
 
@@ -19,15 +20,16 @@ const MANY_HITS = 2000;
 /**
  * What the newest kept classification of the sample in the row says (classifications.says, see
  * db.ts: a JSON array of labels, one per learn block that said one), or NULL when it has none.
- * "Newest kept" is what samples.modelSays shows (ClassificationStore.latest): made for the
- * platform sample it is now, latest classified_at; a result that is not JSON is passed over, as
- * that view passes over one it cannot read. One seek in classifications_newest per sample, which
- * holds `says` too. Two results kept in the same millisecond come in no set order (nor do they
- * in latest()): a tie-break on rowid would sort each sample's results, a temp B-tree per sample
- * (measured: about twice the time over 50,000 samples).
+ * "Newest kept" is what samples.modelSays shows (ClassificationStore.latest): the platform's
+ * results made for the platform sample it is now and local ones (platform_sample_id 0, whatever
+ * the upload state), latest classified_at; a result that is not JSON is passed over, as that view
+ * passes over one it cannot read. One seek in classifications_newest per sample, walking its
+ * results newest first (the index holds the platform id and `says` too). Two results kept in the
+ * same millisecond come in no set order (nor do they in latest()): a tie-break on rowid would sort
+ * each sample's results, a temp B-tree per sample (measured: about twice the time over 50,000 samples).
  */
 const NEWEST_SAYS = `(SELECT c.says FROM classifications AS c
-  WHERE c.sample_id = samples.id AND c.platform_sample_id = samples.platform_sample_id AND c.says IS NOT NULL
+  WHERE c.sample_id = samples.id AND (c.platform_sample_id = ${LOCAL_RESULT} OR c.platform_sample_id = samples.platform_sample_id) AND c.says IS NOT NULL
   ORDER BY c.classified_at DESC LIMIT 1)`;
 
 export interface Where {

@@ -103,8 +103,9 @@ describe('holding flagged samples back', () => {
     stores.push(store);
     expect(store.get(s.id)).toMatchObject({ name: 'old.cbor', quality: null, flagged: null, heldBack: false });
     // 3 = quality checks; 4 = kept classifications and takes; 5 = finding samples (sort and filter
-    // indexes, search); 6 = what each kept classification says ("model says" filter).
-    expect(store.db.pragma('user_version', { simple: true })).toBe(6);
+    // indexes, search); 6 = what each kept classification says ("model says" filter); 7 = local
+    // models' results beside the platform's (the newest-result index leads with the time).
+    expect(store.db.pragma('user_version', { simple: true })).toBe(7);
     // The search index was filled from the rows already there.
     expect((store.db.prepare('SELECT count(*) AS n FROM samples_text WHERE samples_text MATCH ?').get('"old.c"') as { n: number }).n).toBe(1);
   });

@@ -60,7 +60,7 @@ describe('progress and the take\'s line in the capture panel', () => {
   });
 
   it('gives the summary when done, and the core\'s words when it failed', () => {
-    const digest = { id: 's1', impulseId: null, variant: 'int8' as const, classifiedAt: 'x', warning: null, text: 'wave: 4 of 5 windows, mean confidence 0.88; 1 window says idle', blocks: [] };
+    const digest = { id: 's1', impulseId: null, variant: 'int8' as const, local: null, source: 'the platform, default impulse, int8', classifiedAt: 'x', warning: null, text: 'wave: 4 of 5 windows, mean confidence 0.88; 1 window says idle', blocks: [] };
     expect(takeText(state({ state: 'done', digest }), null)).toBe('Model says: wave: 4 of 5 windows, mean confidence 0.88; 1 window says idle');
     const error = { code: 'Unavailable' as const, message: 'Project 1 has no trained impulse yet. Design and train an impulse on the platform, then classify again.', details: { reason: 'no-impulse' } };
     expect(takeText(state({ state: 'failed', error }), null)).toBe(`Not classified: ${error.message}`);

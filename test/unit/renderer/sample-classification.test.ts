@@ -117,7 +117,7 @@ describe('the sample view\'s classification', () => {
 
 describe('the "model says" column', () => {
   it('asks for rows as they appear and for rows the index says changed, never for rows not shown', async () => {
-    const digest = (id: string, text: string): ClassificationDigest => ({ id, impulseId: null, variant: 'int8', classifiedAt: 'x', warning: null, text, blocks: [] });
+    const digest = (id: string, text: string): ClassificationDigest => ({ id, impulseId: null, variant: 'int8', local: null, source: 'the platform, default impulse, int8', classifiedAt: 'x', warning: null, text, blocks: [] });
     let texts: Record<string, string> = { a: 'wave: 2 of 2 windows' };
     const { api, calls } = fakeApi({ 'samples.modelSays': (i: { ids: string[] }) => ({ results: i.ids.flatMap((id) => (texts[id] ? [digest(id, texts[id])] : [])) }) });
     let changed: ((c: SampleChange) => void) | null = null;
