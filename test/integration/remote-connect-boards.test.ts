@@ -96,6 +96,23 @@ describe.skipIf(!socatAvailable())('capture-desk connect: boards', { timeout: 45
     expect((await readFile(local[0]!.file)).equals(stored.bytes)).toBe(true);
   });
 
+  it('start-sampling for the validation set (declared by the platform\'s API client) records into validation, not testing', async () => {
+    const p = await startPlatform(cleanups);
+    p.ingestion.setFaults({ validationEnabled: true });
+    const b = await lineBoard(cleanups, ['--rate', '100']);
+    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath]);
+    const hello = await c.waitEvent((e) => e.event === 'connected');
+    const sensor = (hello.sensors as Array<{ name: string }>)[0]!;
+    const finished = uploadsWhenFinished(p, hello.device_id as string);
+    expect(await p.startSampling(hello.device_id as string, { label: 'wave', lengthMs: 500, category: 'validation', intervalMs: 10, sensor: sensor.name })).toMatchObject({ success: true });
+    const saved = await c.waitEvent((e) => e.event === 'sample-saved');
+    expect(c.events.find((e) => e.event === 'sample-requested')).toMatchObject({ path: '/api/validation/data' });
+    expect(saved).toMatchObject({ category: 'validation' });
+    expect(await finished).toEqual([{ path: expect.stringMatching(/^\/api\/validation\/(data|files)$/), status: 200 }]);
+    expect(p.ingestion.samples).toMatchObject([{ category: 'validation', label: 'wave' }]);
+    expect(await c.stop('SIGINT')).toBe(0);
+  });
+
   it('an official-firmware board: sampled with its own AT commands, reading progress, its own id and sensors, the board-signed bytes uploaded; refused once unplugged', async () => {
     const p = await startPlatform(cleanups, { hmacKey: HMAC_KEY });
     const b = await atBoard(cleanups);

@@ -15,7 +15,7 @@ import type { RemoteSensor } from './remote-schema.js';
 export interface TakeOrder {
   label: string;
   lengthMs: number;
-  category: 'training' | 'testing' | 'post-processing';
+  category: 'training' | 'validation' | 'testing' | 'post-processing';
   sensor: RemoteSensor;
   /** The request's interval, when the device can use it (AT boards); others use their own rate. */
   intervalMs: number | null;

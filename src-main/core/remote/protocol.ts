@@ -125,10 +125,16 @@ function projectHmacKey(key: string | null | undefined): string | null {
 /**
  * The category a request's `path` names. The spec: clients that upload through a files endpoint
  * take it from the path (training if it says so, else testing); the platform's sampling also
- * accepts post-processing, so that is read too.
+ * accepts post-processing, and its published API client (edge-impulse-api's StartSamplingRequest)
+ * declares validation too, so both are read: a validation request recorded as testing would put
+ * the take in the wrong set.
  */
-export function categoryOfPath(path: string): 'training' | 'testing' | 'post-processing' {
+/** The sets start-sampling may name (declared by the platform's published API client). */
+export type SamplingCategory = 'training' | 'validation' | 'testing' | 'post-processing';
+
+export function categoryOfPath(path: string): SamplingCategory {
   if (path.includes('post-processing')) return 'post-processing';
+  if (path.includes('validation')) return 'validation';
   if (path.includes('training')) return 'training';
   return 'testing';
 }

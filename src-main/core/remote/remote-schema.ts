@@ -27,7 +27,7 @@ export const RemoteRequest = z.object({
   label: z.string(),
   lengthMs: z.number().nonnegative(),
   sensor: z.string().nullable(),
-  category: z.enum(['training', 'testing', 'post-processing']),
+  category: z.enum(['training', 'validation', 'testing', 'post-processing']),
   /** Where the platform asked for it to go on the ingestion service (e.g. /api/training/data). */
   path: z.string(),
   /** requested → recording → saving → uploading → finished | failed */

@@ -116,7 +116,8 @@ function moveSample(state: State, [, sampleId = '']: Params, body: Buffer): Repl
   return json(200, { success: true });
 }
 
-const SAMPLING_CATEGORIES = ['training', 'testing', 'post-processing'] as const;
+// The platform's published API client declares validation too (edge-impulse-api StartSamplingRequest).
+const SAMPLING_CATEGORIES = ['training', 'validation', 'testing', 'post-processing'] as const;
 
 /** A JSON null counts as absent for the optional fields, as most API clients write it that way. */
 function samplingRequestFrom(b: Record<string, unknown>): StartSamplingRequest | string {

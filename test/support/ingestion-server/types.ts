@@ -119,7 +119,7 @@ export interface DeviceRecord {
 export interface StartSamplingRequest {
   label: string;
   lengthMs: number;
-  category: 'training' | 'testing' | 'post-processing';
+  category: 'training' | 'validation' | 'testing' | 'post-processing';
   intervalMs: number;
   sensor?: string;
   labelColor?: string;

@@ -27,6 +27,7 @@ describe('remote-management protocol', () => {
     expect(categoryOfPath('/api/training/data')).toBe('training');
     expect(categoryOfPath('/api/testing/data')).toBe('testing');
     expect(categoryOfPath('/api/post-processing/data')).toBe('post-processing');
+    expect(categoryOfPath('/api/validation/data')).toBe('validation');
     expect(categoryOfPath('/api/anomaly/data')).toBe('testing');
   });
 
