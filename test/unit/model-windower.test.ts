@@ -65,6 +65,19 @@ describe('Windower at the same rate', () => {
     expect(Array.from(wins[2]!.values)).toEqual(Array.from(ramp(3, 3, 10)));
   });
 
+  it('keeps a fractional stride exact on average: 500 ms at 62.5 Hz ends windows at 125, 156, 188, 219, 250 rows', () => {
+    const o: WindowerOptions = { axes: 3, windowRows: 125, strideRows: 31.25, sourceHz: 62.5, modelHz: 62.5 };
+    const data = ramp(2000, 3);
+    const wins = feed(new Windower(o), data, 3, 7);
+    expect(wins.slice(0, 5).map((x) => x.endRow)).toEqual([125, 156, 188, 219, 250]);
+    wins.forEach((x, k) => {
+      expect(x.endRow).toBe(125 + Math.round(k * 31.25));
+      expect(Array.from(x.values)).toEqual(Array.from(ramp(125, 3, x.endRow - 125)));
+    });
+    expect(wins.at(-1)!.endMs - wins[0]!.endMs).toBeCloseTo((wins.length - 1) * 500, 6);
+    expect(() => new Windower({ ...o, strideRows: 0.5 })).toThrow(RangeError);
+  });
+
   it('treats rates within 1% as equal and keeps time on the stream axis', () => {
     const w = new Windower({ axes: 1, windowRows: 100, strideRows: 50, sourceHz: 99.5, modelHz: 100 });
     expect(w.resampling).toBe(false);

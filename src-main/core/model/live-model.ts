@@ -135,7 +135,8 @@ export class LiveModel {
     this.windowMs = d.windowMs;
     const axes = d.axes!;
     const windowRows = this.fit.continuous ? d.sliceFloats! / axes : d.frameSampleCount;
-    const strideRows = Math.max(1, Math.round((this.fit.strideMs / 1000) * d.frequencyHz));
+    // Fractional on purpose: 500 ms at 62.5 Hz is 31.25 rows, and 31 would make every stride 496 ms.
+    const strideRows = Math.max(1, (this.fit.strideMs / 1000) * d.frequencyHz);
     this.#windower = new Windower({ axes, windowRows, strideRows: this.fit.continuous ? windowRows : strideRows, sourceHz: source.rateHz, modelHz: d.frequencyHz });
     session.on({
       result: (r, meta) => {

@@ -20,7 +20,11 @@ export interface WindowerOptions {
   axes: number;
   /** The model's frame_sample_count: rows per window, at the model's rate. */
   windowRows: number;
-  /** A window starts every strideRows model-rate rows (>= 1). */
+  /**
+   * A window starts every strideRows model-rate rows (>= 1). It may be fractional (500 ms at
+   * 62.5 Hz is 31.25 rows): window k then ends at row windowRows + round(k × strideRows), so the
+   * stride averages exactly what was asked instead of drifting by the rounding on every window.
+   */
   strideRows: number;
   /** The stream's rate, Hz. */
   sourceHz: number;
@@ -64,9 +68,10 @@ export class Windower {
   #nextPos = 0;
 
   constructor(o: WindowerOptions) {
-    for (const k of ['axes', 'windowRows', 'strideRows'] as const) {
+    for (const k of ['axes', 'windowRows'] as const) {
       if (!Number.isInteger(o[k]) || o[k] < 1) throw new RangeError(`Windower: ${k} must be a whole number >= 1; got ${o[k]}`);
     }
+    if (!Number.isFinite(o.strideRows) || o.strideRows < 1) throw new RangeError(`Windower: strideRows must be a number >= 1; got ${o.strideRows}`);
     for (const k of ['sourceHz', 'modelHz'] as const) {
       if (!Number.isFinite(o[k]) || o[k] <= 0) throw new RangeError(`Windower: ${k} must be a positive rate; got ${o[k]}`);
     }
@@ -170,8 +175,10 @@ export class Windower {
   /** Hands out the full buffer as a new window, then keeps only the rows the next window shares. */
   #emit(endRow: number, endMs: number): CutWindow {
     const w: CutWindow = { values: this.#buf.slice(), index: this.#index++, endRow, endMs };
-    this.#nextEnd += this.#stride;
-    if (this.#stride < this.#windowRows) this.#buf.copyWithin(0, this.#stride * this.#axes);
+    // From the window's number, not accumulated: a fractional stride never drifts.
+    const step = this.#windowRows + Math.round(this.#index * this.#stride) - this.#nextEnd;
+    this.#nextEnd += step;
+    if (step < this.#windowRows) this.#buf.copyWithin(0, step * this.#axes);
     return w;
   }
 }
