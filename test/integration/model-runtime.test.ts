@@ -1,0 +1,236 @@
+// The model runtime through its real parts: the test model kit's glue (the export's calling
+// conventions, aborts, process-wide handlers, a slow model) loaded by the registry into the model
+// worker (bundled from the sources), driven by ModelSession and LiveModel as the CLI and app do.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src-main/core/log.js';
+import { LiveModel, type LiveRows, type WindowMeta } from '../../src-main/core/model/live-model.js';
+import { ModelRegistry } from '../../src-main/core/model/model-registry.js';
+import type { SpawnModelWorker, WindowResult } from '../../src-main/core/model/model-runner.js';
+import type { ModelVerdict } from '../../src-main/core/model/model-schema.js';
+import { ModelSession } from '../../src-main/core/model/model-session.js';
+import { PRESETS, expectedTop, windowWithEnergy, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { testModelSpawner } from '../support/models/worker.js';
+
+let root: string;
+let spawn: SpawnModelWorker;
+let n = 0;
+const open: Array<ModelSession<unknown>> = [];
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'cd-model-runtime-'));
+  spawn = await testModelSpawner();
+}, 60_000);
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A data folder with this one model added, and a session on it. */
+async function sessionOf<M = { i: number }>(opts: TestModelOptions, add: { axes?: number } = {}): Promise<{ registry: ModelRegistry; session: ModelSession<M> }> {
+  const data = join(root, `data-${n++}`);
+  await mkdir(data);
+  const registry = new ModelRegistry(data, spawn, silentLogger);
+  await registry.add((await writeTestModel(join(root, `export-${n++}`), opts)).dir, { name: 'm', ...add });
+  const session = await ModelSession.open<M>(registry, 'm', spawn, silentLogger);
+  open.push(session as ModelSession<unknown>);
+  return { registry, session };
+}
+
+const until = async (what: string, ok: () => boolean, ms = 20_000) => {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+const asScores = (r: WindowResult) => Object.fromEntries(r.scores);
+
+describe('an abort inside the module', () => {
+  it('kills only its worker: restarted once, classifying goes on; a second abort marks the model failed with the reason', async () => {
+    const opts = { ...PRESETS.gestureNew, faults: { abortWhenAbove: 1000 } };
+    const { registry, session } = await sessionOf(opts);
+    const results: Array<{ i: number; label: string }> = [];
+    const restarted: string[] = [];
+    const failed: string[] = [];
+    session.on({
+      result: (r, meta) => results.push({ i: meta.i, label: r.scores.reduce((a, b) => (b[1] > a[1] ? b : a))[0] }),
+      restarted: (reason) => restarted.push(reason),
+      failed: (reason) => failed.push(reason),
+    });
+    const poison = () => {
+      const w = windowWithEnergy(opts, 5);
+      w[7] = 5000; // one value above abortWhenAbove
+      return w;
+    };
+
+    session.offer(windowWithEnergy(opts, 0.5), { i: 0 });
+    await until('the first result', () => results.length === 1);
+    session.offer(poison(), { i: 1 });
+    await until('the restart', () => restarted.length === 1);
+    expect(restarted[0]).toMatch(/out of range.*abortWhenAbove/);
+    expect(failed).toEqual([]);
+    // It goes on classifying in the new worker.
+    session.offer(windowWithEnergy(opts, 5), { i: 2 });
+    await until('a result after the restart', () => results.length === 2);
+    expect(results).toEqual([{ i: 0, label: 'idle' }, { i: 2, label: 'wave' }]);
+    expect((await registry.get('m')).status).toBe('ready');
+
+    session.offer(poison(), { i: 3 });
+    await until('the model marked failed', () => failed.length === 1);
+    expect(failed[0]).toMatch(/The model "m" stopped twice: .*out of range.*It was marked failed/);
+    expect(session.failed).toBe(failed[0]);
+    expect(session.lost).toBe(2);
+    const [entry] = await registry.list();
+    expect(entry).toMatchObject({ name: 'm', status: 'failed' });
+    expect(entry!.problem).toMatch(/died twice in a row \(.*out of range.*abortWhenAbove/);
+    // A failed session takes no more windows, and says so to whoever classifies offline.
+    session.offer(windowWithEnergy(opts, 0.5), { i: 4 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(results).toHaveLength(2);
+    await expect(session.classify(windowWithEnergy(opts, 0.5))).rejects.toThrow(/stopped twice/);
+
+    // The test process is unharmed, and the model runs again next time (the mark is cleared).
+    const again = await ModelSession.open(registry, 'm', spawn, silentLogger);
+    open.push(again as ModelSession<unknown>);
+    expect((await registry.get('m')).status).toBe('ready');
+    expect(asScores(await again.classify(windowWithEnergy(opts, 0.5)))).toEqual(expectedTop(opts, windowWithEnergy(opts, 0.5)).scores);
+  }, 60_000);
+
+  it('glue that registers process-wide handlers leaves this process\'s listeners as they were', async () => {
+    const listeners = () => ({ uncaughtException: process.listeners('uncaughtException'), unhandledRejection: process.listeners('unhandledRejection') });
+    const before = listeners();
+    const opts = { ...PRESETS.gestureNew, faults: { processHandlers: true } };
+    const { session } = await sessionOf(opts);
+    const w = windowWithEnergy(opts, 3);
+    expect(asScores(await session.classify(w))).toEqual(expectedTop(opts, w).scores);
+    expect(listeners()).toEqual(before);
+    expect(before.uncaughtException.length + before.unhandledRejection.length).toBe(listeners().uncaughtException.length + listeners().unhandledRejection.length);
+  }, 30_000);
+});
+
+describe('back-pressure', () => {
+  it('a model slower than the windows offered skips and counts them, holding at most one waiting', async () => {
+    const opts = { ...PRESETS.gestureNew, faults: { slowMs: 40 } };
+    const { session } = await sessionOf(opts);
+    const results: number[] = [];
+    session.on({ result: (_r, meta) => results.push(meta.i) });
+    // 20 windows at once: one goes in, each later one replaces the one waiting.
+    for (let i = 0; i < 20; i++) session.offer(windowWithEnergy(opts, i % 4), { i });
+    await until('the burst classified', () => results.length === 2);
+    await new Promise((r) => setTimeout(r, 300)); // nothing else is on its way
+    expect(results).toEqual([0, 19]);
+    expect(session.skipped).toBe(18);
+
+    // A steady stream every 5 ms against a model taking 40 ms per window.
+    let offered = 20;
+    const timer = setInterval(() => session.offer(windowWithEnergy(opts, 1), { i: offered++ }), 5);
+    await until('a second of windows', () => offered >= 220);
+    clearInterval(timer);
+    const last = offered - 1;
+    await until('the last window classified', () => results.at(-1) === last);
+    await new Promise((r) => setTimeout(r, 300));
+    // Every window was either classified or counted as skipped; never run out of order.
+    expect(results.length + session.skipped).toBe(offered);
+    expect(session.skipped).toBeGreaterThan(offered / 2);
+    expect([...results].sort((a, b) => a - b)).toEqual(results);
+    expect(session.classified).toBe(results.length);
+  }, 60_000);
+});
+
+describe('memory', () => {
+  it('stays flat over 100,000 windows: everything the module returns is freed', async () => {
+    const opts = PRESETS.gestureNew;
+    const { session } = await sessionOf(opts);
+    const windows = [0.5, 1.5, 2.5, 4].map((e) => windowWithEnergy(opts, e));
+    const answers = windows.map((w) => expectedTop(opts, w));
+    const t0 = performance.now();
+    let at10k = 0;
+    for (let i = 0; i < 100_000; i++) {
+      const r = await session.classify(windows[i % 4]!);
+      if (i % 9973 === 0) expect(asScores(r)).toEqual(answers[i % 4]!.scores);
+      if (i === 9_999) at10k = (await session.memory()).heapBytes;
+    }
+    const at100k = (await session.memory()).heapBytes;
+    console.log(`100,000 windows through the worker in ${Math.round(performance.now() - t0)} ms; module heap ${at10k} B at 10k, ${at100k} B at 100k`);
+    expect(at10k).toBeGreaterThan(0);
+    expect(at100k).toBe(at10k);
+    expect(session.classified).toBe(100_000);
+  }, 120_000);
+});
+
+describe('builds', () => {
+  it('old and new builds both classify exactly as the model says', async () => {
+    let seed = 42;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const opts of [PRESETS.gestureOld, PRESETS.gestureNew]) {
+      const { session } = await sessionOf(opts, opts.generation === 'old' ? { axes: 3 } : {});
+      expect(session.entry.description.hasInit).toBe(opts.generation === 'new');
+      const cases = [0, 0.5, 1.85, 2, 2.15, 3, 10].map((e) => windowWithEnergy(opts, e));
+      for (let k = 0; k < 20; k++) cases.push(Float32Array.from({ length: 375 }, () => (rand() - 0.5) * 8));
+      for (const w of cases) {
+        const r = await session.classify(w);
+        const want = expectedTop(opts, w);
+        expect(r.code).toBe(0);
+        expect(asScores(r)).toEqual(want.scores);
+        expect(r.scores.reduce((a, b) => (b[1] > a[1] ? b : a))[0]).toBe(want.label);
+      }
+    }
+  }, 60_000);
+});
+
+describe('continuous mode (audio, slice by slice)', () => {
+  it('gives verdicts only once a whole window went in, and again only after a skipped slice refilled it', async () => {
+    const opts = PRESETS.audioNew;
+    const { session } = await sessionOf<WindowMeta>(opts);
+    const d = session.entry.description;
+    expect(d).toMatchObject({ continuous: true, sliceFloats: 4000, windowMs: 1000 });
+    let push: (values: Float64Array, rows: number) => void = () => {};
+    const mic: LiveRows = {
+      name: 'a test microphone', axisNames: ['audio'], rateHz: 16_000, audio: true,
+      subscribe: (onRows) => {
+        push = (v, rows) => onRows(v, rows);
+        return () => {};
+      },
+    };
+    const verdicts: ModelVerdict[] = [];
+    const live = new LiveModel(session, mic, { strideMs: null, threshold: 0.6 }, { verdict: (v) => verdicts.push(v) });
+    expect(live.fit).toMatchObject({ continuous: true, strideMs: 250 });
+    // Slice k holds samples of mean |x| = level[k] (alternating sign).
+    const level = [3000, 3000, 3000, 3000, 200, 200, 5000, 9000, 200, 200, 200, 200];
+    const slice = (k: number) => Float64Array.from({ length: 4000 }, (_, i) => (i % 2 ? -level[k]! : level[k]!));
+    const oneByOne = async (k: number) => {
+      const done = session.classified;
+      push(slice(k), 4000);
+      await until(`slice ${k} classified`, () => session.classified === done + 1);
+    };
+    for (let k = 0; k < 6; k++) await oneByOne(k);
+    // Slices 6, 7, 8 arrive at once: 6 goes in, 7 waits and is replaced by 8 (skipped).
+    const done = session.classified;
+    const three = new Float64Array(12_000);
+    for (let k = 6; k < 9; k++) three.set(slice(k), (k - 6) * 4000);
+    push(three, 12_000);
+    await until('slices 6 and 8 classified', () => session.classified === done + 2);
+    expect(session.skipped).toBe(1);
+    for (let k = 9; k < 12; k++) await oneByOne(k);
+
+    const concat = (ks: number[]) => {
+      const w = new Float32Array(16_000);
+      ks.forEach((k, j) => w.set(slice(k), j * 4000));
+      return w;
+    };
+    // Nothing before the first full second; none from slice 8 (after the hole) until 11.
+    expect(verdicts.map((v) => v.endMs)).toEqual([1000, 1250, 1500, 1750, 3000]);
+    const windowsHeard = [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6], [8, 9, 10, 11]];
+    verdicts.forEach((v, j) => {
+      const want = expectedTop(opts, concat(windowsHeard[j]!));
+      expect({ label: v.label, scores: v.scores, startMs: v.startMs }, `verdict ${j}`).toEqual({ label: want.label, scores: want.scores, startMs: v.endMs - 1000 });
+    });
+    expect(verdicts.map((v) => v.label)).toEqual(['tone', 'tone', 'tone', 'tone', 'noise']);
+    await live.stop();
+  }, 60_000);
+});
