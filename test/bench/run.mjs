@@ -3,6 +3,8 @@
 // A section is a top-level .mjs file here that exports
 //   async function run(): Promise<Array<{ name, value, unit, target, pass, detail? }>>
 // where pass is true/false against the target, or null for a figure given for reference only.
+// It may also export function summary(): string, a block printed after the table (e.g. lines ready
+// to paste into the README's Benchmarks table; "model" does).
 // Other .mjs files here are helpers: importing them must have no side effects.
 //
 //   node test/bench/run.mjs [SECTION...]    e.g. node test/bench/run.mjs upload
@@ -22,7 +24,7 @@ async function sections(only) {
     const name = basename(f, '.mjs');
     if (only.length && !only.includes(name)) continue;
     const mod = await import(new URL(f, import.meta.url).href);
-    if (typeof mod.run === 'function') found.push({ name, run: mod.run });
+    if (typeof mod.run === 'function') found.push({ name, run: mod.run, summary: typeof mod.summary === 'function' ? mod.summary : null });
   }
   const missing = only.filter((n) => !found.some((s) => s.name === n));
   if (missing.length) throw new Error(`no benchmark section named ${missing.join(', ')} in ${HERE}`);
@@ -49,6 +51,7 @@ function printTable(rows) {
 }
 
 const rows = [];
+const summaries = [];
 for (const section of await sections(process.argv.slice(2))) {
   const start = performance.now();
   process.stderr.write(`bench: ${section.name}...\n`);
@@ -57,9 +60,12 @@ for (const section of await sections(process.argv.slice(2))) {
   } catch (err) {
     rows.push({ name: `${section.name}: section crashed`, value: '-', unit: '', target: 'runs', pass: false, detail: err?.stack ?? String(err) });
   }
+  const text = section.summary?.();
+  if (text) summaries.push(text);
   process.stderr.write(`bench: ${section.name} took ${((performance.now() - start) / 1000).toFixed(1)} s\n`);
 }
 printTable(rows);
+for (const text of summaries) console.log(`\n${text}`);
 const failed = rows.filter((r) => r.pass === false).length;
 console.log(failed ? `\n${failed} figure(s) missed their target.` : '\nEvery figure met its target.');
 process.exitCode = failed ? 1 : 0;
