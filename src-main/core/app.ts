@@ -306,7 +306,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'stream.start': ({ sourceId, rateHz }) => streams.start(sourceId, rateHz),
     'stream.stop': async ({ sourceId }) => ({ stopped: await streams.stop(sourceId) }),
     ...sampleHandlers(store, uploads),
-    ...findHandlers(store, uploads, review.jobs),
+    ...findHandlers(store, uploads, review.jobs, models),
     ...withKeyChanges(uploadHandlers(uploads, keys, settings), () => remote.settingsChanged()),
     'project.check': async () => {
       const s = settings.get();
@@ -322,7 +322,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'record.mark': ({ sessionId, label }) => recordings.mark(sessionId, label),
     ...atBoards.handlers,
     ...review.handlers,
-    ...classifyHandlers(classifier, bus),
+    ...classifyHandlers(classifier, bus, models),
     ...modelHandlers(models),
     'audio.settings': () => mics?.settings() ?? { deviceId: null, sampleRate: DEFAULT_SAMPLE_RATE, preRollMs: 0 },
     'audio.setSettings': (patch) => {

@@ -305,7 +305,7 @@ const Ids = z.array(z.string().min(1)).min(1).max(10_000);
 export const JobProgress = z.object({
   /** Chosen by the caller, so it can listen and cancel before the starting call answers. */
   jobId: z.string(),
-  op: z.enum(['split', 'export']),
+  op: z.enum(['split', 'export', 'classify']),
   done: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   state: z.enum(['running', 'done', 'cancelled', 'failed']),
@@ -433,7 +433,7 @@ const reviewMethods = {
     input: z.object({ jobId: JobId, ids: Ids, outDir: z.string().min(1).max(4096).optional(), csv: z.boolean().optional() }).strict(),
     output: z.object({ files: z.number().int().nonnegative(), dir: z.string() }),
   },
-  /** Stops a split or an export; its call then fails with Cancelled and leaves nothing behind. */
+  /** Stops a split, an export or a bulk classify; its call then fails with Cancelled (a split or export leaves nothing behind; samples a bulk classify finished keep their results). */
   'samples.cancel': { input: z.object({ jobId: JobId }).strict(), output: z.object({ cancelled: z.boolean() }) },
 } as const;
 
@@ -447,6 +447,11 @@ const ClassifyInput = z.object({
   impulseId: ImpulseId.nullable().optional(),
 }).strict();
 
+/** A local model's window stride (ms); null or absent: a quarter window. */
+const StrideMs = z.number().positive().max(600_000).nullable();
+/** Below this top score a window is "uncertain" (default 0.6). */
+const Threshold = z.number().min(0).max(1);
+
 const classifyMethods = {
   /**
    * Classifies an uploaded sample on the platform (classify/v2): one result per sliding window and
@@ -455,8 +460,29 @@ const classifyMethods = {
    * "waiting"); samples.cancelClassify stops that. Errors carry details {reason, platformMessage}.
    */
   'samples.classify': { input: ClassifyInput, output: Classification },
-  /** The kept result for the sample, variant and impulse (defaults as in samples.classify), without asking the platform; null if none. */
-  'samples.classification': { input: ClassifyInput, output: Classification.nullable() },
+  /**
+   * The kept result for the sample, variant and impulse (defaults as in samples.classify), without
+   * asking the platform; null if none. With `model`: the newest result an added model of that name
+   * made on this computer (samples.classifyLocal), whatever the sample's upload state.
+   */
+  'samples.classification': {
+    input: z.object({ id: z.string().min(1), variant: ClassifyVariant.optional(), impulseId: ImpulseId.nullable().optional(), model: ModelName.optional() }).strict()
+      .refine((i) => i.model === undefined || (i.variant === undefined && i.impulseId === undefined), 'give a model, or a variant and impulse id, not both'),
+    output: Classification.nullable(),
+  },
+  /**
+   * Classifies a sample in the data folder with an added model on this computer (models.*): no
+   * upload, no platform settings. Windows of the model's length at i × strideMs from the sample's
+   * start (default a quarter window), resampled when the rates differ by more than 1 %; kept like
+   * the platform's results (variant "local:<hash16>", `local` says which model), so the review
+   * plot's bands, "Model says" and its filter read it. Refused with a sentence (InvalidArguments,
+   * details.reason "too-short" or "misfit") for a sample shorter than a window or whose axes or
+   * rate do not fit the model; NotFound for a model not added.
+   */
+  'samples.classifyLocal': {
+    input: z.object({ id: z.string().min(1), model: ModelName, strideMs: StrideMs.optional(), threshold: Threshold.optional() }).strict(),
+    output: Classification,
+  },
   /** Stops a samples.classify of this sample (it fails with Cancelled, nothing kept). */
   'samples.cancelClassify': { input: z.object({ id: z.string().min(1) }).strict(), output: z.object({ cancelled: z.boolean() }) },
   /** The current project's remembered variant and impulse id, and the capture option "classify each take after upload". */
@@ -561,8 +587,11 @@ export const methods = {
   'samples.facets': { input: none, output: SampleFacets },
   /**
    * A bulk action on every sample a filter matches (not just a page): set label or category, queue
-   * (force = "Upload anyway"), take out of the queue, delete, or export (a job like samples.export,
-   * progress as samples.progress op "export", cancelled by samples.cancel). dryRun: nothing
+   * (force = "Upload anyway"), take out of the queue, delete, export (a job like samples.export,
+   * progress as samples.progress op "export", cancelled by samples.cancel), or classify with an
+   * added model on this computer (a job, op "classify": one sample at a time, each result kept as
+   * it is made, so a cancel keeps those finished; a sample that cannot be classified is left with
+   * its reason, code too-short, misfit or not-classified, and the rest go on). dryRun: nothing
    * changes, the answer says what would ("Set label on 12,345 samples? 2,000 on the platform stay
    * as they are"). expectTotal: the count the person confirmed; if the filter now matches another
    * number, nothing changes and the call fails (InvalidArguments) saying both numbers.
@@ -578,6 +607,7 @@ export const methods = {
           z.object({ type: z.literal('dequeue') }).strict(),
           z.object({ type: z.literal('delete') }).strict(),
           z.object({ type: z.literal('export'), jobId: JobId, outDir: z.string().min(1).max(4096).optional(), csv: z.boolean().optional() }).strict(),
+          z.object({ type: z.literal('classify'), jobId: JobId, model: ModelName, strideMs: StrideMs.optional(), threshold: Threshold.optional() }).strict(),
         ]),
         dryRun: z.boolean().optional(),
         expectTotal: z.number().int().nonnegative().optional(),

@@ -70,6 +70,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'samples.classify': { id: 'no-such-sample', variant: 'float32' },
   'samples.classification': { id: 'no-such-sample', impulseId: null },
   'samples.cancelClassify': { id: 'no-such-sample' },
+  'samples.classifyLocal': { id: 'no-such-sample', model: 'no-such-model', strideMs: 500, threshold: 0.7 },
   'samples.classifyOptions': {},
   'models.list': {},
   'models.add': { path: '/nonexistent/capture-desk-model.zip' },

@@ -1,4 +1,4 @@
-import type { ClassifyState, Settings } from '../contract.js';
+import type { ClassifyState, Sample, Settings } from '../contract.js';
 import { CoreError, toWireError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
@@ -112,6 +112,11 @@ export class ClassifyService {
   }
 
   // ---------- classify ----------
+
+  /** The sample (NotFound when it is not in the data folder). */
+  sample(id: string): Sample {
+    return this.#d.store.get(id);
+  }
 
   /** The kept result, without asking the platform; null when there is none for the sample as it is on the platform now. */
   classification(id: string, r: ClassifyRequest = {}, projectId?: number | null): Classification | null {

@@ -1,4 +1,5 @@
 import type { Handlers } from '../dispatch.js';
+import type { ModelService } from '../model/model-service.js';
 import type { Jobs } from '../review/jobs.js';
 import { runBulk } from '../samples/bulk-actions.js';
 import { facets, idsMatching, querySamples } from '../samples/sample-query.js';
@@ -8,7 +9,7 @@ import type { UploadService } from '../upload/upload-service.js';
 type FindMethods = 'samples.query' | 'samples.idsMatching' | 'samples.facets' | 'samples.bulk';
 
 /** Finding samples and acting on all that match (issue 22); see core/samples/sample-query.ts and bulk-actions.ts. */
-export function findHandlers(store: SampleStore, uploads: UploadService, jobs: Jobs): Pick<Handlers, FindMethods> {
+export function findHandlers(store: SampleStore, uploads: UploadService, jobs: Jobs, models?: Pick<ModelService, 'registry' | 'classifySample'>): Pick<Handlers, FindMethods> {
   return {
     'samples.query': ({ filter, sort, limit, offset }) => querySamples(store.db, { filter, sort, limit, offset }),
     'samples.idsMatching': ({ filter, sort, limit }) => {
@@ -28,7 +29,11 @@ export function findHandlers(store: SampleStore, uploads: UploadService, jobs: J
           enqueue: (ids, force) => uploads.queue.enqueueChecked(ids, force),
           dequeue: (ids) => uploads.queue.queueStore.dequeue(ids),
           announce: (ids) => uploads.announce(ids),
-          job: (jobId, work) => jobs.run(jobId, 'export', work),
+          job: (jobId, op, work) => jobs.run(jobId, op, work),
+          classifier: models && {
+            model: async (name) => (await models.registry.ready(name)).entry,
+            classifySample: (sample, model, o) => models.classifySample(sample, model, o),
+          },
         },
         filter,
         action,

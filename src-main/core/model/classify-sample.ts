@@ -10,6 +10,16 @@ import type { ModelSession } from './model-session.js';
 /** The variant a local result is kept under: one per model build, beside the platform's int8/float32. */
 export const localVariant = (hash: string): string => `local:${hash.slice(0, 16)}`;
 
+/**
+ * Why a sample could not be classified locally (CoreError details), for callers that group them
+ * (the bulk action): shorter than one window; axes or rate the model cannot take (the sample's own
+ * axis count and rate, for the words); the model failed on a window.
+ */
+export type LocalRefusal =
+  | { reason: 'too-short'; lengthMs: number; windowMs: number }
+  | { reason: 'misfit'; axes: number; rateHz: number }
+  | { reason: 'model-failed'; code: number };
+
 export interface LocalClassifyOptions {
   strideMs?: number | null;
   threshold?: number;
@@ -34,13 +44,21 @@ export async function classifyDecoded(session: ModelSession, sample: Pick<Sample
   const d = entry.description;
   const rateHz = 1000 / decoded.intervalMs;
   const threshold = o.threshold ?? 0.6;
-  const fit = checkFit(entry, { name: `"${sample.name}"`, axisNames: decoded.axes.map((a) => a.name), rateHz, audio: decoded.kind === 'audio' }, o.strideMs ?? null);
+  const axisNames = decoded.axes.map((a) => a.name);
+  let fit: ReturnType<typeof checkFit>;
+  try {
+    fit = checkFit(entry, { name: `"${sample.name}"`, axisNames, rateHz, audio: decoded.kind === 'audio' }, o.strideMs ?? null);
+  } catch (err) {
+    // The model's own problems (axes never given, a stride that does not fit) are not the sample's.
+    if (!(err instanceof CoreError) || d.axes === null || (d.axes === axisNames.length && rateHz >= d.frequencyHz / 4)) throw err;
+    throw new CoreError(err.code, err.message, { reason: 'misfit', axes: axisNames.length, rateHz } satisfies LocalRefusal);
+  }
   // Offline every window is whole: continuous slices are a live-stream economy only.
   const strideMs = fit.continuous ? (o.strideMs ?? d.windowMs / 4) : fit.strideMs;
   const axes = d.axes!;
   const lengthMs = decoded.rows * decoded.intervalMs;
   if (lengthMs + 1e-6 < d.windowMs) {
-    throw new CoreError('InvalidArguments', `"${sample.name}" is ${Math.round(lengthMs)} ms long, shorter than one window of model "${entry.name}" (${d.windowMs} ms): nothing to classify.`);
+    throw new CoreError('InvalidArguments', `"${sample.name}" is ${Math.round(lengthMs)} ms long, shorter than one window of model "${entry.name}" (${d.windowMs} ms): nothing to classify.`, { reason: 'too-short', lengthMs, windowMs: d.windowMs } satisfies LocalRefusal);
   }
   const count = Math.floor((lengthMs - d.windowMs) / strideMs + 1e-9) + 1;
   const windows: ClassifiedWindow[] = [];
@@ -49,7 +67,7 @@ export async function classifyDecoded(session: ModelSession, sample: Pick<Sample
     const startMs = i * strideMs;
     fillWindow(values, decoded, startMs, d.frameSampleCount, d.frequencyHz, axes);
     const r = await session.classify(values);
-    if (r.code !== 0) throw new CoreError('InvalidArguments', `Model "${entry.name}" failed on the window at ${Math.round(startMs)} ms of "${sample.name}" (run_classifier returned ${r.code}${r.code === -5 ? ': its signal processing failed' : ''}).`);
+    if (r.code !== 0) throw new CoreError('InvalidArguments', `Model "${entry.name}" failed on the window at ${Math.round(startMs)} ms of "${sample.name}" (run_classifier returned ${r.code}${r.code === -5 ? ': its signal processing failed' : ''}).`, { reason: 'model-failed', code: r.code } satisfies LocalRefusal);
     const v = toVerdict(r, { index: i, startMs, endMs: startMs + d.windowMs }, threshold, d.hasAnomaly);
     windows.push({ index: i, startMs: v.startMs, endMs: v.endMs, label: v.label, confidence: v.confidence, scores: v.scores, anomaly: v.anomaly, uncertain: v.uncertain });
     if (o.progress?.(i + 1, count) === false) throw new CoreError('Cancelled', `Classifying "${sample.name}" was stopped; nothing was kept.`);

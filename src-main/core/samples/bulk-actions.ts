@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import type { BulkResult, SampleQueryFilter } from '../contract.js';
 import type { Handlers } from '../dispatch.js';
 import { CoreError } from '../errors.js';
-import type { JobContext } from '../review/jobs.js';
+import type { JobContext, JobOp } from '../review/jobs.js';
+import { classifyMatching, type BulkClassifier } from './bulk-classify.js';
 import { exportSamples } from './exchange.js';
 import { countBy, idsMatching, whereOf } from './sample-query.js';
 import type { SampleStore } from './sample-store.js';
@@ -16,8 +17,10 @@ export interface BulkDeps {
   dequeue(ids: string[]): number;
   /** Tells every view which samples changed. */
   announce(ids: string[]): void;
-  /** Runs an export as a job the person can watch and cancel (samples.progress, samples.cancel). */
-  job<T>(jobId: string, work: (job: JobContext) => Promise<T>): Promise<T>;
+  /** Runs an export or a classify as a job the person can watch and cancel (samples.progress, samples.cancel). */
+  job<T>(jobId: string, op: JobOp, work: (job: JobContext) => Promise<T>): Promise<T>;
+  /** Models added on this computer, for the classify action (absent: the action is refused). */
+  classifier?: BulkClassifier | undefined;
 }
 
 const EDITABLE = "state NOT IN ('uploading', 'uploaded')";
@@ -100,7 +103,7 @@ export async function runBulk(d: BulkDeps, filter: SampleQueryFilter, action: Bu
     case 'export': {
       if (opts.dryRun) return result(matched);
       const dir = action.outDir ?? join(d.store.dataDir, 'exports', new Date().toISOString().replace(/[:.]/g, '-'));
-      const { files } = await d.job(action.jobId, async (job) => {
+      const { files } = await d.job(action.jobId, 'export', async (job) => {
         const ids = idsMatching(db, filter, { sort: { by: 'created', dir: 'asc' } });
         const found = d.store.getMany(ids);
         const samples = ids.flatMap((id) => found.get(id) ?? []);
@@ -108,6 +111,15 @@ export async function runBulk(d: BulkDeps, filter: SampleQueryFilter, action: Bu
         return exportSamples(d.store, samples, dir, { csv: action.csv ?? false, signal: job.signal, onProgress: job.progress });
       });
       return result(files, { files, dir });
+    }
+    case 'classify': {
+      const changed = await classifyMatching(
+        { store: d.store, classifier: d.classifier, job: (jobId, work) => d.job(jobId, 'classify', work) },
+        filter,
+        action,
+        { dryRun: opts.dryRun ?? false, leave },
+      );
+      return result(changed);
     }
   }
 }

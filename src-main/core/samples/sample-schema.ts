@@ -239,11 +239,13 @@ export const BulkResult = z.object({
    * The rest, grouped by why they are left as they are: `reason` in words (e.g. "already on the
    * platform: change their label there"), `code` for a view that acts on one of them ("held-back":
    * the data-quality setting kept them out of the queue; queue with force, "Upload anyway", sends them).
+   * Classifying with a local model: "too-short" (shorter than one window), "misfit" (axes or rate
+   * the model cannot take, or not a series of readings), "not-classified" (the file or the model failed).
    */
   unchanged: z.array(z.object({
     count: z.number().int().positive(),
     reason: z.string(),
-    code: z.enum(['on-platform', 'uploading', 'in-queue', 'rate-missing', 'held-back', 'not-queued']),
+    code: z.enum(['on-platform', 'uploading', 'in-queue', 'rate-missing', 'held-back', 'not-queued', 'too-short', 'misfit', 'not-classified']),
   })),
   /** Export only: the files written and where. */
   export: z.object({ files: z.number().int().nonnegative(), dir: z.string() }).nullable(),

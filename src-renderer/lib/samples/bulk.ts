@@ -8,8 +8,9 @@ import { errorText } from '../format.js';
 import { heldSentence } from './quality.js';
 
 export type BulkAction = MethodInput<'samples.bulk'>['action'];
-/** An action as the person chose it; an export gets its job id only when it runs. */
-export type ChosenAction = Exclude<BulkAction, { type: 'export' }> | Omit<Extract<BulkAction, { type: 'export' }>, 'jobId'>;
+/** An action as the person chose it; an export or a classify gets its job id only when it runs. */
+export type JobAction = Extract<BulkAction, { type: 'export' | 'classify' }>;
+export type ChosenAction = Exclude<BulkAction, JobAction> | Omit<Extract<BulkAction, { type: 'export' }>, 'jobId'> | Omit<Extract<BulkAction, { type: 'classify' }>, 'jobId'>;
 
 export interface BulkOutcome {
   text: string;
@@ -41,6 +42,8 @@ export function leftAlone(unchanged: BulkResult['unchanged'], when: 'ask' | 'don
 
 const labelWords = (label: string | null) => (label === null ? 'unlabeled' : `labelled "${label}"`);
 
+const strideWords = (strideMs: number | null | undefined) => (strideMs ? `, a window every ${strideMs} ms` : '');
+
 /** The confirmation's question for an action on `n` samples. */
 export function question(a: ChosenAction, n: number): string {
   switch (a.type) {
@@ -56,6 +59,8 @@ export function question(a: ChosenAction, n: number): string {
       return `Delete ${count(n)}? Files captured here are removed; imported files stay where they were, and samples already on the platform stay there.`;
     case 'export':
       return `Export ${count(n)} to ${a.outDir ?? 'exports/ in the data folder'}${a.csv ? ', sensor data as CSV' : ''}?`;
+    case 'classify':
+      return `Classify ${count(n)} on this computer with model "${a.model}"${strideWords(a.strideMs)}? Each result is kept as it is made.`;
   }
 }
 
@@ -86,6 +91,8 @@ export function doneText(a: ChosenAction, r: BulkResult): BulkOutcome {
         return `${count(r.changed)} deleted.`;
       case 'export':
         return r.export ? `Exported ${count(r.export.files, 'file')} with info.labels to ${r.export.dir}.` : 'Nothing was exported.';
+      case 'classify':
+        return `${count(r.changed)} classified on this computer with model "${a.model}".`;
     }
   })();
   // Counted but neither changed nor given a reason: changed by someone else between count and change.

@@ -1,6 +1,6 @@
 import type { BulkResult, SampleQueryFilter } from '../../../src-main/core/contract.js';
 import type { Api } from '../api/client.js';
-import { confirmText, doneText, isStaleCount, type BulkOutcome, type ChosenAction } from '../samples/bulk.js';
+import { confirmText, doneText, isStaleCount, type BulkAction, type BulkOutcome, type ChosenAction } from '../samples/bulk.js';
 import type { JobRunner } from './jobs.svelte.js';
 
 /** What the dry run found for the action the person chose, waiting for Confirm. */
@@ -16,7 +16,8 @@ export interface PendingBulk {
  * An action on every sample a find matches ("all 12,345 matching"): a dry run first, whose count
  * the confirmation states; Confirm sends that count as expectTotal, so if samples were added,
  * changed or deleted meanwhile the core changes nothing and says so (`stale`), and "Look again"
- * runs the dry run anew. An export runs as a job with progress and Cancel (`exportJob`).
+ * runs the dry run anew. An export and a classify with a local model run as jobs with progress
+ * and Cancel (`exportJob`, `classifyJob`).
  */
 export class MatchingBulk {
   pending = $state.raw<PendingBulk | null>(null);
@@ -27,6 +28,7 @@ export class MatchingBulk {
   constructor(
     private readonly api: Api,
     private readonly exportJob: JobRunner,
+    private readonly classifyJob: JobRunner | null = null,
   ) {}
 
   /** The dry run: what `action` would change among the samples `filter` matches, and why the rest stays. */
@@ -58,12 +60,14 @@ export class MatchingBulk {
     this.busy = true;
     try {
       const input = { filter: p.filter, expectTotal: p.preview.matched };
-      const r =
-        p.action.type === 'export'
-          ? await this.exportJob.run((jobId) => this.api.call('samples.bulk', { ...input, action: withJob(p.action, jobId) }))
-          : await this.api.call('samples.bulk', { ...input, action: p.action });
+      const runner = p.action.type === 'export' ? this.exportJob : p.action.type === 'classify' ? this.classifyJob : null;
+      if (p.action.type === 'classify' && !runner) throw new Error('Classifying is not offered here.');
+      const r = runner
+        ? await runner.run((jobId) => this.api.call('samples.bulk', { ...input, action: withJob(p.action, jobId) }))
+        : await this.api.call('samples.bulk', { ...input, action: withJob(p.action, '') });
       this.pending = null;
-      return r ? doneText(p.action, r) : { text: 'Export cancelled; the files it had written were removed.', failed: false };
+      if (r) return doneText(p.action, r);
+      return { text: p.action.type === 'classify' ? (runner?.cancelled ?? 'Classifying cancelled; the samples classified before keep their results.') : 'Export cancelled; the files it had written were removed.', failed: false };
     } catch (err) {
       if (!isStaleCount(err)) throw err;
       this.stale = err instanceof Error ? err.message : String(err);
@@ -79,6 +83,6 @@ export class MatchingBulk {
   }
 }
 
-function withJob(a: ChosenAction, jobId: string) {
-  return a.type === 'export' ? { ...a, jobId } : a;
+function withJob(a: ChosenAction, jobId: string): BulkAction {
+  return a.type === 'export' || a.type === 'classify' ? { ...a, jobId } : a;
 }

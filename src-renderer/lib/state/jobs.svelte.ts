@@ -11,6 +11,8 @@ let counter = 0;
 export class JobRunner {
   progress = $state.raw<JobProgress | null>(null);
   running = $state(false);
+  /** The core's words when the last run was cancelled (what was kept, what was not); null otherwise. */
+  cancelled = $state<string | null>(null);
   #jobId: string | null = null;
 
   constructor(private readonly api: Api, readonly op: JobProgress['op']) {}
@@ -20,6 +22,7 @@ export class JobRunner {
     const jobId = `${this.op}-${Date.now().toString(36)}-${++counter}`;
     this.#jobId = jobId;
     this.running = true;
+    this.cancelled = null;
     this.progress = { jobId, op: this.op, done: 0, total: 0, state: 'running' };
     const off = this.api.on('samples.progress', (p) => {
       if (p.jobId === jobId) this.progress = p;
@@ -27,7 +30,10 @@ export class JobRunner {
     try {
       return await start(jobId);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'Cancelled') return null;
+      if (err instanceof ApiError && err.code === 'Cancelled') {
+        this.cancelled = err.message;
+        return null;
+      }
       throw err;
     } finally {
       off();
