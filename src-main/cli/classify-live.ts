@@ -179,7 +179,9 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
         finish();
       },
       ended: (err) => {
-        failure = `${source.name} stopped: ${err instanceof Error ? err.message : String(err)}`;
+        // The hub says an unplugged board is waited for; this command does not wait, it ends.
+        const why = (err instanceof Error ? err.message : String(err)).replace(/\s*Waiting for it to come back…?$/, '');
+        failure = `Classifying stopped: ${why}`;
         finish();
       },
       rows: keeper ? (values, rows) => keeper.rows(values, rows) : undefined,
@@ -218,14 +220,27 @@ async function openBoard(path: string, baudRate: number, frequencyHz: number | n
   const { createLineReader } = await import('../core/serial/line-reader.js');
   const { DEFAULT_PORT_SETTINGS } = await import('../core/serial/port-registry.js');
   const { serialportOpener } = await import('../core/serial/serialport-opener.js');
-  const hub = new StreamHub(new EventBus(), systemClock);
+  const bus = new EventBus();
+  const hub = new StreamHub(bus, systemClock);
   const settings = { ...DEFAULT_PORT_SETTINGS, baudRate, frequencyHz };
   hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, createReader: () => createLineReader({ frequencyHz, axes: null }) }));
   const sourceId = `serial:${path}`;
-  const info = await hub.start(sourceId);
-  cleanup.push(() => hub.stopAll());
-  const rateHz = frequencyHz ?? info.rateHz;
-  process.stderr.write(`${path}: ${info.axes.length} axes (${info.axes.map((a) => a.name).join(', ')}) at ${rateHz.toFixed(2)} Hz${frequencyHz ? ' (given)' : ' (measured)'}.\n`);
+  // Listening before the start: the first estimates come while the port opens.
+  const settled = frequencyHz === null ? settledRate(bus, sourceId) : null;
+  cleanup.push(() => settled?.cancel());
+  let info;
+  try {
+    info = await hub.start(sourceId);
+  } finally {
+    cleanup.push(() => hub.stopAll());
+  }
+  // The rate known when the columns are detected comes from a few lines (and the burst a port
+  // holds from before it was opened): windows cut at it would be the wrong length, so a measured
+  // rate is awaited until it holds still.
+  const measured = settled ? await settled.result : null;
+  const rateHz = frequencyHz ?? measured?.hz ?? info.rateHz;
+  const how = frequencyHz ? ' (given)' : measured?.steady ? ' (measured)' : ' (measured, still moving: give --frequency HZ if you know it)';
+  process.stderr.write(`${path}: ${info.axes.length} axes (${info.axes.map((a) => a.name).join(', ')}) at ${rateHz.toFixed(2)} Hz${how}.\n`);
   return {
     name: path,
     axisNames: info.axes.map((a) => a.name),
@@ -259,6 +274,40 @@ async function openMicrophone(name: string, rateHz: number, dataDir: string, log
     subscribe: (onRows, onEnd) => {
       const offs = [sup.pcm.on((b) => onRows(b.pcm, b.pcm.length)), sup.errors.on((err) => onEnd(err))];
       return () => offs.forEach((off) => off());
+    },
+  };
+}
+
+/** How long a measured rate may take to hold still, and how still: two estimates half a second apart within 0.2 %. */
+const SETTLE_MAX_MS = 8000;
+const SETTLED_WITHIN = 0.002;
+
+/** The board's measured rate once two estimates in a row agree (or the last one after SETTLE_MAX_MS). */
+function settledRate(bus: EventBus, sourceId: string): { result: Promise<{ hz: number; steady: boolean } | null>; cancel(): void } {
+  let off: () => void = () => {};
+  let timer: NodeJS.Timeout | undefined;
+  const result = new Promise<{ hz: number; steady: boolean } | null>((resolve) => {
+    let last: number | null = null;
+    timer = setTimeout(() => {
+      off();
+      resolve(last === null ? null : { hz: last, steady: false });
+    }, SETTLE_MAX_MS);
+    off = bus.on('stream.stats', (s) => {
+      if (s.sourceId !== sourceId || s.frequencyHz === null) return;
+      const hz = s.frequencyHz;
+      if (last !== null && Math.abs(hz - last) / last <= SETTLED_WITHIN) {
+        clearTimeout(timer);
+        off();
+        resolve({ hz, steady: true });
+      }
+      last = hz;
+    });
+  });
+  return {
+    result,
+    cancel: () => {
+      clearTimeout(timer);
+      off();
     },
   };
 }
