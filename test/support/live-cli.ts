@@ -1,0 +1,116 @@
+// `capture-desk classify live` end to end: a level board on a PTY whose motion the test sets while
+// it runs (level-board.mjs), and the built CLI started in the background with its JSON lines
+// collected as they come, so a test can change the motion after so many windows and end the run
+// with SIGINT.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { levelOfRow, levelRow } from './boards/level-board-values.mjs';
+import { openPtyPair, type PtyPair } from './boards/pty.js';
+import { CLI, assertBuilt } from './cli.js';
+
+const LEVEL_BOARD = fileURLToPath(new URL('./boards/level-board.mjs', import.meta.url));
+
+/** What the board printed, as it says on exit: rows written and its level changes [[first row, level], …]. */
+export interface BoardReport {
+  rows: number;
+  changes: Array<[number, number]>;
+}
+
+export interface LevelBoard {
+  pty: PtyPair;
+  /** Axis 0 swings at this level from the board's next burst on. */
+  setLevel(level: number): Promise<void>;
+  /** Stops the board; resolves with its report. */
+  stop(): Promise<BoardReport>;
+  /** Board row i as printed (levels from the report's timeline). */
+  row(report: BoardReport, i: number): number[];
+}
+
+export async function levelBoard(cleanups: Array<() => unknown>, o: { level: number; rate?: number; axes?: number }): Promise<LevelBoard> {
+  const pty = await openPtyPair();
+  cleanups.push(() => pty.close());
+  const levelFile = join(pty.boardPath, '..', 'level');
+  await writeFile(levelFile, String(o.level));
+  const axes = o.axes ?? 3;
+  const child: ChildProcess = spawn(process.execPath, [LEVEL_BOARD, '--port', pty.boardPath, '--rate', String(o.rate ?? 62.5), '--axes', String(axes), '--level', String(o.level), '--level-file', levelFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const exited = once(child, 'exit');
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  return {
+    pty,
+    setLevel: async (level) => {
+      // Renamed into place: the board never reads a half-written file.
+      await writeFile(`${levelFile}.new`, String(level));
+      await rename(`${levelFile}.new`, levelFile);
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      return JSON.parse(out.trim().split('\n').at(-1)!) as BoardReport;
+    },
+    row: (report, i) => levelRow(i, levelOfRow(report.changes, i), axes),
+  };
+}
+
+export interface LiveRun {
+  child: ChildProcess;
+  /** Every JSON line printed so far, in order. */
+  lines: Array<Record<string, any>>;
+  /** Verdict lines so far (lines with t_ms). */
+  verdicts(): Array<Record<string, any>>;
+  stderr(): string;
+  /** Waits until `ok(lines)` or the timeout (generous: machines are loaded); says what it saw if not. */
+  until(what: string, ok: (lines: Array<Record<string, any>>) => boolean, ms?: number): Promise<void>;
+  /** Resolves with the exit code once the CLI ended. */
+  exit: Promise<number | null>;
+  startedAt: number;
+}
+
+/** Starts `capture-desk classify live ARGS --json` in the background. */
+export function startClassifyLive(cleanups: Array<() => unknown>, args: string[], o: { env?: NodeJS.ProcessEnv } = {}): LiveRun {
+  assertBuilt();
+  const child = spawn(process.execPath, [CLI, 'classify', 'live', ...args, '--json'], { env: { ...process.env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Array<Record<string, any>> = [];
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(JSON.parse(l) as Record<string, any>));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Lines still in the pipe are read before the test looks at them.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await closed;
+    }
+  });
+  return {
+    child,
+    lines,
+    verdicts: () => lines.filter((l) => 't_ms' in l),
+    stderr: () => stderr,
+    startedAt: Date.now(),
+    async until(what, ok, ms = 60_000) {
+      const end = Date.now() + ms;
+      while (!ok(lines)) {
+        if (child.exitCode !== null || Date.now() > end) {
+          throw new Error(`classify live: ${child.exitCode !== null ? `exited (${child.exitCode})` : 'timed out'} before ${what}.\nstdout: ${lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr: ${stderr}`);
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    exit: Promise.all([exit, closed]).then(([code]) => code),
+  };
+}
+
+/** The last board row in a window, from the anomaly of a model with an anomaly block on a level board (peak / 100, the peak being axis 1 = 100 + row / 100). */
+export const lastRowOf = (anomaly: number): number => Math.round((anomaly - 1) * 10_000);
