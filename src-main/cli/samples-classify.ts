@@ -1,6 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { Classification, ClassifyState, ClassifyVariant } from '../core/contract.js';
+import { ClassificationStore } from '../core/classify/classification-store.js';
+import { sourceText } from '../core/classify/classify-schema.js';
 import { ClassifyService } from '../core/classify/classify-service.js';
+import { classifySampleLocally } from '../core/model/classify-sample.js';
+import { ModelRegistry } from '../core/model/model-registry.js';
+import { modelWorkerSpawner } from '../core/model/model-runner.js';
+import { ModelSession } from '../core/model/model-session.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
@@ -11,12 +17,24 @@ import { UsageError } from './args.js';
 import { parseIntFlag } from './options.js';
 
 export const CLASSIFY_USAGE = `Usage: capture-desk samples classify ID [options]
+       capture-desk samples classify ID --model NAME [--stride-ms N] [--threshold X] [--data-dir DIR] [--json]
 
   Classifies sample ID with the project's impulse on the platform (classify/v2): the impulse's
   window slides over the sample, and each window gets a score per label. The sample must be
   uploaded (the platform's id of it is what is classified). The result is kept in the data
   directory per sample, impulse and variant: running this again prints the kept result without
   asking the platform (--again asks again). The local sample never changes.
+
+  With --model NAME it is classified on this computer instead, by a model added with
+  "capture-desk model add": no upload, no network, no project settings or key. Windows of the
+  model's length start at i × stride from the sample's start (resampled to the model's rate when
+  the sample's differs by more than 1 %). The result is kept with the sample like the platform's
+  (the app's bands, "Model says" and its filter show it, "on this computer: NAME"), replacing
+  what this build of the model said before; it is classified anew each time.
+
+  --model NAME             classify here with this added model (see "capture-desk model list")
+  --stride-ms N            with --model: a window starts every N ms (default: a quarter window)
+  --threshold X            with --model: a top score below X is "uncertain" (default 0.6)
 
   --variant int8|float32   the model variant (default: the one remembered for the project in the
                            app, else int8)
@@ -37,7 +55,9 @@ export const CLASSIFY_USAGE = `Usage: capture-desk samples classify ID [options]
   Exit 0 when classified; 1 with the platform's message otherwise (no impulse trained yet, an
   impulse that cannot classify this kind of data, the key refused, the sample not uploaded or
   deleted on the platform). While the platform says a classification job is still running, it
-  asks again with growing pauses; Ctrl+C stops.
+  asks again with growing pauses; Ctrl+C stops. With --model: exit 1 with a sentence for a model
+  not added, a sample whose axes or rate the model cannot take (the numbers said), or one
+  shorter than a window; Ctrl+C stops and keeps nothing.
 `;
 
 const VARIANTS: readonly ClassifyVariant[] = ['int8', 'float32'];
@@ -56,6 +76,9 @@ export async function samplesClassifyCommand(argv: string[]): Promise<number> {
       'data-dir': { type: 'string' },
       again: { type: 'boolean' },
       json: { type: 'boolean' },
+      model: { type: 'string' },
+      'stride-ms': { type: 'string' },
+      threshold: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -65,6 +88,15 @@ export async function samplesClassifyCommand(argv: string[]): Promise<number> {
   }
   const id = positionals[0];
   if (!id || positionals.length > 1) throw new UsageError('samples classify takes one sample ID (see "capture-desk samples list").');
+  if (v.model !== undefined) {
+    const platformOnly = (['variant', 'impulse-id', 'management-url', 'project-id', 'api-key', 'again'] as const).filter((k) => v[k] !== undefined);
+    if (platformOnly.length) throw new UsageError(`${platformOnly.map((k) => `--${k}`).join(', ')} ${platformOnly.length === 1 ? 'is' : 'are'} for the platform's impulse; --model classifies on this computer.`);
+    const strideMs = v['stride-ms'] === undefined ? null : parseIntFlag('--stride-ms', v['stride-ms'], 0, 1, 600_000);
+    const threshold = v.threshold === undefined ? 0.6 : Number(v.threshold);
+    if (!(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a number from 0 to 1; got "${v.threshold}".`);
+    return classifyHere(id, v.model, { strideMs, threshold, json: v.json ?? false, dataDir: v['data-dir'] });
+  }
+  if (v['stride-ms'] !== undefined || v.threshold !== undefined) throw new UsageError('--stride-ms and --threshold go with --model NAME (a model on this computer); the platform\'s impulse has its own.');
   if (v.variant !== undefined && !(VARIANTS as readonly string[]).includes(v.variant)) throw new UsageError(`--variant must be int8 or float32; got "${v.variant}".`);
   const variant = v.variant as ClassifyVariant | undefined;
   const impulseId = v['impulse-id'] === undefined ? undefined : parseIntFlag('--impulse-id', v['impulse-id'], 0, 1, 2 ** 31 - 1);
@@ -111,6 +143,38 @@ export async function samplesClassifyCommand(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * --model: the sample classified on this computer by an added model, kept with it. Needs nothing
+ * of the platform: no settings are read, no key is looked for.
+ */
+async function classifyHere(id: string, model: string, o: { strideMs: number | null; threshold: number; json: boolean; dataDir: string | undefined }): Promise<number> {
+  const dataDir = await ensureDataDir(o.dataDir ?? defaultDataDir());
+  const log = stderrLogger({ command: 'samples classify' });
+  const store = await SampleStore.open(dataDir, log);
+  let stopped = false;
+  const stop = (): void => {
+    stopped = true;
+  };
+  process.once('SIGINT', stop);
+  try {
+    const sample = store.get(id);
+    const spawn = modelWorkerSpawner();
+    const session = await ModelSession.open(new ModelRegistry(dataDir, spawn, log), model, spawn, log);
+    let c: Classification;
+    try {
+      c = await classifySampleLocally(store, session, sample, { strideMs: o.strideMs, threshold: o.threshold, progress: () => !stopped });
+    } finally {
+      await session.close();
+    }
+    new ClassificationStore(store.db).keep(c);
+    process.stdout.write(o.json ? jsonLines(c, false) : human(c, sample.name, false));
+    return 0;
+  } finally {
+    process.off('SIGINT', stop);
+    await store.close({ foldJournal: false });
+  }
+}
+
 /** Waiting for a job still running is said on stderr; the result goes to stdout. */
 function say(e: ClassifyState): void {
   if (e.state === 'waiting' && e.message) process.stderr.write(`${e.message}\n`);
@@ -141,8 +205,11 @@ function jsonLines(c: Classification, kept: boolean): string {
 
 function human(c: Classification, name: string, kept: boolean): string {
   const impulse = c.impulseId === null ? "the project's default impulse" : `impulse ${c.impulseId}`;
+  const made = `${kept ? 'kept result from' : 'classified at'} ${c.classifiedAt}`;
   const out = [
-    `"${name}" (platform sample ${c.platformSampleId}), ${impulse}, ${c.variant}: ${kept ? 'kept result from' : 'classified at'} ${c.classifiedAt}`,
+    c.local
+      ? `"${name}", ${sourceText(c)} (build ${c.local.hash.slice(0, 12)}, uncertain below ${c.local.threshold}): ${made}`
+      : `"${name}" (platform sample ${c.platformSampleId}), ${impulse}, ${c.variant}: ${made}`,
     `Windows of ${c.windowSizeMs} ms every ${c.windowIncreaseMs} ms over ${ms(c.lengthMs)} ms:`,
   ];
   for (const b of c.blocks) {
@@ -156,5 +223,6 @@ function human(c: Classification, name: string, kept: boolean): string {
     out.push(`${c.blocks.length > 1 ? `${b.name}: ` : ''}${b.summary.text}`);
   }
   if (c.warning) out.push(`Warning from the platform: ${c.warning}`);
+  if (c.local) out.push(`Kept with the sample; the app shows it as "${sourceText(c)}".`);
   return out.join('\n') + '\n';
 }

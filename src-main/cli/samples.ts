@@ -40,6 +40,9 @@ export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|se
                   [--project-id N] [--api-key K] [--data-dir DIR] [--again] [--json]
       Classifies an uploaded sample with the project's impulse on the platform, window by
       window, and keeps the result (see "samples classify --help").
+  samples classify ID --model NAME [--stride-ms N] [--threshold X] [--data-dir DIR] [--json]
+      Classifies a sample here with a model added by "capture-desk model add": no upload, no
+      network; the result is kept with the sample like the platform's.
 `;
 
 export async function samplesCommand(argv: string[]): Promise<number> {
