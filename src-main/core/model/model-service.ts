@@ -85,7 +85,8 @@ export class ModelService {
     try {
       const path = join(dir, fileName.replace(/[/\\]/g, '_'));
       await writeFile(path, bytes);
-      return await this.add(path, { name: o.name ?? fileName.replace(/\.zip$/i, ''), axes: o.axes });
+      // Without a name the registry suggests one from the file name, made safe ("gestures (1).zip" → "gestures-1-").
+      return await this.add(path, { name: o.name, axes: o.axes });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
