@@ -19,14 +19,14 @@ export interface SessionEvents<M> {
 
 /**
  * One added model running for one consumer (a live source, a sample being classified).
- * Live windows are handed over with back-pressure: one in the worker and one waiting; a newer
- * window replaces the waiting one, which is counted as skipped, so a model slower than the stream
- * costs windows, never memory. A runtime that dies is started once more; a second death marks the
+ * Live windows are handed over with back-pressure: one in the worker and one waiting (a window's
+ * worth of slices in continuous mode); a newer window replaces the oldest waiting, which is counted
+ * as skipped, so a model slower than the stream costs windows, never memory. A runtime that dies is started once more; a second death marks the
  * model failed with the reason.
  */
 export class ModelSession<M = unknown> {
   #runner: ModelRunner;
-  #waiting: Offered<M> | null = null;
+  #waiting: Array<Offered<M> & { seq: number }> = [];
   #busy = false;
   #restarts = 0;
   #failed: string | null = null;
@@ -68,13 +68,26 @@ export class ModelSession<M = unknown> {
   /** Live: hand a window over without waiting. `continuous`: one slice of a continuous-mode build. */
   offer(values: Float32Array, meta: M): void {
     if (this.#failed || this.#closed) return;
-    if (this.#busy) {
-      if (this.#waiting) this.skipped++;
-      this.#waiting = { values, meta };
-      this.#seq++; // a replaced window still used a sequence number: the worker sees the hole
-      return;
+    // A window dropped below still used its sequence number: the worker sees the hole.
+    const seq = this.#seq++;
+    if (!this.#busy) return void this.#run({ values, meta }, seq);
+    if (this.#waiting.length >= this.#room(values)) {
+      this.#waiting.shift();
+      this.skipped++;
     }
-    void this.#run({ values, meta }, this.#seq++);
+    this.#waiting.push({ values, meta, seq });
+  }
+
+  /**
+   * How many may wait. Whole windows: one (a newer one replaces it). Continuous slices: a window's
+   * worth, because a skipped slice costs a whole window of answers (the module must hear every
+   * slice), so a burst of slices from the source (its event loop stalled, a capture delivering
+   * late) must not cost any; only a model that stays behind loses slices, the oldest first.
+   */
+  #room(values: Float32Array): number {
+    const d = this.entry.description;
+    if (!d.continuous || values.length !== d.sliceFloats || !d.floatsPerWindow) return 1;
+    return Math.max(1, Math.round(d.floatsPerWindow / d.sliceFloats));
   }
 
   /** Offline: every window in turn (the caller awaits each); a death restarts once and retries the window. */
@@ -98,7 +111,7 @@ export class ModelSession<M = unknown> {
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#waiting = null;
+    this.#waiting = [];
     await this.#runner.stop();
   }
 
@@ -116,9 +129,8 @@ export class ModelSession<M = unknown> {
     } finally {
       this.#busy = false;
     }
-    const next = this.#waiting;
-    this.#waiting = null;
-    if (next && !this.#closed && !this.#failed) void this.#run(next, this.#seq - 1);
+    const next = this.#waiting.shift();
+    if (next && !this.#closed && !this.#failed) void this.#run(next, next.seq);
   }
 
   #watch(runner: ModelRunner): void {
