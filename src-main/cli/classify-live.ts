@@ -12,6 +12,7 @@ import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
 import type { ModelVerdict } from '../core/model/model-schema.js';
 import { ModelSession } from '../core/model/model-session.js';
+import { settledRate } from '../core/model/settled-rate.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
@@ -234,9 +235,7 @@ async function openBoard(path: string, baudRate: number, frequencyHz: number | n
   } finally {
     cleanup.push(() => hub.stopAll());
   }
-  // The rate known when the columns are detected comes from a few lines (and the burst a port
-  // holds from before it was opened): windows cut at it would be the wrong length, so a measured
-  // rate is awaited until it holds still.
+  // The rate known when the columns are detected comes from a few lines: see settled-rate.ts.
   const measured = settled ? await settled.result : null;
   const rateHz = frequencyHz ?? measured?.hz ?? info.rateHz;
   const how = frequencyHz ? ' (given)' : measured?.steady ? ' (measured)' : ' (measured, still moving: give --frequency HZ if you know it)';
@@ -274,40 +273,6 @@ async function openMicrophone(name: string, rateHz: number, dataDir: string, log
     subscribe: (onRows, onEnd) => {
       const offs = [sup.pcm.on((b) => onRows(b.pcm, b.pcm.length)), sup.errors.on((err) => onEnd(err))];
       return () => offs.forEach((off) => off());
-    },
-  };
-}
-
-/** How long a measured rate may take to hold still, and how still: two estimates half a second apart within 0.2 %. */
-const SETTLE_MAX_MS = 8000;
-const SETTLED_WITHIN = 0.002;
-
-/** The board's measured rate once two estimates in a row agree (or the last one after SETTLE_MAX_MS). */
-function settledRate(bus: EventBus, sourceId: string): { result: Promise<{ hz: number; steady: boolean } | null>; cancel(): void } {
-  let off: () => void = () => {};
-  let timer: NodeJS.Timeout | undefined;
-  const result = new Promise<{ hz: number; steady: boolean } | null>((resolve) => {
-    let last: number | null = null;
-    timer = setTimeout(() => {
-      off();
-      resolve(last === null ? null : { hz: last, steady: false });
-    }, SETTLE_MAX_MS);
-    off = bus.on('stream.stats', (s) => {
-      if (s.sourceId !== sourceId || s.frequencyHz === null) return;
-      const hz = s.frequencyHz;
-      if (last !== null && Math.abs(hz - last) / last <= SETTLED_WITHIN) {
-        clearTimeout(timer);
-        off();
-        resolve({ hz, steady: true });
-      }
-      last = hz;
-    });
-  });
-  return {
-    result,
-    cancel: () => {
-      clearTimeout(timer);
-      off();
     },
   };
 }

@@ -18,6 +18,7 @@ import { ModelRegistry } from './model-registry.js';
 import type { SpawnModelWorker } from './model-runner.js';
 import type { LiveModelRequest, LiveModelStatus, ModelEntry, ModelVerdict } from './model-schema.js';
 import { ModelSession } from './model-session.js';
+import { settledRate } from './settled-rate.js';
 
 const AUDIO_PREFIX = 'audio:';
 const VERDICT_FLUSH_MS = 50;
@@ -125,6 +126,11 @@ export class ModelService {
     } catch (err) {
       await session.close();
       throw err;
+    }
+    // A board opened a moment ago has a rate measured from a few lines: it is awaited until it holds still.
+    if (!rows.audio && this.d.hub.measuresRate(req.sourceId)) {
+      const settled = await settledRate(this.d.bus, req.sourceId).result;
+      if (settled) rows.rateHz = settled.hz;
     }
     const threshold = req.threshold ?? 0.6;
     const entry = session.entry;
