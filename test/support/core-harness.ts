@@ -20,6 +20,7 @@ import { createCore, type Core, type CoreOptions } from '../../src-main/core/app
 import { AudioSupervisor } from '../../src-main/core/audio/audio-supervisor.js';
 import type { CallResult, EventName, RecordingStatus } from '../../src-main/core/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
+import type { SpawnModelWorker } from '../../src-main/core/model/model-runner.js';
 import { memoryKeychain, type Keychain } from '../../src-main/core/secrets/keychain.js';
 import type { PortLister } from '../../src-main/core/serial/port-lister.js';
 import type { SerialOpener } from '../../src-main/core/serial/byte-link.js';
@@ -50,6 +51,8 @@ export interface CoreHarnessOptions<K extends Keychain = MemoryKeychain> {
   audio?: { workerPath: string; env?: Record<string, string | undefined> };
   /** Start the upload queue (createCore's default: true). */
   uploads?: boolean;
+  /** Starts model workers; vitest runs sources, so a test passes testModelSpawner() (test/support/models/worker.ts). */
+  modelWorker?: SpawnModelWorker;
   /**
    * The platform to talk to, usually the ingestion emulator (an IngestionServer fits): one
    * settings.set with its URLs and `projectId` (default 1) plus `settings`.
@@ -113,7 +116,7 @@ export async function startCore<K extends Keychain = MemoryKeychain>(cleanups: C
     dataDir,
     shell: options.shell ?? 'cli',
     ...(options.uploads === undefined ? {} : { uploads: options.uploads }),
-    hardware: { ports: options.ports ?? fixedPorts([]), keychain, ...(serial ? { serial } : {}), ...(audio ? { audio } : {}) },
+    hardware: { ports: options.ports ?? fixedPorts([]), keychain, ...(serial ? { serial } : {}), ...(audio ? { audio } : {}), ...(options.modelWorker ? { modelWorker: options.modelWorker } : {}) },
     log,
   });
   let closing: Promise<void> | undefined;
