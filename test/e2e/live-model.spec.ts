@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page, TestInfo } from '@playwright/test';
+import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { openPtyPair } from '../support/boards/pty.js';
 import { PRESETS, writeTestModel, zipTestModel } from '../support/models/test-model.mjs';
 import { openView, screenshot } from './app-page.js';
@@ -189,6 +190,37 @@ test('the model under the live plot: idle → wave as the board moves, the strip
   } finally {
     board.kill('SIGTERM');
     await pty.close();
+  }
+});
+
+test('the model on the virtual microphone: continuous mode said, tone while the tone plays, noise once it stops, the strip on its own clock', async ({ page, shell }, testInfo) => {
+  test.setTimeout(90_000);
+  const server = testPulseFromEnv();
+  const tone = playTone({ env: server.env, sink: server.sink, tones: [{ freq: 1000, amp: 0.5 }] });
+  try {
+    await page.goto(shell.url);
+    await addModel(page, await exportZip(PRESETS.audioNew, 'keywords.zip'));
+    await expect(page.locator('[data-testid=model][data-name=keywords]')).toBeVisible({ timeout: 15_000 });
+    await openView(page, 'Live');
+    await page.getByTestId('device-list').locator('[data-source-id="audio:default"]').click();
+    await expect.poll(async () => Number(await page.getByTestId('audio-live').getAttribute('data-reports')), { timeout: 15_000 }).toBeGreaterThan(5);
+
+    const section = page.getByTestId('live-model');
+    await section.getByTestId('model-pick').selectOption('keywords');
+    await expect(section.getByTestId('model-notes')).toContainText('Continuous mode');
+    const top = section.getByTestId('model-top');
+    await expect(top).toHaveAttribute('data-label', 'tone', { timeout: 15_000 });
+    const strip = section.getByTestId('model-strip-canvas');
+    await expect(strip).toHaveAttribute('data-labels', /tone/);
+    await tone.stop();
+    await expect(top).toHaveAttribute('data-label', 'noise', { timeout: 15_000 });
+    await expect(section.getByTestId('model-announce')).toHaveText('Model: noise');
+    await expect(strip).toHaveAttribute('data-labels', /noise.*tone/);
+    await screenshot(page, testInfo, 'live-model-microphone');
+    await section.getByTestId('model-pick').selectOption('');
+    await expect(section.getByTestId('model-counts')).toContainText('stopped');
+  } finally {
+    await tone.stop();
   }
 });
 
