@@ -1,6 +1,6 @@
 // Helper of the "model" bench section (no `run` export, nothing happens on import): from a
-// window's last reading leaving the board to its verdict in the page, in Debian's Chromium driven
-// by Playwright against `capture-desk serve`.
+// window's last reading leaving the board to the window painted in the live strip under the plot,
+// in Debian's Chromium driven by Playwright against `capture-desk serve`.
 //
 // A 3-axis board at the gesture model's rate (model-board.mjs, 62.5 Hz) prints into a socat PTY and
 // notes when each line went out; the page opens the port as a person does (Devices → "Open a port
@@ -8,9 +8,9 @@
 // (ModelService: LiveModel on the hub's tap, its worker inside serve, verdicts batched to the
 // WebSocket as model.verdicts). The page's own WebSocket is watched from an init script: a listener
 // added to the socket the app's api client opens (before the app's own handler) decodes each
-// frame with cbor-x (as the client does) and, for model.verdicts, notes the arrival, then the end
-// of the next animation frame after it (the frame that can show it). Both sides read Date.now()
-// (one clock, ms). A Node client of the same serve notes the verdicts' arrival too (serve's share).
+// frame with cbor-x (as the client does) and, for model.verdicts, notes the arrival and the next
+// animation frame after it; the live strip's canvas paints are watched too (watchVerdicts). Both
+// sides read Date.now() (one clock, ms). A Node client of the same serve notes the verdicts' arrival too (serve's share).
 //
 // Which line ended which window: the board pauses, the model is started in the pause, and the
 // board carries on from line L0: LiveModel's windower counts rows from its start, and with the
@@ -27,9 +27,32 @@ const BOARD = fileURLToPath(new URL('./model-board.mjs', import.meta.url));
 const CBOR = fileURLToPath(new URL('../../node_modules/cbor-x/dist/index-no-eval.min.js', import.meta.url));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs in the page before its scripts: watches model.verdicts on the app's own WebSocket. */
+/**
+ * Runs in the page before its scripts: watches model.verdicts on the app's own WebSocket, and the
+ * live strip's paints (LiveModelStrip.svelte: clearRect, then one fillRect per window piece): the
+ * right edge of what each paint drew. A new window adds a piece on the right, so a paint whose right
+ * edge lies further right than the last one's is the first paint showing a new window (the plot's
+ * scrolling only moves pieces left).
+ */
 function watchVerdicts() {
   globalThis.__modelVerdicts = [];
+  globalThis.__stripPaints = [];
+  const STRIP = 'model-strip-canvas';
+  const proto = globalThis.CanvasRenderingContext2D.prototype;
+  const clearRect = proto.clearRect;
+  const fillRect = proto.fillRect;
+  let paint = null;
+  proto.clearRect = function (...a) {
+    if (this.canvas?.dataset?.testid === STRIP) {
+      paint = { t: Date.now(), right: null };
+      globalThis.__stripPaints.push(paint);
+    }
+    return clearRect.apply(this, a);
+  };
+  proto.fillRect = function (x, y, w, h) {
+    if (paint && this.canvas?.dataset?.testid === STRIP) paint.right = Math.max(paint.right ?? -Infinity, x + w);
+    return fillRect.call(this, x, y, w, h);
+  };
   const decoder = new globalThis.CBOR.Decoder({ useRecords: false, mapsAsObjects: true });
   const Native = globalThis.WebSocket;
   globalThis.WebSocket = class extends Native {
@@ -118,6 +141,15 @@ export async function pageLatency({ cli, dir, dataDir, model, rateHz, windowRows
     say?.(`model on the board from line ${first}, stride ${live.strideMs} ms; watching the page for ${seconds} s…`);
     await sleep(seconds * 1000);
     const seen = await page.evaluate(() => globalThis.__modelVerdicts.filter((v) => v.drawn !== null));
+    const paints = await page.evaluate(() => globalThis.__stripPaints);
+    // Paints that showed a new window: the right edge moved right (by more than half a pixel).
+    const shows = [];
+    let lastRight = null;
+    for (const p of paints) {
+      if (p.right === null) continue;
+      if (lastRight === null || p.right > lastRight + 0.5) shows.push(p.t);
+      lastRight = p.right;
+    }
     const [status] = (await client.call('model.live.status', {})).filter((s) => s.sourceId === sourceId);
     await client.call('model.live.stop', { sourceId });
     const { times } = await board.ask({ type: 'times', from: first }, 'times');
@@ -142,10 +174,11 @@ export async function pageLatency({ cli, dir, dataDir, model, rateHz, windowRows
       for (let r = endRow - windowRows; r < endRow; r++) sum += Math.abs(firstValue(first + r, rateHz));
       if ((sum / windowRows >= 2 ? 'wave' : 'idle') !== v.label) wrongLabel++;
       const node = atClient.get(v.endMs);
-      rows.push({ index: v.index, arrival: v.arrived - wrote, drawn: v.drawn - wrote, node: node === undefined ? null : node - wrote });
+      const shown = shows.find((t) => t >= v.arrived);
+      rows.push({ index: v.index, arrival: v.arrived - wrote, drawn: v.drawn - wrote, node: node === undefined ? null : node - wrote, strip: shown === undefined ? null : shown - wrote });
     }
     return {
-      rows, misplaced, wrongLabel, verdicts: seen.length, windows: status?.windows ?? null, skipped: status?.skipped ?? null,
+      rows, misplaced, wrongLabel, stripPaints: paints.length, stripShows: shows.length, verdicts: seen.length, windows: status?.windows ?? null, skipped: status?.skipped ?? null,
       strideMs: live.strideMs, firstLine: first, sourceHz: info.rateHz, notes: live.notes, load: { start: load0, end: loadavg()[0] },
     };
   } finally {

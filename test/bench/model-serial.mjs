@@ -14,7 +14,7 @@ import { rowChecker } from './serial-stream.mjs';
 const WRITER = fileURLToPath(new URL('./serial-writer.mjs', import.meta.url));
 const DRAIN_MS = 10_000;
 /** Longest wait for the measured rate to settle before the model starts. */
-const SETTLE_MAX_MS = 4000;
+const SETTLE_MAX_MS = 2000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function startWriter(board, rate, seconds) {
@@ -46,11 +46,17 @@ export async function serialWithModel({ cli, dir, dataDir, model, rate, seconds,
     let info = null;
     let status = null;
     let verdicts = 0;
+    let firstVerdictAt = null;
+    let lastIndex = -1; // windows are numbered as cut: the last verdict's index + 1 were cut by then
     const client = await connectClient(serve.wsUrl, (name, p) => {
       if (name === 'stream.batch') check.onBatch(p);
       else if (name === 'stream.info' && p.sourceId === sourceId) info = p;
       else if (name === 'model.live' && p.sourceId === sourceId) status = p;
-      else if (name === 'model.verdicts' && p.sourceId === sourceId) verdicts += p.verdicts.length;
+      else if (name === 'model.verdicts' && p.sourceId === sourceId) {
+        verdicts += p.verdicts.length;
+        firstVerdictAt ??= performance.now();
+        for (const v of p.verdicts) lastIndex = Math.max(lastIndex, v.index);
+      }
     });
     cleanup.unshift(() => client.close());
     const writer = startWriter(pty.board, rate, seconds);
@@ -101,7 +107,9 @@ export async function serialWithModel({ cli, dir, dataDir, model, rate, seconds,
       rate, seconds, written: end, writerMs: wrote.ms, received: check.rows, missing, wrongRows: check.wrongRows, duplicates: check.duplicates, seqGaps: check.seqGaps,
       rowsPerSecond: (check.rows - check.firstRows) / ((check.lastAt - check.firstAt) / 1000),
       measuredHz: info?.rateHz ?? null, rateAtStart,
-      model: { windows: final?.windows ?? status?.windows ?? 0, skipped: final?.skipped ?? status?.skipped ?? 0, verdicts, notes: live.notes, strideMs: live.strideMs, state: final?.state ?? status?.state, error: final?.error ?? null, ranMs: modelMs },
+      model: { windows: final?.windows ?? status?.windows ?? 0, skipped: final?.skipped ?? status?.skipped ?? 0, verdicts, cut: lastIndex + 1, notes: live.notes, strideMs: live.strideMs, state: final?.state ?? status?.state, error: final?.error ?? null, ranMs: modelMs,
+        /** From the first verdict to the last line's arrival: the time lines came in while the model classified. */
+        classifyingMs: firstVerdictAt === null ? 0 : Math.max(0, check.lastAt - firstVerdictAt) },
       serveCpu: serve0 && serve1 ? ((serve1.cpuSeconds - serve0.cpuSeconds) / (modelMs / 1000)) * 100 : null,
       serveRss: serve1?.rss ?? null,
       load: { start: load0, end: loadavg()[0] },
