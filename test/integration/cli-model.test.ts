@@ -94,7 +94,7 @@ describe('capture-desk model add / list / info / remove', () => {
     expect(json).toMatchObject({ code: 0, stdout: '' });
     const text = await model(['list'], data);
     expect(text).toMatchObject({ code: 0, stdout: 'No models added. Add one with: capture-desk model add EXPORT.zip\n' });
-  });
+  }, 30_000);
 
   // Each bad input: exit 1, the sentence naming what is wrong, and nothing left in models/ but
   // the model added before it.
@@ -126,7 +126,7 @@ describe('capture-desk model add / list / info / remove', () => {
     expect(r.stdout).toBe('');
     expect(await modelsDir(data)).toEqual(['taken']);
     expect(jsonLines((await model(['list', '--json'], data)).stdout).map((x) => x.name)).toEqual(['taken']);
-  }, 30_000);
+  }, 60_000);
 
   it.each([
     [[], /Usage: capture-desk model <add\|list\|info\|remove>/, 'stdout'],
@@ -145,7 +145,7 @@ describe('capture-desk model add / list / info / remove', () => {
     expect(r.code).toBe(2);
     expect(r[where]).toMatch(message);
     expect(await modelsDir(data)).toEqual([]);
-  });
+  }, 30_000);
 
   it('says when a model\'s file changed or is gone since it was added, and exits 1 for its info', async () => {
     const data = await dataDir();
@@ -179,5 +179,5 @@ describe('capture-desk model add / list / info / remove', () => {
     expect((await model(['remove', 'g'], data)).code).toBe(0);
     expect((await model(['remove', 'a'], data)).code).toBe(0);
     expect(await modelsDir(data)).toEqual([]);
-  }, 30_000);
+  }, 60_000);
 });
