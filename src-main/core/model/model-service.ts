@@ -21,6 +21,7 @@ import { ModelSession } from './model-session.js';
 import { settledRate } from './settled-rate.js';
 
 const AUDIO_PREFIX = 'audio:';
+/** At most one model.verdicts batch per source this often; a verdict after a quiet spell goes out at once. */
 const VERDICT_FLUSH_MS = 50;
 const STATUS_FLUSH_MS = 250;
 const MAX_ZIP_BYTES = 64 * 1024 * 1024;
@@ -46,6 +47,7 @@ interface Running {
   keeper: CatchKeeper | null;
   pending: ModelVerdict[];
   verdictTimer: NodeJS.Timeout | null;
+  lastFlush: number;
   statusTimer: NodeJS.Timeout | null;
 }
 
@@ -139,7 +141,7 @@ export class ModelService {
       sourceId: req.sourceId, model: entry.name, modelHash: entry.hash, state: 'running', labels: entry.description.labels,
       windowMs: entry.description.windowMs, strideMs: 0, threshold, notes: [], windows: 0, skipped: 0, catching: null, error: null,
     };
-    const run = { status, keeper: null, pending: [], verdictTimer: null, statusTimer: null } as unknown as Running;
+    const run = { status, keeper: null, pending: [], verdictTimer: null, statusTimer: null, lastFlush: 0 } as unknown as Running;
     const c = req.catch;
     if (c) {
       status.catching = { label: c.label, caught: 0, summary: 'caught nothing', capped: 0, lastSampleId: null };
@@ -178,7 +180,11 @@ export class ModelService {
         verdict: (v) => {
           run.pending.push(v);
           run.keeper?.verdict(v);
-          run.verdictTimer ??= setTimeout(() => this.#flushVerdicts(run), VERDICT_FLUSH_MS);
+          // A throttle, not a delay: a verdict that comes VERDICT_FLUSH_MS after the last batch is sent
+          // now (the strip's latency), a burst is gathered into one batch (the UI's message rate).
+          const wait = run.lastFlush + VERDICT_FLUSH_MS - performance.now();
+          if (wait <= 0 && !run.verdictTimer) this.#flushVerdicts(run);
+          else run.verdictTimer ??= setTimeout(() => this.#flushVerdicts(run), Math.max(0, wait));
           this.#statusSoon(run, false);
         },
         windowError: (index, code) => this.d.log.warn('model window error', { sourceId: req.sourceId, index, code }),
@@ -226,6 +232,7 @@ export class ModelService {
   #flushVerdicts(run: Running): void {
     if (run.verdictTimer) clearTimeout(run.verdictTimer);
     run.verdictTimer = null;
+    run.lastFlush = performance.now();
     if (!run.pending.length) return;
     const verdicts = run.pending.splice(0);
     this.d.bus.emit('model.verdicts', { sourceId: run.status.sourceId, model: run.status.model, verdicts });
