@@ -138,7 +138,7 @@ test('a PTY board take uploaded to testing, classified from its sample view: ban
     expect(n).toBeGreaterThanOrEqual(4);
     // The board prints sines of amplitude 1, 2 and 3: "wave" energy in every window.
     await expect(view.getByTestId('classify-summary')).toHaveText(new RegExp(`^wave: ${n} of ${n} windows, mean confidence [01]\\.\\d\\d$`));
-    await expect(view.getByTestId('classify-made')).toContainText(/^Classified .+ \(just now\) · int8 · default impulse · window 1000 ms every 500 ms$/);
+    await expect(view.getByTestId('classify-made')).toContainText(/^Classified .+ \(just now\) · the platform, default impulse, int8 · window 1000 ms every 500 ms$/);
     const bands = view.getByTestId('classification-band');
     await expectBandsAt(view, bands, view.locator('.u-over'), want.windows, 500, 1000, want.lengthMs);
     expect(await bands.evaluateAll((els) => els.map((e) => e.getAttribute('data-label')))).toEqual(want.windows.map((w) => w.label));

@@ -228,8 +228,8 @@ describe('samples.bulk classify: all matching, with a local model', () => {
     expect(r.unchanged).toEqual(expect.arrayContaining([
       { count: 1, code: 'misfit', reason: 'not sensor or audio data (images, video, other files): a model classifies series of readings' },
       { count: 1, code: 'too-short', reason: 'shorter than one window of model "gestures" (2000 ms)' },
-      { count: 1, code: 'misfit', reason: '2 axes where model "gestures" takes 3' },
-      { count: 1, code: 'misfit', reason: '1 axis where model "gestures" takes 3' },
+      { count: 1, code: 'misfit', reason: 'with 2 axes, where model "gestures" takes 3' },
+      { count: 1, code: 'misfit', reason: 'with 1 axis, where model "gestures" takes 3' },
     ]));
     expect(r.unchanged).toHaveLength(4);
     const p = app.progress('job-1');

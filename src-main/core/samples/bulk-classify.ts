@@ -118,7 +118,7 @@ const hz = (x: number) => `${Math.round(x * 100) / 100} Hz`;
 
 function misfitReason(entry: ModelEntry, r: Extract<LocalRefusal, { reason: 'misfit' }>): string {
   const m = entry.description;
-  if (r.axes !== m.axes) return `${r.axes} ${r.axes === 1 ? 'axis' : 'axes'} where model "${entry.name}" takes ${m.axes}`;
+  if (r.axes !== m.axes) return `with ${r.axes} ${r.axes === 1 ? 'axis' : 'axes'}, where model "${entry.name}" takes ${m.axes}`;
   return `sampled at ${hz(r.rateHz)}, under a quarter of the ${hz(m.frequencyHz)} model "${entry.name}" needs`;
 }
 

@@ -1,4 +1,4 @@
-import type { Classification, ClassifiedBlock, ClassifiedWindow, ClassifyAfterUpload, ClassifyState, CollectSummary } from '../../../src-main/core/contract.js';
+import type { Classification, ClassifiedBlock, ClassifiedWindow, ClassifyAfterUpload, ClassifyState, CollectSummary, ModelEntry, SampleOverview } from '../../../src-main/core/contract.js';
 import { formatCreated, plural } from '../format.js';
 
 /** How a classification reads in the app. The summary line itself is the core's (`summary.text`). */
@@ -47,11 +47,40 @@ export function impulseText(impulseId: number | null): string {
   return impulseId === null ? 'default impulse' : `impulse ${impulseId}`;
 }
 
-/** When and with what a result was made: "Classified 14:02:31 (3 min ago) · int8 · default impulse". */
-export function madeText(c: Pick<Classification, 'classifiedAt' | 'variant' | 'impulseId' | 'alreadyInDatabase'>, nowMs: number): string {
+/**
+ * Where a result came from, in words: "the platform, impulse 2, int8" or "on this computer:
+ * gestures" (the core's sourceText, which the digest carries as `source`).
+ */
+export function sourceWords(c: Pick<Classification, 'variant' | 'impulseId' | 'local'>): string {
+  if (c.local) return `on this computer: ${c.local.model}`;
+  return `the platform, ${impulseText(c.impulseId)}, ${c.variant}`;
+}
+
+/** When and by what a result was made: "Classified 14:02:31 (3 min ago) · the platform, default impulse, int8". */
+export function madeText(c: Pick<Classification, 'classifiedAt' | 'variant' | 'impulseId' | 'alreadyInDatabase' | 'local'>, nowMs: number): string {
   const at = Date.parse(c.classifiedAt);
   const when = Number.isNaN(at) ? c.classifiedAt : `${formatCreated(c.classifiedAt)} (${ago(at, nowMs)})`;
-  return `Classified ${when} · ${c.variant} · ${impulseText(c.impulseId)}${c.alreadyInDatabase ? ' · the platform had it already' : ''}`;
+  const threshold = c.local ? ` (uncertain below ${c.local.threshold})` : '';
+  return `Classified ${when} · ${sourceWords(c)}${threshold}${c.alreadyInDatabase ? ' · the platform had it already' : ''}`;
+}
+
+/**
+ * Why an added model cannot classify this sample, in words, or null when it can (the core checks
+ * again and has the last word): its files, its axes, the sample's axes, rate and length. The
+ * rules are the core's (model/live-model.ts checkFit): axes must agree; rates may differ, as the
+ * sample is resampled, but not by more than 4 times too slow.
+ */
+export function modelMisfit(m: Pick<ModelEntry, 'name' | 'status' | 'problem' | 'description'>, o: Pick<SampleOverview, 'axes' | 'intervalMs' | 'lengthMs' | 'kind'> | null): string | null {
+  const d = m.description;
+  if (m.status === 'missing' || m.status === 'changed') return m.problem ?? `its files are ${m.status}`;
+  if (d.axes === null) return 'it does not say how many axes it takes: give them in Settings → Models';
+  if (!o) return null;
+  const n = o.axes.length;
+  if (n !== d.axes) return `it takes ${plural(d.axes, 'axis', 'axes')}; this sample has ${n}${o.kind === 'audio' ? ' (audio)' : ''}`;
+  const rateHz = 1000 / o.intervalMs;
+  if (rateHz < d.frequencyHz / 4) return `it needs ${d.frequencyHz} Hz; this sample is at ${Math.round(rateHz * 100) / 100} Hz`;
+  if (o.lengthMs + 1e-6 < d.windowMs) return `its window is ${s2(d.windowMs)} s; this sample is ${s2(o.lengthMs)} s long`;
+  return null;
 }
 
 /** Seconds left until the next request, rounded up, never below 0. */

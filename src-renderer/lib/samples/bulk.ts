@@ -171,6 +171,11 @@ export async function setCategory(api: Api, selected: readonly Sample[], categor
   return { text: parts.filter(Boolean).join(' '), failed: errors.length > 0 };
 }
 
+/** The page's classify with a local model: the same samples.bulk classify as all matching, on these rows. */
+export function classifyRows(api: Api, rows: readonly Sample[], jobId: string, action: Omit<Extract<BulkAction, { type: 'classify' }>, 'jobId'>): Promise<BulkResult> {
+  return api.call('samples.bulk', { filter: byIds(rows), action: { ...action, jobId } });
+}
+
 /** The page's export: the same samples.bulk export as all matching, on these rows. */
 export function exportRows(api: Api, rows: readonly Sample[], jobId: string, opts: { outDir?: string; csv: boolean }): Promise<BulkResult> {
   return api.call('samples.bulk', { filter: byIds(rows), action: { type: 'export', jobId, csv: opts.csv, ...(opts.outDir ? { outDir: opts.outDir } : {}) } });

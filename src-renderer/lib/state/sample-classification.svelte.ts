@@ -1,5 +1,6 @@
-import type { Classification, ClassifiedBlock, ClassifyState, ClassifyVariant } from '../../../src-main/core/contract.js';
+import type { Classification, ClassifiedBlock, ClassifyState, ClassifyVariant, ModelEntry, SampleOverview } from '../../../src-main/core/contract.js';
 import { ApiError, type Api } from '../api/client.js';
+import { modelMisfit } from '../classify/words.js';
 import { errorText } from '../format.js';
 
 /** A classification that did not come back: the core's words (what happened and what to do) and why, for code. */
@@ -14,13 +15,24 @@ function failureOf(err: unknown): ClassifyFailure {
   return { message: errorText(err), reason: typeof details?.reason === 'string' ? details.reason : null };
 }
 
+/** A model added on this computer, as the source picker offers it: why it cannot classify this sample, if it cannot. */
+export interface LocalChoice {
+  name: string;
+  misfit: string | null;
+}
+
 /**
- * "Does the model get it right?" for the sample open in the sample view: the variant and impulse
- * id (remembered per project by the core), the kept result (shown on open without asking the
- * platform), a new classification with its progress and cancel, and the window the keyboard or
- * the mouse is on (shared by the plot's and the spectrogram's bands).
+ * "Does the model get it right?" for the sample open in the sample view: what classifies it (the
+ * platform's impulse, with the variant and impulse id the core remembers per project, or a model
+ * added on this computer), the kept result (shown on open without asking anyone: the newest one,
+ * whichever made it), a new classification with its progress and cancel, and the window the
+ * keyboard or the mouse is on (shared by the plot's and the spectrogram's bands).
  */
 export class SampleClassification {
+  /** null: the platform's impulse; else the name of a model added on this computer. */
+  source = $state<string | null>(null);
+  /** The models added on this computer (models.list, kept up to date by models.changed). */
+  models = $state.raw<ModelEntry[]>([]);
   variant = $state<ClassifyVariant>('int8');
   impulseId = $state<number | null>(null);
   projectId = $state<number | null>(null);
@@ -42,20 +54,37 @@ export class SampleClassification {
   hovered = $state<number | null>(null);
 
   readonly block: ClassifiedBlock | null = $derived(this.result ? (this.result.blocks[this.blockIndex] ?? this.result.blocks[0] ?? null) : null);
+  /** Each added model and why it cannot classify this sample (null: it can). */
+  readonly choices: LocalChoice[] = $derived(this.models.map((m) => ({ name: m.name, misfit: modelMisfit(m, this.overview()) })));
   /** The window the detail line tells about: the hovered one, else the focused one. */
   readonly active: number | null = $derived(this.hovered ?? this.focused);
   #asked = 0;
 
-  constructor(private readonly api: Api, readonly sampleId: string) {}
+  /** overview: the sample's axes, rate and length once the view has them (which models fit). */
+  constructor(
+    private readonly api: Api,
+    readonly sampleId: string,
+    private readonly overview: () => Pick<SampleOverview, 'axes' | 'intervalMs' | 'lengthMs' | 'kind'> | null = () => null,
+  ) {}
 
-  /** The remembered variant and impulse id, then the result kept for them (no request to the platform). */
+  /**
+   * The remembered variant and impulse id and the added models, then the kept result: the
+   * sample's newest, so one made on this computer shows with its model picked (no request to anyone).
+   */
   async load(): Promise<void> {
     this.loading = true;
     try {
-      const o = await this.api.call('samples.classifyOptions', {});
+      const [o, models, says] = await Promise.all([
+        this.api.call('samples.classifyOptions', {}),
+        this.api.call('models.list', {}).catch(() => [] as ModelEntry[]),
+        this.api.call('samples.modelSays', { ids: [this.sampleId] }).catch(() => ({ results: [] })),
+      ]);
       this.variant = o.variant;
       this.impulseId = o.impulseId;
       this.projectId = o.projectId;
+      this.models = models;
+      const newest = says.results[0];
+      if (newest?.local && this.source === null) this.source = newest.local.model;
       await this.#showKept();
     } catch (err) {
       this.failure = failureOf(err);
@@ -64,14 +93,17 @@ export class SampleClassification {
     }
   }
 
-  /** Asks the platform (always), shows the answer and keeps it (the core does). */
+  /** Asks the platform, or the model picked on this computer (always), shows the answer and keeps it (the core does). */
   async classify(): Promise<void> {
     if (this.running) return;
     this.running = true;
     this.failure = null;
     this.notice = null;
+    const model = this.source;
     try {
-      const c = await this.api.call('samples.classify', { id: this.sampleId, variant: this.variant, impulseId: this.impulseId });
+      const c = model === null
+        ? await this.api.call('samples.classify', { id: this.sampleId, variant: this.variant, impulseId: this.impulseId })
+        : await this.api.call('samples.classifyLocal', { id: this.sampleId, model });
       this.#asked++; // a kept result asked for earlier must not replace this one
       this.#show(c);
     } catch (err) {
@@ -92,6 +124,22 @@ export class SampleClassification {
     } catch (err) {
       this.failure = failureOf(err);
     }
+  }
+
+  /** The platform's impulse (null) or an added model: the result kept for it shown. */
+  async chooseSource(model: string | null): Promise<void> {
+    if (model === this.source) return;
+    this.failure = null;
+    this.notice = null;
+    this.source = model;
+    await this.#showKept();
+  }
+
+  /** Models added or removed elsewhere (Settings → Models); returns the cleanup. */
+  watchModels(): () => void {
+    return this.api.on('models.changed', (list) => {
+      this.models = list;
+    });
   }
 
   /** A new variant or impulse id: remembered for the project, and the result kept for it shown. */
@@ -116,14 +164,16 @@ export class SampleClassification {
       this.progress = s;
       this.retryAt = s.state === 'waiting' && s.retryInMs !== null ? Date.now() + s.retryInMs : null;
       // Made after the upload (auto) for the variant and impulse shown: fetch its windows.
-      if (s.state === 'done' && !this.running && s.variant === this.variant && s.impulseId === this.impulseId) void this.#showKept();
+      if (s.state === 'done' && !this.running && this.source === null && s.variant === this.variant && s.impulseId === this.impulseId) void this.#showKept();
     });
   }
 
   async #showKept(): Promise<void> {
     const asked = ++this.#asked;
     try {
-      const c = await this.api.call('samples.classification', { id: this.sampleId, variant: this.variant, impulseId: this.impulseId });
+      const c = this.source === null
+        ? await this.api.call('samples.classification', { id: this.sampleId, variant: this.variant, impulseId: this.impulseId })
+        : await this.api.call('samples.classification', { id: this.sampleId, model: this.source });
       if (asked === this.#asked) this.#show(c);
     } catch (err) {
       if (asked === this.#asked) this.failure = failureOf(err);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ClassifiedWindow, ClassifyState } from '../../../src-main/core/contract.js';
+import type { ClassifiedWindow, ClassifyState, ModelEntry } from '../../../src-main/core/contract.js';
 import { summarize } from '../../../src-main/core/classify/classify-result.js';
+import { sourceText } from '../../../src-main/core/classify/classify-schema.js';
 import {
-  afterUploadBoxes, afterUploadNote, afterUploadOf, agreeText, ago, bandCaption, collectHeadline, madeText, progressText, scoresText, secondsLeft, takeText, takesText, windowText,
+  afterUploadBoxes, afterUploadNote, afterUploadOf, agreeText, ago, bandCaption, collectHeadline, madeText, modelMisfit, progressText, scoresText, secondsLeft, sourceWords, takeText, takesText, windowText,
 } from '../../../src-renderer/lib/classify/words.js';
 
 const w = (o: Partial<ClassifiedWindow> = {}): ClassifiedWindow => ({
@@ -42,11 +43,33 @@ describe('when and how a result was made', () => {
     expect(ago(now + 5000, now)).toBe('just now');
   });
 
-  it('names the time, variant and impulse, and a result the platform had already', () => {
+  it('names the time and the source in words (the platform, its impulse and variant; or the model on this computer), and a result the platform had already', () => {
     const now = Date.parse('2025-05-01T12:03:00Z');
     const text = madeText({ classifiedAt: '2025-05-01T12:00:00Z', variant: 'int8', impulseId: null, alreadyInDatabase: false }, now);
-    expect(text).toMatch(/^Classified .+ \(3 min ago\) · int8 · default impulse$/);
-    expect(madeText({ classifiedAt: '2025-05-01T12:00:00Z', variant: 'float32', impulseId: 4, alreadyInDatabase: true }, now)).toMatch(/· float32 · impulse 4 · the platform had it already$/);
+    expect(text).toMatch(/^Classified .+ \(3 min ago\) · the platform, default impulse, int8$/);
+    expect(madeText({ classifiedAt: '2025-05-01T12:00:00Z', variant: 'float32', impulseId: 4, alreadyInDatabase: true }, now)).toMatch(/· the platform, impulse 4, float32 · the platform had it already$/);
+    const local = { classifiedAt: '2025-05-01T12:00:00Z', variant: 'local:0123456789abcdef', impulseId: null, alreadyInDatabase: false, local: { model: 'gestures', hash: '0123456789abcdef'.repeat(4), threshold: 0.7 } };
+    expect(madeText(local, now)).toMatch(/^Classified .+ \(3 min ago\) · on this computer: gestures \(uncertain below 0\.7\)$/);
+    expect(sourceWords(local)).toBe('on this computer: gestures');
+    expect(sourceWords({ variant: 'int8', impulseId: 2, local: null })).toBe('the platform, impulse 2, int8');
+    // The same words as the core's (ClassificationDigest.source).
+    for (const c of [local, { variant: 'float32', impulseId: null, local: null }]) expect(sourceWords(c)).toBe(sourceText(c));
+  });
+
+  it('says why an added model cannot classify a sample: its files, its axes, the sample\'s axes, rate and length', () => {
+    const model = (o: { axes?: number | null; status?: 'ready' | 'missing'; problem?: string | null } = {}) => ({
+      name: 'gestures', status: o.status ?? 'ready', problem: o.problem ?? null,
+      description: { axes: o.axes === undefined ? 3 : o.axes, frequencyHz: 62.5, windowMs: 2000 } as ModelEntry['description'],
+    });
+    const sample = (axes: number, intervalMs = 16, lengthMs = 4000, kind: 'sensor' | 'audio' = 'sensor') => ({ axes: Array.from({ length: axes }, (_, i) => ({ name: `a${i}`, units: '' })), intervalMs, lengthMs, kind });
+    expect(modelMisfit(model(), sample(3))).toBeNull();
+    expect(modelMisfit(model(), sample(3, 10))).toBeNull(); // 100 Hz is resampled to 62.5 Hz
+    expect(modelMisfit(model(), null)).toBeNull(); // not known yet: the core says
+    expect(modelMisfit(model(), sample(1, 1000 / 16000, 4000, 'audio'))).toBe('it takes 3 axes; this sample has 1 (audio)');
+    expect(modelMisfit(model(), sample(3, 100))).toBe('it needs 62.5 Hz; this sample is at 10 Hz');
+    expect(modelMisfit(model(), sample(3, 16, 1600))).toBe('its window is 2.00 s; this sample is 1.60 s long');
+    expect(modelMisfit(model({ axes: null }), sample(3))).toBe('it does not say how many axes it takes: give them in Settings → Models');
+    expect(modelMisfit(model({ status: 'missing', problem: 'Its files are gone.' }), sample(3))).toBe('Its files are gone.');
   });
 });
 

@@ -1,7 +1,7 @@
 // The sample view's classification state and the table's "model says" column, against a fake Api
 // that answers like the core (the e2e spec runs them against the real core and platform emulator).
 import { describe, expect, it, vi } from 'vitest';
-import type { Classification, ClassificationDigest, ClassifyState, EventName, MethodName } from '../../../src-main/core/contract.js';
+import type { Classification, ClassificationDigest, ClassifyState, EventName, MethodName, ModelEntry } from '../../../src-main/core/contract.js';
 import { ApiError, type Api } from '../../../src-renderer/lib/api/client.js';
 import { ModelSays } from '../../../src-renderer/lib/state/model-says.svelte.js';
 import { SampleClassification } from '../../../src-renderer/lib/state/sample-classification.svelte.js';
@@ -49,8 +49,41 @@ describe('the sample view\'s classification', () => {
     expect(c.variant).toBe('float32');
     expect(c.result?.variant).toBe('float32');
     expect(c.block?.id).toBe(3);
-    expect(calls.map((x) => x.method)).toEqual(['samples.classifyOptions', 'samples.classification']);
-    expect(calls[1]!.input).toEqual({ id: 's1', variant: 'float32', impulseId: null });
+    expect(calls.map((x) => x.method)).toEqual(['samples.classifyOptions', 'models.list', 'samples.modelSays', 'samples.classification']);
+    expect(calls[3]!.input).toEqual({ id: 's1', variant: 'float32', impulseId: null });
+  });
+
+  it('opens on a result made on this computer when that is the newest, its model picked; classifies again with it, no platform asked', async () => {
+    const localResult = (at: string): Classification => ({ ...result('int8', at), platformSampleId: null, variant: 'local:0123456789abcdef', local: { model: 'gestures', hash: '0123456789abcdef'.repeat(4), threshold: 0.6 } });
+    const entry = (name: string, axes: number) => ({ name, status: 'ready', problem: null, description: { axes, frequencyHz: 62.5, windowMs: 2000 } }) as unknown as ModelEntry;
+    const { api, calls, emit } = fakeApi({
+      'samples.classifyOptions': () => options,
+      'models.list': () => [entry('gestures', 3), entry('kws', 1)],
+      'samples.modelSays': () => ({ results: [{ id: 's1', local: { model: 'gestures' } }] }),
+      'samples.classification': (i: { model?: string }) => (i.model === 'gestures' ? localResult('2025-05-01T12:00:00.000Z') : null),
+      'samples.classifyLocal': () => localResult('2025-05-01T13:00:00.000Z'),
+    });
+    const overview = { axes: [{ name: 'x', units: '' }, { name: 'y', units: '' }, { name: 'z', units: '' }], intervalMs: 16, lengthMs: 4000, kind: 'sensor' as const };
+    const c = new SampleClassification(api, 's1', () => overview);
+    const off = c.watchModels();
+    await c.load();
+    expect(c.source).toBe('gestures');
+    expect(c.result?.local?.model).toBe('gestures');
+    expect(calls.at(-1)!.input).toEqual({ id: 's1', model: 'gestures' });
+    expect(c.choices).toEqual([{ name: 'gestures', misfit: null }, { name: 'kws', misfit: 'it takes 1 axis; this sample has 3' }]);
+    await c.classify();
+    expect(calls.at(-1)).toEqual({ method: 'samples.classifyLocal', input: { id: 's1', model: 'gestures' } });
+    expect(c.result?.classifiedAt).toBe('2025-05-01T13:00:00.000Z');
+    expect(calls.some((x) => x.method === 'samples.classify')).toBe(false);
+    // Back to the platform's impulse: its kept result (none) is shown, not the local one.
+    await c.chooseSource(null);
+    expect(c.result).toBeNull();
+    expect(calls.at(-1)!.input).toEqual({ id: 's1', variant: 'int8', impulseId: null });
+    // A result the platform made after the upload is not fetched over a local source, and models removed elsewhere go.
+    await c.chooseSource('gestures');
+    emit('models.changed', [entry('gestures', 3)]);
+    expect(c.choices).toEqual([{ name: 'gestures', misfit: null }]);
+    off();
   });
 
   it('a new variant is remembered and shows the result kept for it (none yet: nothing shown)', async () => {
