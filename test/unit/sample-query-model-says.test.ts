@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ClassificationStore } from '../../src-main/core/classify/classification-store.js';
 import { digestOf, readClassification, summarize } from '../../src-main/core/classify/classify-result.js';
 import type { ClassifyVariant } from '../../src-main/core/classify/classify-schema.js';
+import { collectSummary } from '../../src-main/core/classify/collect-summary.js';
 import type { Category, SampleQueryFilter } from '../../src-main/core/contract.js';
 import { silentLogger } from '../../src-main/core/log.js';
 import { localResult, localVariant } from '../../src-main/core/model/classify-sample.js';
@@ -248,6 +249,22 @@ describe('results made on this computer (a local model) count like the platform\
     expect(names({ modelSays: ['idle'] })).toEqual(['both']);
     expect(kept.getLocal(s.id, 'gestures')?.classifiedAt).toBe('2025-03-02T10:00:00.000Z');
     expect(digestOf(kept.latest([s.id]).get(s.id)!).source).toBe('on this computer: gestures-v2');
+  });
+
+  it('"collect more of" counts takes classified on this computer, uploaded or not, by their newest result', async () => {
+    const { sample, classify, classifyLocally, kept } = await setup();
+    const a = await sample('a', 'wave', { uploaded: false });
+    const b = await sample('b', 'wave');
+    kept.noteTakes([a.id, b.id], '2025-03-01T09:00:00.000Z', false);
+    classifyLocally(a.id, '2025-03-01T10:00:00.000Z', ['wave', 'idle', 'idle']);
+    classify(b.id, '2025-03-01T10:00:00.000Z', [['wave', 'wave']]);
+    classifyLocally(b.id, '2025-03-02T10:00:00.000Z', ['wave', 'wave', 'wave', 'idle']);
+    const takes = kept.takes(null, null);
+    const sum = collectSummary(takes, kept.latest(takes.map((t) => t.id)), { since: null, sessionId: null });
+    expect(sum).toMatchObject({ takes: 2, classifiedTakes: 2 });
+    expect(sum.labels.find((l) => l.label === 'wave')).toMatchObject({ takes: 2, classifiedTakes: 2, windows: 7, agree: 4 });
+    expect(sum.confusions).toEqual([{ expected: 'wave', predicted: 'idle', windows: 3 }]);
+    expect(sum.collectMoreOf).toEqual([{ label: 'wave', reason: 'the model got 4 of 7 windows of wave right; it most often said idle (3 windows)' }]);
   });
 
   it('a local result holds whatever happens to the upload; the platform\'s holds only for the platform sample it was made for', async () => {
