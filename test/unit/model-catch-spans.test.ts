@@ -170,6 +170,18 @@ describe('SpanCatcher', () => {
     expect(c.counts.caught).toBe(4);
   });
 
+  it('cuts a long run of misses into spans of at most maxSpanMs, one right after the other', () => {
+    const c = new SpanCatcher(rules, { perMinuteCap: Infinity, maxSpanMs: 4000 });
+    // 80 windows of 1 s every 250 ms, all idle: misses from -500 ms (clamped to 0) to 20.75 s + 0.5 s.
+    const spans = [...run(c, 'i'.repeat(80)), ...c.flush()];
+    expect(spans.length).toBeGreaterThan(4);
+    expect(spans.every((s) => s.endMs - s.startMs <= 4000)).toBe(true);
+    expect(spans[0]!.startMs).toBe(0);
+    for (let k = 1; k < spans.length; k++) expect(spans[k]!.startMs).toBe(spans[k - 1]!.endMs);
+    expect(spans.at(-1)!.endMs).toBe(79 * 250 + 1000 + 500);
+    expect(spans.reduce((n, s) => n + s.windows, 0)).toBe(80);
+  });
+
   it('counts and summarises what it caught', () => {
     const c = new SpanCatcher({ ...rules, marginMs: 0 }, { perMinuteCap: 100 });
     expect(c.summary()).toBe('caught nothing');

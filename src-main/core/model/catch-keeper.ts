@@ -67,6 +67,8 @@ export class CatchKeeper {
     const oldest = Math.max(0, this.#total - this.#capacity);
     const from = Math.max(first, oldest);
     this.rowsGone += from - first;
+    // Only a model lagging far behind the stream gets here: the sample is what is left, and says so.
+    if (from > first) span = { ...span, note: `${span.note}; its first ${from - first} rows had already left memory (the model was ${Math.round(((this.#total - first) / this.#rateHz))} s behind)` };
     const count = Math.max(0, end - from);
     const out = new Float64Array(count * this.#axes);
     for (let r = 0; r < count; r++) {

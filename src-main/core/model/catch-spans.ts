@@ -85,19 +85,26 @@ export class SpanCatcher {
   readonly #rules: CatchRules;
   readonly #cap: number;
   readonly #clampStartMs: number;
+  readonly #maxSpanMs: number;
   #open: OpenSpan | null = null;
   /** Start times of accepted spans in the last minute of stream time (oldest first), for the cap. */
   #recentStarts: number[] = [];
   #capped = 0;
   #counts: CatchCounts = { caught: 0, byReason: { 'other-label': 0, uncertain: 0 }, said: {} };
 
-  /** perMinuteCap: most spans that may start within any 60 s of stream time (Infinity for no cap). */
-  constructor(r: CatchRules, opts: { perMinuteCap: number; clampStartMs?: number }) {
+  /**
+   * perMinuteCap: most spans that may start within any 60 s of stream time (Infinity for no cap).
+   * maxSpanMs: a span that would grow longer is closed and the misses go on in a new one right after
+   * it (default 10 s): a model wrong for minutes yields samples of a useful size, and the keeper's
+   * ring of recent rows (catch-keeper.ts) always still holds a span's start when it closes.
+   */
+  constructor(r: CatchRules, opts: { perMinuteCap: number; clampStartMs?: number; maxSpanMs?: number }) {
     if (!(opts.perMinuteCap >= 0)) throw new RangeError(`SpanCatcher: perMinuteCap must be >= 0; got ${opts.perMinuteCap}`);
     if (!(r.marginMs >= 0)) throw new RangeError(`SpanCatcher: marginMs must be >= 0; got ${r.marginMs}`);
     this.#rules = { ...r };
     this.#cap = opts.perMinuteCap;
     this.#clampStartMs = opts.clampStartMs ?? 0;
+    this.#maxSpanMs = opts.maxSpanMs ?? 10_000;
   }
 
   /** Spans refused because the per-minute cap was reached (each refused span counts once). */
@@ -126,18 +133,24 @@ export class SpanCatcher {
     if (endMs <= startMs) return out; // the whole window lies before the clamp: nothing to save
     const miss = { label: v.label, confidence: v.confidence, reason };
 
+    let from = startMs;
+    if (this.#open && endMs - this.#open.startMs > this.#maxSpanMs) {
+      // Too long: this part is closed, and the misses go on in a span starting where it ended.
+      from = Math.max(startMs, this.#open.endMs);
+      this.#close(out);
+    }
     if (this.#open) {
       // Still open here means it overlaps or touches this miss (start - margin <= its end).
       this.#open.endMs = Math.max(this.#open.endMs, endMs);
       this.#open.misses.push(miss);
       return out;
     }
-    while (this.#recentStarts.length > 0 && this.#recentStarts[0]! <= startMs - 60_000) this.#recentStarts.shift();
+    while (this.#recentStarts.length > 0 && this.#recentStarts[0]! <= from - 60_000) this.#recentStarts.shift();
     const refused = this.#recentStarts.length >= this.#cap;
     // A refused span still stays "open" so the misses touching it are refused with it, counted once.
     if (refused) this.#capped++;
-    else this.#recentStarts.push(startMs);
-    this.#open = { startMs, endMs, refused, misses: [miss] };
+    else this.#recentStarts.push(from);
+    this.#open = { startMs: from, endMs, refused, misses: [miss] };
     return out;
   }
 

@@ -17,6 +17,8 @@ export interface AddModelOptions {
   axes?: number | undefined;
   /** How long the wasm may take to start (10 s; tests shorten it). */
   startTimeoutMs?: number;
+  /** What to record as where it came from, when `path` is a temporary copy (a zip sent by the browser). */
+  source?: string;
 }
 
 /**
@@ -38,8 +40,8 @@ export class ModelRegistry {
     checkWasm(files.wasm, files.wasmName);
     const name = o.name ?? suggestName(files.suggestedName);
     const valid = ModelName.safeParse(name);
-    if (!valid.success) throw new CoreError('InvalidArguments', `"${name}" cannot name a model: ${valid.error.issues[0]?.message}. Pass --name NAME.`);
-    if (await this.#exists(name)) throw new CoreError('InvalidArguments', `A model named "${name}" is already added. Pass another --name, or remove it first ("capture-desk model remove ${name}").`);
+    if (!valid.success) throw new CoreError('InvalidArguments', `"${name}" cannot name a model: ${valid.error.issues[0]?.message}. Choose another name (--name NAME on the command line).`);
+    if (await this.#exists(name)) throw new CoreError('InvalidArguments', `A model named "${name}" is already added. Choose another name (--name on the command line), or remove that one first (Settings → Models, or "capture-desk model remove ${name}").`);
     if (o.axes !== undefined && !(Number.isInteger(o.axes) && o.axes >= 1 && o.axes <= 64)) throw new CoreError('InvalidArguments', `--axes must be a whole number from 1 to 64; got ${o.axes}.`);
 
     await mkdir(this.dir, { recursive: true });
@@ -61,14 +63,14 @@ export class ModelRegistry {
       const record: ModelRecord = ModelRecord.parse({
         name,
         addedAt: new Date().toISOString(),
-        source: resolve(path),
+        source: o.source ?? resolve(path),
         js,
         wasm,
         hash: sha256(`${js.sha256}${wasm.sha256}`),
         description,
       });
       await writeFileAtomic(join(work, RECORD), JSON.stringify(record, null, 2) + '\n');
-      if (await this.#exists(name)) throw new CoreError('InvalidArguments', `A model named "${name}" was added meanwhile. Pass another --name.`);
+      if (await this.#exists(name)) throw new CoreError('InvalidArguments', `A model named "${name}" was added meanwhile. Choose another name.`);
       await rename(work, join(this.dir, name));
       this.log.info('model added', { name, hash: record.hash, sensor: description.sensor, labels: description.labels.length });
       return { ...record, status: 'ready', problem: null };

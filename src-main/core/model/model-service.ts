@@ -25,6 +25,7 @@ const AUDIO_PREFIX = 'audio:';
 const VERDICT_FLUSH_MS = 50;
 const STATUS_FLUSH_MS = 250;
 const MAX_ZIP_BYTES = 64 * 1024 * 1024;
+const OFFLINE_IDLE_MS = 5000;
 
 export interface ModelServiceDeps {
   dataDir: string;
@@ -63,6 +64,7 @@ export class ModelService {
   readonly #takes = new Map<string, Map<string, { model: string; strideMs: number; threshold: number }>>();
   #chain: Promise<void> = Promise.resolve();
   #closed = false;
+  readonly #offline = new Map<string, { session: Promise<ModelSession>; timer: NodeJS.Timeout }>();
 
   constructor(private readonly d: ModelServiceDeps) {
     this.registry = new ModelRegistry(d.dataDir, d.spawn, d.log);
@@ -73,7 +75,7 @@ export class ModelService {
     return this.registry.list();
   }
 
-  async add(path: string, o: { name?: string | undefined; axes?: number | undefined }): Promise<ModelEntry> {
+  async add(path: string, o: { name?: string | undefined; axes?: number | undefined; source?: string }): Promise<ModelEntry> {
     const m = await this.registry.add(path, o);
     await this.#changed();
     return m;
@@ -89,7 +91,7 @@ export class ModelService {
       const path = join(dir, fileName.replace(/[/\\]/g, '_'));
       await writeFile(path, bytes);
       // Without a name the registry suggests one from the file name, made safe ("gestures (1).zip" → "gestures-1-").
-      return await this.add(path, { name: o.name, axes: o.axes });
+      return await this.add(path, { name: o.name, axes: o.axes, source: `${fileName} (sent by the browser)` });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -97,12 +99,14 @@ export class ModelService {
 
   async remove(name: string): Promise<{ removed: boolean }> {
     for (const [sourceId, r] of this.#running) if (r.status.model === name) await this.liveStop(sourceId);
+    await this.#closeOffline(name);
     await this.registry.remove(name);
     await this.#changed();
     return { removed: true };
   }
 
   async setAxes(name: string, axes: number): Promise<ModelEntry> {
+    await this.#closeOffline(name); // it was opened with the old description
     const m = await this.registry.setAxes(name, axes);
     await this.#changed();
     return m;
@@ -336,20 +340,54 @@ export class ModelService {
 
   /** Classifies a sample in the data folder with a local model and keeps the result with it. */
   async classifySample(sample: Sample, model: string, o: { strideMs?: number | null; threshold?: number; progress?: (done: number, total: number) => boolean | void } = {}): Promise<Classification> {
-    const session = await ModelSession.open(this.registry, model, this.d.spawn, this.d.log);
-    try {
-      const c = await classifySampleLocally(this.d.store, session, sample, o);
-      this.d.keep(c);
-      this.d.bus.emit('samples.changed', { ids: [sample.id] });
-      return c;
-    } finally {
-      await session.close();
+    const session = await this.#offlineSession(model);
+    const c = await classifySampleLocally(this.d.store, session, sample, o);
+    this.d.keep(c);
+    this.d.bus.emit('samples.changed', { ids: [sample.id] });
+    return c;
+  }
+
+  /**
+   * One worker per model for samples classified one after another (a bulk run, takes as they are
+   * saved), closed once it has been idle a few seconds: starting a worker per sample cost more than
+   * classifying a short sample.
+   */
+  async #offlineSession(model: string): Promise<ModelSession> {
+    const kept = this.#offline.get(model);
+    if (kept) {
+      clearTimeout(kept.timer);
+      kept.timer = setTimeout(() => void this.#closeOffline(model), OFFLINE_IDLE_MS);
+      const session = await kept.session.catch(() => null);
+      if (session && !session.failed) return session;
+      this.#offline.delete(model);
+      clearTimeout(kept.timer);
+      await session?.close();
     }
+    const opening = ModelSession.open(this.registry, model, this.d.spawn, this.d.log);
+    const entry = { session: opening, timer: setTimeout(() => void this.#closeOffline(model), OFFLINE_IDLE_MS) };
+    this.#offline.set(model, entry);
+    try {
+      return await opening;
+    } catch (err) {
+      if (this.#offline.get(model) === entry) this.#offline.delete(model);
+      clearTimeout(entry.timer);
+      throw err;
+    }
+  }
+
+  async #closeOffline(model: string): Promise<void> {
+    const kept = this.#offline.get(model);
+    if (!kept) return;
+    this.#offline.delete(model);
+    clearTimeout(kept.timer);
+    const session = await kept.session.catch(() => null);
+    await session?.close();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     for (const [id, r] of [...this.#running]) await this.#end(id, r, null);
     await this.#chain;
+    for (const model of [...this.#offline.keys()]) await this.#closeOffline(model);
   }
 }
