@@ -54,8 +54,9 @@ export const CLASSIFY_USAGE = `Usage: capture-desk samples classify ID [options]
 
   Exit 0 when classified; 1 with the platform's message otherwise (no impulse trained yet, an
   impulse that cannot classify this kind of data, the key refused, the sample not uploaded or
-  deleted on the platform). While the platform says a classification job is still running, it
-  asks again with growing pauses; Ctrl+C stops. With --model: exit 1 with a sentence for a model
+  deleted on the platform). When the platform answers with a classification job instead, it
+  waits for that job (its status asked after 1, 2, 4… s, for up to three minutes), then asks for
+  the result once more, never starting a second job; Ctrl+C stops. With --model: exit 1 with a sentence for a model
   not added, a sample whose axes or rate the model cannot take (the numbers said), or one
   shorter than a window; Ctrl+C stops and keeps nothing.
 `;
@@ -175,7 +176,7 @@ async function classifyHere(id: string, model: string, o: { strideMs: number | n
   }
 }
 
-/** Waiting for a job still running is said on stderr; the result goes to stdout. */
+/** Waiting for the platform's classification job is said on stderr; the result goes to stdout. */
 function say(e: ClassifyState): void {
   if (e.state === 'waiting' && e.message) process.stderr.write(`${e.message}\n`);
 }
@@ -223,6 +224,7 @@ function human(c: Classification, name: string, kept: boolean): string {
     out.push(`${c.blocks.length > 1 ? `${b.name}: ` : ''}${b.summary.text}`);
   }
   if (c.warning) out.push(`Warning from the platform: ${c.warning}`);
+  if (c.alreadyInDatabase) out.push('The platform says this sample is already in its training data: the model may have learnt from it.');
   if (c.local) out.push(`Kept with the sample; the app shows it as "${sourceText(c)}".`);
   return out.join('\n') + '\n';
 }

@@ -455,9 +455,10 @@ const Threshold = z.number().min(0).max(1);
 const classifyMethods = {
   /**
    * Classifies an uploaded sample on the platform (classify/v2): one result per sliding window and
-   * learn block, kept per sample, impulse and variant (the local sample never changes). While the
-   * platform says a job is still running it asks again with backoff (events samples.classifyState
-   * "waiting"); samples.cancelClassify stops that. Errors carry details {reason, platformMessage}.
+   * learn block, kept per sample, impulse and variant (the local sample never changes). When the
+   * platform answers with a job it started, it waits for that job's status with backoff (events
+   * samples.classifyState "waiting"), then asks once more, never starting a second job;
+   * samples.cancelClassify stops the wait. Errors carry details {reason, platformMessage}.
    */
   'samples.classify': { input: ClassifyInput, output: Classification },
   /**

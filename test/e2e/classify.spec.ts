@@ -312,7 +312,7 @@ test.describe('the microphone', () => {
   });
 });
 
-test('errors say what to do: not uploaded, no impulse, a job still running (waited for, or cancelled), an impulse id it lacks, deleted on the platform; the warning as given', async ({ page, shell, platform }) => {
+test('errors say what to do: not uploaded, no impulse, a job the platform started (waited for, or cancelled), an impulse id it lacks, deleted on the platform; the warning as given', async ({ page, shell, platform }) => {
   test.setTimeout(120_000);
   await page.goto(shell.url);
   await connectPlatform(page, platform, KEY);
@@ -342,23 +342,26 @@ test('errors say what to do: not uploaded, no impulse, a job still running (wait
   await expect(error).toHaveText(`Project ${platform.projectId} has no trained impulse yet (the platform said: "No trained impulse in this project yet: design and train an impulse first"). Design and train an impulse on the platform, then classify again.`);
   await expect(error).toHaveAttribute('data-reason', 'no-impulse');
 
-  // A job still running: the countdown to the next request, then the result and its warning.
-  platform.setFaults({ impulse: { ...DEFAULT_IMPULSE, warning: 'Sample is shorter than two windows; results may be unreliable' }, classifyJobRunning: 2 });
+  // The platform answers with a job: the countdown to the next look at its status, then the result and its warning; one job.
+  platform.setFaults({ impulse: { ...DEFAULT_IMPULSE, warning: 'Sample is shorter than two windows; results may be unreliable' }, classifyJobPolls: 2 });
   await classify.click();
-  await expect(view.getByTestId('classify-progress')).toContainText(/The platform is still running its classification job; asking again in [12] s/);
+  await expect(view.getByTestId('classify-progress')).toContainText(/Waiting for the platform's classification job; looking at it again in [12] s/);
   await expect(view.getByTestId('classify-summary')).toContainText(/^wave: \d of \d windows/, { timeout: 15_000 });
   await expect(error).toHaveCount(0);
   await expect(view.getByTestId('classify-warning')).toHaveText('The platform warns: Sample is shorter than two windows; results may be unreliable');
   const summary = await view.getByTestId('classify-summary').textContent();
+  expect(platform.classifyJobs).toHaveLength(1);
 
-  // Cancelled while waiting: nothing kept, the last result stays.
-  platform.setFaults({ classifyJobRunning: 100 });
+  // Cancelled while waiting (the impulse retrained meanwhile, so a new job): nothing kept, the last result stays.
+  platform.forgetClassifications();
+  platform.setFaults({ classifyJobPolls: 100 });
   await classify.click();
-  await expect(view.getByTestId('classify-progress')).toContainText('asking again in');
+  await expect(view.getByTestId('classify-progress')).toContainText('looking at it again in');
   await view.getByTestId('classify-cancel').click();
   await expect(view.getByRole('status').filter({ hasText: 'Cancelled; nothing was kept and the last result stays shown.' })).toBeVisible();
   await expect(view.getByTestId('classify-summary')).toHaveText(summary!);
-  platform.setFaults({ classifyJobRunning: 0 });
+  expect(platform.classifyJobs).toHaveLength(2);
+  platform.setFaults({ classifyJobPolls: 0 });
 
   // An impulse id the project lacks: remembered for the project, and said in words.
   const impulseField = view.getByTestId('classify-impulse');

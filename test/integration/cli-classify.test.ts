@@ -40,7 +40,7 @@ async function platform(): Promise<IngestionServer> {
 }
 const dataDir = async () => join(await mkdtemp(join(tmpdir(), 'cd-classify-')), 'data');
 
-async function boardTake(srv: IngestionServer, dir: string, label = 'wave', extra: string[] = ['--upload', '--ingestion-url', srv.url, '--api-key', KEY], lengthMs = '3000') {
+async function boardTake(srv: IngestionServer, dir: string, label = 'wave', extra: string[] = ['--upload', '--ingestion-url', srv.url, '--api-key', KEY], lengthMs = '3000', category = 'testing') {
   const pty = await openPtyPair();
   cleanups.push(() => pty.close());
   const child: ChildProcess = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100'], { stdio: 'ignore' });
@@ -50,7 +50,7 @@ async function boardTake(srv: IngestionServer, dir: string, label = 'wave', extr
       await once(child, 'exit');
     }
   });
-  const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', lengthMs, '--label', label, '--category', 'testing', ...extra, '--data-dir', dir]);
+  const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', lengthMs, '--label', label, '--category', category, ...extra, '--data-dir', dir]);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { id: string; state: string; platform: { sample_id: number | null } };
 }
@@ -127,7 +127,7 @@ describe('capture-desk samples classify', () => {
     expect(says.ok && says.value.results[0]!.text).toMatch(new RegExp(`^wave: ${windows.length} of ${windows.length} windows, mean confidence`));
     expect(classifyRequests(srv)).toHaveLength(1);
 
-    // --again asks the platform, which now has it cached; float32 is a result of its own.
+    // --again asks the platform again; float32 is a result of its own.
     const fresh = await classify(srv, dir, take.id, ['--again']);
     expect(parse(fresh.stdout).summaries[0]!.kept).toBe(false);
     const f32 = await classify(srv, dir, take.id, ['--variant', 'float32']);
@@ -135,7 +135,7 @@ describe('capture-desk samples classify', () => {
     expect(classifyRequests(srv).map((q) => q.query)).toEqual(['?variant=int8', '?variant=int8', '?variant=float32']);
   }, 60_000);
 
-  it('prints each learn block of an impulse with several, and says a job still running on stderr while it waits', async () => {
+  it('prints each learn block of an impulse with several, and waits for the platform\'s classification job (saying so on stderr): one job, then asked once more', async () => {
     const srv = await platform();
     const dir = await dataDir();
     const take = await boardTake(srv, dir, 'wave');
@@ -143,11 +143,13 @@ describe('capture-desk samples classify', () => {
       ...DEFAULT_IMPULSE, id: 3, windowSizeMs: 1200, windowIncreaseMs: 400,
       learnBlocks: [DEFAULT_IMPULSE.learnBlocks[0]!, { id: 8, name: 'Motion rate', title: 'Classification', feature: 'dominant-hz', labels: { slow: 0.5, fast: 5 }, anomaly: true }],
     };
-    srv.setFaults({ impulse, classifyJobRunning: 2 });
+    srv.setFaults({ impulse, classifyJobPolls: 1 });
     const r = await classify(srv, dir, take.id, ['--impulse-id', '3']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr.match(/The platform is still classifying/g)).toHaveLength(2);
-    expect(r.stderr).toMatch(/asking again in 1 s[\s\S]*asking again in 2 s/);
+    expect(r.stderr.match(/Waiting for the platform's classification job 1 for ".*"; looking at it again in/g)).toHaveLength(2);
+    expect(r.stderr).toMatch(/looking at it again in 1 s[\s\S]*looking at it again in 2 s/);
+    expect(srv.classifyJobs.map((j) => [j.id, j.polls, j.finishedSuccessful])).toEqual([[1, 2, true]]);
+    expect(srv.requests.filter((q) => q.path.includes('/jobs/')).map((q) => `${q.method} ${q.path}`)).toEqual(Array(2).fill('GET /v1/api/1/jobs/1/status'));
     const { windows, summaries } = parse(r.stdout);
     const want = expected(srv, take.platform.sample_id!, impulse, 'int8');
     const n = want.spans.length;
@@ -160,7 +162,34 @@ describe('capture-desk samples classify', () => {
     });
     expect(summaries.map((s) => [s.block, s.windows, s.expected])).toEqual([['NN Classifier', n, 'wave'], ['Motion rate', n, 'wave']]);
     expect(summaries[1]!.agree).toBe(0);
-    expect(classifyRequests(srv).map((q) => q.query)).toEqual(Array(3).fill('?variant=int8&impulseId=3'));
+    expect(classifyRequests(srv).map((q) => q.query)).toEqual(Array(2).fill('?variant=int8&impulseId=3'));
+  }, 60_000);
+
+  it('a regression block\'s windows are never uncertain (its minimumConfidenceRating is an absolute error); fractional window sizes are placed as given; a training take is said to be in the training data', async () => {
+    const srv = await platform();
+    const dir = await dataDir();
+    const take = await boardTake(srv, dir, 'wave', undefined, '3000', 'training');
+    const impulse: EmulatedImpulse = {
+      ...DEFAULT_IMPULSE, id: 4, windowSizeMs: 1000.5, windowIncreaseMs: 333.25, minimumConfidenceRating: 2.5,
+      learnBlocks: [{ id: 9, type: 'keras-regression', name: 'Amplitude', title: 'Regression', feature: 'rms', labels: {} }],
+    };
+    srv.setFaults({ impulse });
+    const json = await classify(srv, dir, take.id, ['--impulse-id', '4']);
+    expect(json.code, json.stderr).toBe(0);
+    const { windows } = parse(json.stdout);
+    const want = expected(srv, take.platform.sample_id!, impulse, 'int8');
+    expect(windows).toHaveLength(want.spans.length);
+    windows.forEach((w, i) => {
+      expect([w.start_ms, w.end_ms]).toEqual([r3(i * 333.25), r3(Math.min(i * 333.25 + 1000.5, want.lengthMs))]);
+      expect(w.scores).toEqual(want.results[0]![i]);
+    });
+    // Every value is below 2.5: a confidence that low would be "uncertain"; an error bound is not.
+    expect(windows.every((w) => w.label === 'value' && w.confidence < 2.5)).toBe(true);
+    const plain = await runCli(['samples', 'classify', take.id, '--again', '--impulse-id', '4', '--management-url', srv.managementUrl, '--project-id', '1', '--api-key', KEY, '--data-dir', dir]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain('Windows of 1000.5 ms every 333.25 ms');
+    expect(plain.stdout).not.toMatch(/uncertain/);
+    expect(plain.stdout).toContain('The platform says this sample is already in its training data: the model may have learnt from it.');
   }, 60_000);
 
   it('clips the one window of a take shorter than the impulse window to the take', async () => {

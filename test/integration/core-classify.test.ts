@@ -131,10 +131,56 @@ describe('core: classify each take after upload', () => {
 
     // Asked from the sample view: a new request, the training take classified too; errors say what to do.
     const asked = await again.call<Classification>('samples.classify', { id: training, variant: 'int8' });
-    expect(asked).toMatchObject({ sampleId: training, variant: 'int8', alreadyInDatabase: false });
+    // Declared: "Whether this sample is already in the training database".
+    expect(asked).toMatchObject({ sampleId: training, variant: 'int8', alreadyInDatabase: true });
     srv.deleteSample(t.platformSampleId!);
     await expect(again.call('samples.classify', { id: testing })).rejects.toMatchObject({ code: 'NotFound', details: { reason: 'deleted', platformMessage: 'Sample not found' } });
     expect(await again.call<Classification>('samples.classification', { id: testing })).toEqual(kept);
     expect(again.states().at(-1)).toMatchObject({ id: testing, auto: false, state: 'failed', error: { code: 'NotFound' } });
+  }, 60_000);
+
+  it('waits for the classification job the platform started (its status), then asks once more: one job; a cancel stops the wait and the next try waits for that same job', async () => {
+    const srv = await startIngestionServer();
+    cleanups.push(() => srv.close());
+    const app = await start(join(await mkdtemp(join(tmpdir(), 'cd-core-classify-job-')), 'data'), memoryKeychain());
+    await app.call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1, qualityHold: 'off' });
+    await app.call('keys.set', { kind: 'api-key', key: KEY });
+    const path = await board();
+    await app.call('serial.addPath', { path });
+    await app.call('stream.start', { sourceId: `serial:${path}` });
+    const ids = [await record(app, `serial:${path}`, 'wave', 'testing'), await record(app, `serial:${path}`, 'wave', 'testing')];
+    for (const id of ids) await expect.poll(async () => (await app.call<{ samples: Sample[] }>('samples.list', {})).samples.find((s) => s.id === id)!.state, { timeout: 10_000 }).toBe('uploaded');
+    const statusRequests = () => srv.requests.filter((r) => /^\/v1\/api\/1\/jobs\/\d+\/status$/.test(r.path));
+
+    // The job runs for one status request, then is finished.
+    srv.setFaults({ classifyJobPolls: 1 });
+    const c = await app.call<Classification>('samples.classify', { id: ids[0] });
+    expect(c.blocks[0]!.summary.text).toMatch(/^wave: \d+ of \d+ windows/);
+    expect(srv.classifyJobs).toHaveLength(1);
+    expect(classifyRequests(srv)).toHaveLength(2);
+    expect(statusRequests().map((r) => [r.method, r.path])).toEqual([['GET', '/v1/api/1/jobs/1/status'], ['GET', '/v1/api/1/jobs/1/status']]);
+    // Asked, waited (status asked after 1 s, then 2 s), asked once more.
+    const first = app.states().filter((s) => s.id === ids[0]);
+    expect(first.map((s) => [s.state, s.attempt, s.retryInMs])).toEqual([['classifying', 1, null], ['waiting', 1, 1000], ['waiting', 1, 2000], ['classifying', 2, null], ['done', 2, null]]);
+    expect(first[1]!.message).toBe(`Waiting for the platform's classification job 1 for "${(await app.call<{ samples: Sample[] }>('samples.list', {})).samples.find((s) => s.id === ids[0])!.name}"; looking at it again in 1 s.`);
+
+    // A job that does not end: cancelled while waiting; nothing kept, no second job.
+    srv.setFaults({ classifyJobPolls: 100 });
+    const run = app.call('samples.classify', { id: ids[1] });
+    await expect.poll(() => app.states().some((s) => s.id === ids[1] && s.state === 'waiting'), { timeout: 5000 }).toBe(true);
+    expect(await app.call('samples.cancelClassify', { id: ids[1] })).toEqual({ cancelled: true });
+    await expect(run).rejects.toMatchObject({ code: 'Cancelled', details: { reason: 'cancelled' } });
+    expect(app.states().at(-1)).toMatchObject({ id: ids[1], state: 'cancelled' });
+    expect(await app.call('samples.classification', { id: ids[1] })).toBeNull();
+    expect(srv.classifyJobs).toHaveLength(2);
+    expect(classifyRequests(srv)).toHaveLength(3);
+
+    // Classified again once that job ended: its status is asked at once, then the result; still two jobs in all.
+    srv.setFaults({ classifyJobPolls: 0 });
+    const before = app.states().length;
+    expect((await app.call<Classification>('samples.classify', { id: ids[1] })).blocks[0]!.windows.length).toBeGreaterThan(0);
+    expect(srv.classifyJobs.map((j) => [j.id, j.finishedSuccessful])).toEqual([[1, true], [2, true]]);
+    expect(classifyRequests(srv)).toHaveLength(4);
+    expect(app.states().slice(before).map((s) => [s.state, s.retryInMs])).toEqual([['waiting', 0], ['classifying', null], ['done', null]]);
   }, 60_000);
 });

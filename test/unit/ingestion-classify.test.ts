@@ -78,7 +78,7 @@ describe('classify/v2 on the emulated platform', () => {
     expect(body).not.toHaveProperty('warning');
     expect(body.classifications).toHaveLength(1);
     const c = body.classifications[0];
-    expect(c.learnBlock).toEqual({ id: 3, name: 'NN Classifier', dsp: [2], title: 'Classification', createdBy: expect.any(String), createdAt: expect.any(String) });
+    expect(c.learnBlock).toEqual({ id: 3, type: 'keras', name: 'NN Classifier', dsp: [2], title: 'Classification', createdBy: expect.any(String), createdAt: expect.any(String) });
     expect(c.minimumConfidenceRating).toBe(0.6);
     expect(c.expectedLabels).toEqual([{ label: 'wave', startIndex: 0, endIndex: 399 }]);
     expect(c.intervalMs).toBe(10);
@@ -100,16 +100,57 @@ describe('classify/v2 on the emulated platform', () => {
     expect(body.sample.datastreamPayloads).toEqual([]);
   });
 
-  it('says alreadyInDatabase for a sample, impulse and variant it classified before; int8 scores are 1/256 steps', async () => {
+  it('says alreadyInDatabase for a sample in the training data (declared: "already in the training database"), not for one classified before; int8 scores are 1/256 steps', async () => {
     const id = await upload('wave.cbor', encodeCbor(sensorDoc(stillThenWave(), 10)));
     const first = await classify(id);
     expect(first.body.alreadyInDatabase).toBe(false);
-    expect((await classify(id)).body.alreadyInDatabase).toBe(true);
-    expect((await classify(id, '?variant=float32')).body.alreadyInDatabase).toBe(false);
+    expect((await classify(id)).body.alreadyInDatabase).toBe(false);
+    const trained = await upload('wave.2.cbor', encodeCbor(sensorDoc(stillThenWave(), 10)), 'training', 'wave');
+    expect((await classify(trained, '?variant=float32')).body.alreadyInDatabase).toBe(true);
     for (const r of first.body.classifications[0].result as Array<Record<string, number>>) {
       for (const v of Object.values(r)) expect(Number.isInteger(v * 256)).toBe(true);
     }
     expect((await classify(id, '?variant=int4')).body).toEqual({ success: false, error: 'Invalid variant "int4" (expected int8 or float32)' });
+  });
+
+  it('starts a job for a result it has not computed (declared StartJobResponse), reports it running then finished at jobs/{id}/status, then answers the result', async () => {
+    const id = await upload('wave.cbor', encodeCbor(sensorDoc(stillThenWave(), 10)));
+    srv.setFaults({ classifyJobPolls: 2 });
+    const status = async (job: number | string) => (await (await fetch(`${srv.managementUrl}/api/1/jobs/${job}/status`, { headers: { 'x-api-key': KEY } })).json()) as Record<string, any>;
+    expect((await classify(id)).body).toEqual({ success: true, id: 1 });
+    // Asked again before it finished: nothing declares otherwise, so another job (a client must not do this).
+    expect((await classify(id)).body).toEqual({ success: true, id: 2 });
+    expect(srv.classifyJobs.map((j) => j.id)).toEqual([1, 2]);
+    const running = await status(1);
+    expect(running).toEqual({ success: true, job: { id: 1, category: expect.any(String), categoryKey: 'classify-sample', key: expect.any(String), created: expect.any(String), started: expect.any(String), jobNotificationUids: [] } });
+    expect((await status(1)).job).not.toHaveProperty('finished');
+    expect((await status(1)).job).toMatchObject({ finished: expect.any(String), finishedSuccessful: true });
+    const done = await classify(id);
+    expect(done.body).toMatchObject({ success: true, windowSizeMs: 1000, alreadyInDatabase: false });
+    expect(done.body.classifications[0].result).toHaveLength(7);
+    // Computed: answered at once from then on; float32 is a result of its own.
+    expect((await classify(id)).body.success).toBe(true);
+    expect((await classify(id, '?variant=float32')).body).toEqual({ success: true, id: 3 });
+    // Lowering classifyJobPolls finishes running jobs at their next status request; a failed job computes nothing.
+    srv.setFaults({ classifyJobPolls: 0, classifyJobFails: true });
+    expect((await status(3)).job).toMatchObject({ finished: expect.any(String), finishedSuccessful: false });
+    srv.setFaults({ classifyJobPolls: 1 });
+    expect((await classify(id, '?variant=float32')).body).toEqual({ success: true, id: 4 });
+    expect(await status(99)).toEqual({ success: false, error: 'Job 99 not found' });
+    expect((await fetch(`${srv.managementUrl}/api/2/jobs/1/status`, { headers: { 'x-api-key': KEY } }).then((r) => r.json()))).toEqual({ success: false, error: 'Project not found' });
+    srv.forgetClassifications();
+    srv.setFaults({ classifyJobFails: false });
+    expect((await classify(id)).body).toEqual({ success: true, id: 5 });
+  });
+
+  it('answers a regression block as {value} per window, with its learnBlock.type', async () => {
+    srv.setFaults({ impulse: { ...DEFAULT_IMPULSE, minimumConfidenceRating: 2.5, learnBlocks: [{ id: 6, type: 'keras-regression', name: 'Amplitude', title: 'Regression', feature: 'rms', labels: {} }] } });
+    const id = await upload('wave.cbor', encodeCbor(sensorDoc(stillThenWave(), 10)));
+    const c = (await classify(id)).body.classifications[0];
+    expect(c.learnBlock).toMatchObject({ id: 6, type: 'keras-regression' });
+    expect(c.minimumConfidenceRating).toBe(2.5);
+    expect(c.result.every((r: Record<string, number>) => Object.keys(r).join() === 'value')).toBe(true);
+    expect(c.result.at(-1).value).toBeGreaterThan(1);
   });
 
   it('labels audio by its dominant frequency and clips the one window of a sample shorter than it', async () => {
@@ -155,7 +196,7 @@ describe('classify/v2 on the emulated platform', () => {
     expect(second.every((r) => typeof r.anomaly === 'number' && r.anomaly >= 0)).toBe(true);
   });
 
-  it('answers each failure in the envelope: no impulse, unknown impulse, wrong data, a job still running, a deleted sample', async () => {
+  it('answers each failure in the envelope: no impulse, unknown impulse, wrong data, a deleted sample', async () => {
     const sensor = await upload('wave.cbor', encodeCbor(sensorDoc(stillThenWave(), 10)));
     const audio = await upload('tone.wav', toneWav(1500, 1000));
     const fail = (error: string | RegExp) => ({ status: 200, body: { success: false, error: typeof error === 'string' ? error : expect.stringMatching(error) } });
@@ -170,9 +211,7 @@ describe('classify/v2 on the emulated platform', () => {
     srv.setFaults({ impulse: null });
     expect(await classify(sensor)).toEqual(fail(/^No trained impulse in this project yet/));
 
-    srv.setFaults({ impulse: DEFAULT_IMPULSE, classifyJobRunning: 2 });
-    expect(await classify(sensor)).toEqual(fail('A classification job for this sample is still running (job 1); try again in a few seconds'));
-    expect(await classify(sensor)).toEqual(fail(/still running \(job 2\)/));
+    srv.setFaults({ impulse: DEFAULT_IMPULSE });
     expect((await classify(sensor)).body.success).toBe(true);
 
     expect(srv.deleteSample(sensor)).toBe(true);

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { CoreError } from '../errors.js';
 import { ManagementError, managementCall, type ManagementTarget } from '../upload/management-client.js';
 import { RawClassifyAnswer } from './classify-result.js';
@@ -6,7 +7,7 @@ import type { ClassifyVariant } from './classify-schema.js';
 /** Why a classification did not come back, for code (the UI and the CLI branch on it); the message is for people. */
 export type ClassifyReason =
   | 'not-uploaded' | 'no-project' | 'unauthorized' | 'project-not-found' | 'deleted' | 'no-impulse' | 'impulse-not-found'
-  | 'cannot-classify' | 'job-running' | 'cancelled' | 'unreachable' | 'platform';
+  | 'cannot-classify' | 'job-running' | 'job-failed' | 'cancelled' | 'unreachable' | 'platform';
 
 export interface ClassifyErrorDetails {
   reason: ClassifyReason;
@@ -19,7 +20,19 @@ export class ClassifyError extends CoreError {
   declare readonly details: ClassifyErrorDetails;
 }
 
-export type PlatformAnswer = { kind: 'classified'; answer: RawClassifyAnswer } | { kind: 'running'; message: string };
+/**
+ * classify/v2's two declared answers (edge-impulse-api: `ClassifySampleResponse | StartJobResponse`):
+ * the classifications, or a job it started; "wait for the completion of the job, and then call
+ * this function again to receive the results".
+ */
+export type PlatformAnswer = { kind: 'classified'; answer: RawClassifyAnswer } | { kind: 'job'; jobId: number };
+
+/** A job's state from GET /api/{projectId}/jobs/{jobId}/status (declared GetJobResponse.job). */
+export interface JobState {
+  finished: boolean;
+  /** finishedSuccessful; null while running, or when the platform did not say. */
+  successful: boolean | null;
+}
 
 /** What a failure says about the sample and the call, so its message can say what to do. */
 export interface FailureContext {
@@ -35,7 +48,6 @@ export interface FailureContext {
  */
 export function reasonOf(platformMessage: string): ClassifyReason {
   const m = platformMessage;
-  if (/still running|job (is )?(still )?(running|in progress)|in progress|try again/i.test(m)) return 'job-running';
   if (/project not found|no such project|unknown project/i.test(m)) return 'project-not-found';
   if (/impulse\b.*\bnot found|no impulse with id/i.test(m)) return 'impulse-not-found';
   if (/sample\b.*\b(not found|does not exist|deleted)|no such sample/i.test(m)) return 'deleted';
@@ -63,7 +75,9 @@ export function classifyError(reason: ClassifyReason, c: FailureContext, platfor
       case 'unauthorized':
         return ['Unauthorized', `The platform refused the API key (401)${said}. Check the API key of project ${c.projectId} in Settings (the CLI: --api-key or $CAPTURE_DESK_API_KEY).`];
       case 'job-running':
-        return ['Busy', `The platform is still classifying "${c.name}"${said}, and did not finish while Capture Desk kept asking. Classify again in a minute.`];
+        return ['Busy', `The platform is still classifying "${c.name}"${said}, and its job did not finish while Capture Desk waited. Classify again in a minute: Capture Desk waits for that job rather than starting another.`];
+      case 'job-failed':
+        return ['Unavailable', `The platform's classification job for "${c.name}" ended without a result${said}. Classify again; if it fails again, look at the job's log on the platform.`];
       case 'cancelled':
         return ['Cancelled', `Classifying "${c.name}" was cancelled; nothing was kept.`];
       default:
@@ -75,10 +89,29 @@ export function classifyError(reason: ClassifyReason, c: FailureContext, platfor
 
 const cap = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
+/** A management call's failure in the classification's terms (cancelled, key refused, the platform's words). */
+function failureOf(err: unknown, c: FailureContext, signal: AbortSignal): unknown {
+  if (signal.aborted) return classifyError('cancelled', c);
+  if (!(err instanceof ManagementError)) return err;
+  if (err.code === 'Unauthorized') return classifyError('unauthorized', c);
+  if (err.platformMessage !== null) return classifyError(reasonOf(err.platformMessage), c, err.platformMessage);
+  return new ClassifyError(err.code, err.message, { reason: err.code === 'Unavailable' ? 'unreachable' : 'platform', platformMessage: null } satisfies ClassifyErrorDetails);
+}
+
+const shapeError = (what: string): ClassifyError =>
+  new ClassifyError('Internal', `The platform answered ${what} in a shape this version does not understand; update Capture Desk.`, { reason: 'platform', platformMessage: null } satisfies ClassifyErrorDetails);
+
+/** Declared windowSizeMs/windowIncreaseMs are numbers: only what cannot place a window is refused, saying the value. */
+function unusableWindow(a: RawClassifyAnswer): string | null {
+  for (const [field, v] of [['windowSizeMs', a.windowSizeMs], ['windowIncreaseMs', a.windowIncreaseMs]] as const) {
+    if (!Number.isFinite(v) || v <= 0) return `${field} ${v}`;
+  }
+  return null;
+}
+
 /**
- * POST /api/{projectId}/classify/v2/{sampleId}?variant=…[&impulseId=…]. A job still running is
- * not a failure but an answer to come back later: said as an error by the spec's envelope, or
- * (as the platform can also answer) as a started job without classifications.
+ * POST /api/{projectId}/classify/v2/{sampleId}?variant=…[&impulseId=…]: the classifications, or
+ * the id of a job the platform started (StartJobResponse: `{success: true, id}`) to wait for.
  */
 export async function classifyOnPlatform(
   t: ManagementTarget, c: FailureContext, variant: ClassifyVariant, signal: AbortSignal, timeoutMs = 120_000,
@@ -88,22 +121,35 @@ export async function classifyOnPlatform(
   try {
     body = await managementCall(t, 'POST', `/api/${t.projectId}/classify/v2/${c.platformSampleId}?${query}`, undefined, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
   } catch (err) {
-    if (signal.aborted) throw classifyError('cancelled', c);
-    if (!(err instanceof ManagementError)) throw err;
-    if (err.code === 'Unauthorized') throw classifyError('unauthorized', c);
-    if (err.platformMessage !== null) {
-      const reason = reasonOf(err.platformMessage);
-      if (reason === 'job-running') return { kind: 'running', message: err.platformMessage };
-      throw classifyError(reason, c, err.platformMessage);
-    }
-    throw new ClassifyError(err.code, err.message, { reason: err.code === 'Unavailable' ? 'unreachable' : 'platform', platformMessage: null } satisfies ClassifyErrorDetails);
+    throw failureOf(err, c, signal);
   }
   const o = body as Record<string, unknown>;
-  if (!('classifications' in o) && typeof o['id'] === 'number') return { kind: 'running', message: `The platform started classification job ${o['id']}` };
+  if (!('classifications' in o) && typeof o['id'] === 'number' && Number.isInteger(o['id'])) return { kind: 'job', jobId: o['id'] };
   const parsed = RawClassifyAnswer.safeParse(body);
-  if (!parsed.success) {
-    throw new ClassifyError('Internal', 'The platform answered the classification in a shape this version does not understand; update Capture Desk.', { reason: 'platform', platformMessage: null } satisfies ClassifyErrorDetails);
+  if (!parsed.success) throw shapeError('the classification');
+  const bad = unusableWindow(parsed.data);
+  if (bad !== null) {
+    throw new ClassifyError('Unavailable', `The platform answered ${bad} for "${c.name}": no window can be placed with that, so nothing was kept. Check the impulse's window size and increase on the platform.`, { reason: 'platform', platformMessage: null } satisfies ClassifyErrorDetails);
   }
   if (parsed.data.classifications.length === 0) throw classifyError('no-impulse', c, 'no classifications in the answer');
   return { kind: 'classified', answer: parsed.data };
+}
+
+const JobAnswer = z.object({
+  job: z.object({ id: z.number(), finished: z.unknown().optional(), finishedSuccessful: z.boolean().nullable().optional() }).passthrough(),
+}).passthrough();
+
+/** GET /api/{projectId}/jobs/{jobId}/status: finished once `job.finished` is set. */
+export async function jobStatus(t: ManagementTarget, c: FailureContext, jobId: number, signal: AbortSignal, timeoutMs = 30_000): Promise<JobState> {
+  let body: unknown;
+  try {
+    body = await managementCall(t, 'GET', `/api/${t.projectId}/jobs/${jobId}/status`, undefined, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
+  } catch (err) {
+    throw failureOf(err, c, signal);
+  }
+  const parsed = JobAnswer.safeParse(body);
+  if (!parsed.success) throw shapeError(`the status of job ${jobId}`);
+  const j = parsed.data.job;
+  const finished = j.finished !== undefined && j.finished !== null;
+  return { finished, successful: finished ? (j.finishedSuccessful ?? null) : null };
 }

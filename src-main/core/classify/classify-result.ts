@@ -7,8 +7,9 @@ import { sourceText } from './classify-schema.js';
  * learn block; Sample detail wrapper), read for what the app keeps. Unknown fields pass.
  */
 const RawBlock = z.object({
-  learnBlock: z.object({ id: z.number(), name: z.string().optional(), title: z.string().optional() }).passthrough().optional(),
+  learnBlock: z.object({ id: z.number(), type: z.string().optional(), name: z.string().optional(), title: z.string().optional() }).passthrough().optional(),
   result: z.array(z.record(z.string(), z.number())),
+  /** Declared: "The minimum confidence rating for this block. For regression, this is the absolute error (which can be larger than 1)." */
   minimumConfidenceRating: z.number().optional(),
 }).passthrough();
 
@@ -19,8 +20,10 @@ export const RawClassifyAnswer = z.object({
     payload: z.object({ intervalMs: z.number().optional() }).passthrough().optional(),
     totalPayloadLength: z.number().optional(),
   }).passthrough(),
-  windowSizeMs: z.number().positive(),
-  windowIncreaseMs: z.number().positive(),
+  // Declared as numbers (not integers); classify-client refuses only what places no window (≤ 0, not finite).
+  windowSizeMs: z.number(),
+  windowIncreaseMs: z.number(),
+  /** Declared: "Whether this sample is already in the training database". */
   alreadyInDatabase: z.boolean(),
   warning: z.string().optional(),
 }).passthrough();
@@ -28,6 +31,12 @@ export type RawClassifyAnswer = z.infer<typeof RawClassifyAnswer>;
 
 /** The key a result object uses for the anomaly score (spec: "may include an anomaly entry"). */
 const ANOMALY = 'anomaly';
+
+/**
+ * A regression learn block (declared LearnBlockType keras-regression): its minimumConfidenceRating
+ * is an absolute error, not a confidence, so it marks no window uncertain.
+ */
+export const isRegression = (type: string | undefined): boolean => type !== undefined && /regression/.test(type);
 
 export interface ReadContext {
   sampleId: string;
@@ -61,7 +70,7 @@ export function readClassification(a: RawClassifyAnswer, ctx: ReadContext): Clas
   const blocks = a.classifications.map((c, b): ClassifiedBlock => {
     const labels: string[] = [];
     for (const r of c.result) for (const k of Object.keys(r)) if (k !== ANOMALY && !labels.includes(k)) labels.push(k);
-    const minConf = c.minimumConfidenceRating ?? null;
+    const minConf = isRegression(c.learnBlock?.type) ? null : (c.minimumConfidenceRating ?? null);
     const windows = c.result.map((r, i): ClassifiedWindow => {
       const scores: Record<string, number> = {};
       let label: string | null = null;

@@ -48,7 +48,7 @@ export const ClassifiedWindow = z.object({
   scores: z.record(z.string(), z.number()),
   /** The window's anomaly score, when the impulse has an anomaly block. */
   anomaly: z.number().nullable(),
-  /** The top score is below the block's minimumConfidenceRating. */
+  /** The top score is below the block's minimumConfidenceRating (never in a regression block). */
   uncertain: z.boolean(),
 });
 export type ClassifiedWindow = z.infer<typeof ClassifiedWindow>;
@@ -79,6 +79,7 @@ export const ClassifiedBlock = z.object({
   title: z.string(),
   /** Every label the block scored, in the platform's order. */
   labels: z.array(z.string()),
+  /** Windows below it are uncertain; null when the platform gave none, or for a regression block (its number is an absolute error). */
   minimumConfidenceRating: z.number().nullable(),
   hasAnomaly: z.boolean(),
   windows: z.array(ClassifiedWindow),
@@ -101,7 +102,7 @@ export const Classification = z.object({
   lengthMs: z.number().nonnegative(),
   windowSizeMs: z.number().positive(),
   windowIncreaseMs: z.number().positive(),
-  /** The platform had this classification cached. */
+  /** The platform says the sample is already in the project's training data (the model may have learnt from it); false for a local result. */
   alreadyInDatabase: z.boolean(),
   /** The platform's warning, to be shown as given. */
   warning: z.string().nullable(),

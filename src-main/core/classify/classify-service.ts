@@ -4,16 +4,16 @@ import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { ManagementTarget } from '../upload/management-client.js';
 import { ClassificationStore } from './classification-store.js';
-import { ClassifyError, classifyError, classifyOnPlatform, type ClassifyErrorDetails, type FailureContext } from './classify-client.js';
+import { ClassifyError, classifyError, classifyOnPlatform, jobStatus, type ClassifyErrorDetails, type FailureContext } from './classify-client.js';
 import { digestOf, readClassification } from './classify-result.js';
 import type { Classification, ClassificationDigest, ClassifyOptions, ClassifyTarget, ClassifyVariant, CollectSummary } from './classify-schema.js';
 import { collectSummary } from './collect-summary.js';
 
 export interface ClassifyBackoff {
-  /** First wait after "still running"; doubles each time. */
+  /** First wait before asking about a job the platform started; doubles each time. */
   baseMs: number;
   maxMs: number;
-  /** Stop asking (and fail with Busy) once this much time has passed. */
+  /** Stop waiting (and fail with Busy) once this much time has passed; the job is waited for on the next try. */
   giveUpMs: number;
 }
 
@@ -61,6 +61,12 @@ export class ClassifyService {
   readonly #d: ClassifyServiceDeps;
   readonly #backoff: ClassifyBackoff;
   readonly #running = new Map<string, AbortController>();
+  /**
+   * Jobs the platform started for a classification and not yet seen finished (its target, sample,
+   * impulse and variant → job id): kept over a cancel or a give-up, so the next try waits for
+   * that job instead of starting another.
+   */
+  readonly #jobs = new Map<string, number>();
   readonly #startedAt: string;
   /** Takes classified after upload go one at a time, in the order their uploads were confirmed. */
   #autoChain: Promise<void> = Promise.resolve();
@@ -163,31 +169,44 @@ export class ClassifyService {
       }
       t = this.target(r, target.projectId);
       ctx = { name: s.name, platformSampleId: s.platformSampleId, projectId: target.projectId, impulseId: t.impulseId };
+      const jobKey = JSON.stringify([target.managementUrl, target.projectId, s.platformSampleId, t.impulseId, t.variant]);
       const started = Date.now();
-      for (let wait = this.#backoff.baseMs; ; wait = Math.min(wait * 2, this.#backoff.maxMs)) {
-        attempt++;
-        say({ state: 'classifying', retryInMs: null, message: `Asking the platform to classify "${s.name}"…`, digest: null, error: null });
-        const answer = await classifyOnPlatform(target, ctx, t.variant, controller.signal, this.#d.requestTimeoutMs);
-        if (answer.kind === 'classified') {
-          const c = readClassification(answer.answer, {
-            sampleId: id, platformSampleId: s.platformSampleId, impulseId: t.impulseId, variant: t.variant, classifiedAt: this.#now(),
-            expected: s.label, localLengthMs: s.lengthMs,
-          });
-          // Deleted here while the platform worked: store.get says so (NotFound), nothing is kept.
-          this.#d.store.get(id);
-          this.kept.keep(c);
-          this.#d.announce?.([id]);
-          const digest = digestOf(c);
-          say({ state: 'done', retryInMs: null, message: digest.text, digest, error: null });
-          return c;
+      const fc = ctx;
+      // The declared flow: classify/v2 answers the classifications, or a job it started; wait for
+      // that job (its status), then ask once more. Never a second request while its job runs.
+      let jobId = this.#jobs.get(jobKey) ?? null;
+      let resumed = jobId !== null;
+      for (;;) {
+        if (jobId === null) {
+          attempt++;
+          say({ state: 'classifying', retryInMs: null, message: `Asking the platform to classify "${s.name}"…`, digest: null, error: null });
+          const answer = await classifyOnPlatform(target, fc, t.variant, controller.signal, this.#d.requestTimeoutMs);
+          if (answer.kind === 'classified') {
+            const c = readClassification(answer.answer, {
+              sampleId: id, platformSampleId: s.platformSampleId, impulseId: t.impulseId, variant: t.variant, classifiedAt: this.#now(),
+              expected: s.label, localLengthMs: s.lengthMs,
+            });
+            // Deleted here while the platform worked: store.get says so (NotFound), nothing is kept.
+            this.#d.store.get(id);
+            this.kept.keep(c);
+            this.#d.announce?.([id]);
+            const digest = digestOf(c);
+            say({ state: 'done', retryInMs: null, message: digest.text, digest, error: null });
+            return c;
+          }
+          jobId = answer.jobId;
+          this.#jobs.set(jobKey, jobId);
         }
-        if (Date.now() - started + wait > this.#backoff.giveUpMs) throw classifyError('job-running', ctx, answer.message);
-        say({
+        const job = jobId;
+        const outcome = await this.#waitForJob(target, fc, job, { started, resumed, signal: controller.signal }, (wait) => say({
           state: 'waiting', retryInMs: wait, digest: null, error: null,
-          message: `The platform is still classifying "${s.name}" (it said: "${answer.message}"); asking again in ${Math.ceil(wait / 1000)} s.`,
-        });
-        await sleep(wait, controller.signal);
-        if (controller.signal.aborted) throw classifyError('cancelled', ctx);
+          message: `Waiting for the platform's classification job ${job} for "${s.name}"; looking at it again in ${Math.ceil(wait / 1000)} s.`,
+        }));
+        this.#jobs.delete(jobKey);
+        if (outcome === 'failed') throw classifyError('job-failed', fc, `job ${job} finished unsuccessfully`);
+        // Finished (or, for one remembered from an earlier try, unknown to the platform now): ask again.
+        jobId = null;
+        resumed = false;
       }
     } catch (err) {
       const cancelled = controller.signal.aborted;
@@ -199,6 +218,31 @@ export class ClassifyService {
       throw e;
     } finally {
       this.#running.delete(id);
+    }
+  }
+
+  /**
+   * Waits for a classification job: its status asked after 1, 2, 4… s (the backoff), at once for
+   * one remembered from an earlier try. 'gone' when a remembered job is not known to the platform.
+   */
+  async #waitForJob(
+    target: ManagementTarget, ctx: FailureContext, jobId: number,
+    o: { started: number; resumed: boolean; signal: AbortSignal }, waiting: (waitMs: number) => void,
+  ): Promise<'finished' | 'failed' | 'gone'> {
+    for (let wait = o.resumed ? 0 : this.#backoff.baseMs; ; wait = Math.max(this.#backoff.baseMs, Math.min(wait * 2, this.#backoff.maxMs))) {
+      if (Date.now() - o.started + wait > this.#backoff.giveUpMs) throw classifyError('job-running', ctx);
+      waiting(wait);
+      await sleep(wait, o.signal);
+      if (o.signal.aborted) throw classifyError('cancelled', ctx);
+      let st;
+      try {
+        st = await jobStatus(target, ctx, jobId, o.signal, this.#d.requestTimeoutMs);
+      } catch (err) {
+        const d = err instanceof ClassifyError ? err.details : null;
+        if (o.resumed && d?.reason === 'platform' && d.platformMessage !== null) return 'gone';
+        throw err;
+      }
+      if (st.finished) return st.successful === false ? 'failed' : 'finished';
     }
   }
 

@@ -61,7 +61,7 @@ export function madeText(c: Pick<Classification, 'classifiedAt' | 'variant' | 'i
   const at = Date.parse(c.classifiedAt);
   const when = Number.isNaN(at) ? c.classifiedAt : `${formatCreated(c.classifiedAt)} (${ago(at, nowMs)})`;
   const threshold = c.local ? ` (uncertain below ${c.local.threshold})` : '';
-  return `Classified ${when} · ${sourceWords(c)}${threshold}${c.alreadyInDatabase ? ' · the platform had it already' : ''}`;
+  return `Classified ${when} · ${sourceWords(c)}${threshold}${c.alreadyInDatabase ? ' · already in the project\'s training data' : ''}`;
 }
 
 /**
@@ -89,13 +89,13 @@ export function secondsLeft(untilMs: number, nowMs: number): number {
 }
 
 /**
- * A classification in progress, in words: asking, or waiting for a job the platform still runs
- * (with the countdown to the next request). null when nothing is in progress.
+ * A classification in progress, in words: asking, or waiting for the job the platform started
+ * (with the countdown to the next look at its status). null when nothing is in progress.
  */
 export function progressText(s: Pick<ClassifyState, 'state' | 'attempt'>, secondsToRetry: number | null): string | null {
   const attempt = s.attempt > 1 ? ` (request ${s.attempt})` : '';
   if (s.state === 'classifying') return `Asking the platform to classify it…${attempt}`;
-  if (s.state === 'waiting') return `The platform is still running its classification job; asking again in ${secondsToRetry ?? '?'} s${attempt}.`;
+  if (s.state === 'waiting') return `Waiting for the platform's classification job; looking at it again in ${secondsToRetry ?? '?'} s${attempt}.`;
   return null;
 }
 

@@ -10,6 +10,12 @@ export interface EmulatedLearnBlock {
   name: string;
   title: string;
   /**
+   * The declared learnBlock.type (edge-impulse-api LearnBlockType); default keras. A
+   * keras-regression block answers the feature itself per window as `{value}` (labels unused),
+   * and the impulse's minimumConfidenceRating is then an absolute error, as declared.
+   */
+  type?: 'keras' | 'keras-regression' | 'anomaly';
+  /**
    * rms: the RMS of the window's readings around their mean, over all axes (audio: -1…1 scale);
    * dominant-hz: the frequency of the first axis, from its zero crossings around the mean.
    */
@@ -87,6 +93,7 @@ const logDistance = (v: number, center: number): number => Math.abs(Math.log(v +
  * gives what a quantized output tensor gives, multiples of 1/256.
  */
 export function scoresFor(value: number, block: EmulatedLearnBlock, variant: string): Record<string, number> {
+  if (block.type === 'keras-regression') return { value: Math.round(value * 1e4) / 1e4 };
   const entries = Object.entries(block.labels);
   const weights = entries.map(([, c]) => Math.exp(-SHARPNESS * logDistance(value, c)));
   const total = weights.reduce((a, b) => a + b, 0) || 1;

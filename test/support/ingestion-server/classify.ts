@@ -1,12 +1,16 @@
 import type { Reply, State } from './ingest.js';
 import { seriesOf, type Series } from './classify-data.js';
 import { classifySeries, mismatch, type EmulatedImpulse } from './classify-model.js';
-import type { StoredSample } from './types.js';
+import type { ClassifyJob, StoredSample } from './types.js';
 
 /**
- * POST /api/{projectId}/classify/v2/{sampleId} (spec: Classification and testing). The model is
- * the one in classify-model.ts; the faults `impulse` (null = none trained yet) and
- * `classifyJobRunning` (the next n calls find a job still running) give the error cases.
+ * POST /api/{projectId}/classify/v2/{sampleId} (spec: Classification and testing) and the job it
+ * may start, as the platform's published client declares them (edge-impulse-api: classifySampleV2
+ * returns `ClassifySampleResponse | StartJobResponse`; "If you receive a job, then wait for the
+ * completion of the job, and then call this function again to receive the results"; getJobStatus
+ * is GET /api/{projectId}/jobs/{jobId}/status → GetJobResponse {job: {id, …, finished?,
+ * finishedSuccessful?}}). The model is the one in classify-model.ts; the faults `impulse` (null =
+ * none trained yet), `classifyJobPolls` and `classifyJobFails` give the other cases.
  */
 
 const json = (value: unknown): Reply => ({ status: 200, body: JSON.stringify(value), contentType: 'application/json; charset=utf-8' });
@@ -33,22 +37,28 @@ export function classifySample(state: State, [, sampleId = '']: string[], query:
   const impulse = state.faults.impulse;
   if (!impulse) return failure('No trained impulse in this project yet: design and train an impulse first');
   if (impulseParam !== null && Number(impulseParam) !== impulse.id) return failure(`Impulse ${impulseParam} not found`);
-  if (state.faults.classifyJobRunning > 0) {
-    state.faults.classifyJobRunning--;
-    return failure(`A classification job for this sample is still running (job ${state.nextClassifyJobId++}); try again in a few seconds`);
-  }
   const series = seriesOf(sample);
   const why = mismatch(series, impulse);
   if (why || !series) return failure(why ?? 'The impulse cannot classify this sample');
 
   const key = `${sample.id}/${impulse.id}/${variant}`;
-  const alreadyInDatabase = state.classified.has(key);
-  state.classified.add(key);
+  if (!state.classified.has(key)) {
+    if (state.faults.classifyJobPolls > 0) {
+      // Nothing declares what a second call does while the first job runs: it starts another,
+      // so a client that asks again on a timer shows up in classifyJobs.
+      const job: ClassifyJob = { id: state.classifyJobs.length + 1, key, created: new Date().toISOString(), polls: 0, finished: null, finishedSuccessful: null };
+      state.classifyJobs.push(job);
+      return json({ success: true, id: job.id });
+    }
+    state.classified.add(key);
+  }
+  // Declared: "Whether this sample is already in the training database".
+  const alreadyInDatabase = sample.category === 'training';
   const results = classifySeries(series, impulse, variant);
   return json({
     success: true,
     classifications: impulse.learnBlocks.map((block, i) => ({
-      learnBlock: { id: block.id, name: block.name, dsp: [2], title: block.title, createdBy: 'createImpulse', createdAt: '2024-01-01T00:00:00.000Z' },
+      learnBlock: { id: block.id, type: block.type ?? 'keras', name: block.name, dsp: [2], title: block.title, createdBy: 'createImpulse', createdAt: '2024-01-01T00:00:00.000Z' },
       result: results[i],
       minimumConfidenceRating: impulse.minimumConfidenceRating,
       expectedLabels: expectedLabels(sample, series),
@@ -65,6 +75,35 @@ export function classifySample(state: State, [, sampleId = '']: string[], query:
     windowIncreaseMs: impulse.windowIncreaseMs,
     alreadyInDatabase,
     ...(impulse.warning ? { warning: impulse.warning } : {}),
+  });
+}
+
+/**
+ * GET /api/{projectId}/jobs/{jobId}/status (declared GetJobResponse). A classification job runs
+ * until it has been asked about `classifyJobPolls` times, then finishes: its result is computed
+ * (classify/v2 answers it at once from then on) unless `classifyJobFails`.
+ */
+export function classifyJobStatus(state: State, [, jobId = '']: string[]): Reply {
+  const job = /^\d+$/.test(jobId) ? state.classifyJobs.find((j) => j.id === Number(jobId)) : undefined;
+  if (!job) return failure(`Job ${jobId} not found`);
+  job.polls++;
+  if (job.finished === null && job.polls > state.faults.classifyJobPolls) {
+    job.finished = new Date().toISOString();
+    job.finishedSuccessful = !state.faults.classifyJobFails;
+    if (job.finishedSuccessful) state.classified.add(job.key);
+  }
+  return json({
+    success: true,
+    job: {
+      id: job.id,
+      category: 'Classifying sample',
+      categoryKey: 'classify-sample',
+      key: `classify-${job.key}`,
+      created: job.created,
+      started: job.created,
+      ...(job.finished === null ? {} : { finished: job.finished, finishedSuccessful: job.finishedSuccessful }),
+      jobNotificationUids: [],
+    },
   });
 }
 

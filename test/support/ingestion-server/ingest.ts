@@ -9,7 +9,7 @@ import {
 import type { BoxesResult, FileOverride, Headers, Overrides } from './rules.js';
 import { CATEGORIES } from './types.js';
 import type {
-  BoundingBox, Category, DeviceHub, DeviceRecord, FileResult, IngestionFaults, StoredSample, StructuredLabel,
+  BoundingBox, Category, ClassifyJob, DeviceHub, DeviceRecord, FileResult, IngestionFaults, StoredSample, StructuredLabel,
 } from './types.js';
 
 export interface State {
@@ -20,10 +20,10 @@ export interface State {
   hub: DeviceHub | null;
   /** Ids of accepted start-sampling calls; separate from sample ids, as on the platform. */
   nextSamplingId: number;
-  /** sample/impulse/variant already classified: classify/v2 answers alreadyInDatabase for them. */
+  /** sample/impulse/variant whose results classify/v2 has computed (answered at once from then on). */
   classified: Set<string>;
-  /** Ids of the classification jobs said to be still running (classifyJobRunning). */
-  nextClassifyJobId: number;
+  /** The classification jobs classify/v2 started (classifyJobPolls); ids from 1. */
+  classifyJobs: ClassifyJob[];
 }
 
 export interface Reply {

@@ -1,4 +1,4 @@
-import { classifySample } from './classify.js';
+import { classifyJobStatus, classifySample } from './classify.js';
 import type { Reply, State } from './ingest.js';
 import { CATEGORIES } from './types.js';
 import type { StartSamplingRequest, StoredSample } from './types.js';
@@ -193,6 +193,7 @@ const ROUTES: Route[] = [
   { pattern: /^\/v1\/api\/([^/]+)\/devices\/([^/]+)\/rename$/, method: 'POST', run: renameDevice },
   { pattern: /^\/v1\/api\/([^/]+)\/devices$/, method: 'GET', run: listDevices },
   { pattern: /^\/v1\/api\/([^/]+)\/classify\/v2\/([^/]+)$/, method: 'POST', run: (state, params, _body, query) => classifySample(state, params, query) },
+  { pattern: /^\/v1\/api\/([^/]+)\/jobs\/([^/]+)\/status$/, method: 'GET', run: classifyJobStatus },
 ];
 
 function decodeParams(captures: string[]): Params | null {

@@ -71,7 +71,7 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
   const { host = '127.0.0.1', port = 0, ...settings } = opts;
   const initial: IngestionFaults = { ...DEFAULT_FAULTS, ...defined(settings) };
   const faults: IngestionFaults = { ...initial, apiKeys: [...initial.apiKeys] };
-  const state: State = { faults, samples: [], nextId: 1, devices: new Map(), hub: null, nextSamplingId: 1, classified: new Set(), nextClassifyJobId: 1 };
+  const state: State = { faults, samples: [], nextId: 1, devices: new Map(), hub: null, nextSamplingId: 1, classified: new Set(), classifyJobs: [] };
   const requests: RequestLogEntry[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -172,6 +172,10 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
     attachDevices(hub) {
       state.hub = hub;
     },
+    classifyJobs: state.classifyJobs,
+    forgetClassifications() {
+      state.classified.clear();
+    },
     deleteSample(id) {
       const at = state.samples.findIndex((s) => s.id === id);
       if (at < 0) return false;
@@ -190,7 +194,7 @@ export async function startIngestionServer(opts: IngestionServerOptions = {}): P
       state.nextId = 1;
       state.nextSamplingId = 1;
       state.classified.clear();
-      state.nextClassifyJobId = 1;
+      state.classifyJobs.length = 0;
       for (const id of [...state.devices.keys()]) {
         if (!state.hub?.isConnected(id)) state.devices.delete(id);
       }

@@ -47,8 +47,17 @@ export interface IngestionFaults {
   deviceReplyTimeoutMs: number;
   /** The project's trained impulse that classify/v2 runs (see classify-model.ts); null = none trained yet. */
   impulse: EmulatedImpulse | null;
-  /** The next n classify/v2 calls answer that a classification job for the sample is still running. */
-  classifyJobRunning: number;
+  /**
+   * Above 0, classify/v2 asked for a result it has not computed yet (sample, impulse, variant)
+   * starts a classification job and answers `{success: true, id}` (the declared StartJobResponse);
+   * GET /api/{projectId}/jobs/{jobId}/status reports that job running until it has been asked
+   * this many times, then finished (the value is read at each status request: 0 finishes every
+   * running job at its next one). Asked again after that, classify/v2 answers with the results.
+   * 0: classify/v2 answers with the results at once.
+   */
+  classifyJobPolls: number;
+  /** Classification jobs finish unsuccessfully (finishedSuccessful false) and compute nothing. */
+  classifyJobFails: boolean;
 }
 
 export interface IngestionServerOptions extends Partial<IngestionFaults> {
@@ -127,6 +136,19 @@ export interface StartSamplingRequest {
   targetSampleCount?: number;
 }
 
+/** A classification job classify/v2 started (classifyJobPolls). */
+export interface ClassifyJob {
+  id: number;
+  /** sample/impulse/variant: the result it computes. */
+  key: string;
+  created: string;
+  /** Status requests answered so far. */
+  polls: number;
+  /** Set once a status request found it done. */
+  finished: string | null;
+  finishedSuccessful: boolean | null;
+}
+
 export type SampleAnswer = { ok: true } | { ok: false; error: string };
 
 /**
@@ -155,6 +177,10 @@ export interface IngestionServer {
   /** The remote-management service start-sampling talks to; null until one attaches. */
   readonly attachedDevices: DeviceHub | null;
   attachDevices(hub: DeviceHub | null): void;
+  /** Classification jobs classify/v2 started, oldest first (live). */
+  classifyJobs: ClassifyJob[];
+  /** Forgets the results classify/v2 computed (as a retrained impulse would), so jobs start again. */
+  forgetClassifications(): void;
   /** Deletes a sample as a person would on the platform; false when there is none with that id. */
   deleteSample(id: number): boolean;
   /**
@@ -179,5 +205,6 @@ export const DEFAULT_FAULTS: Readonly<IngestionFaults> = {
   maxBodyBytes: 512 * 1024 * 1024,
   deviceReplyTimeoutMs: 10_000,
   impulse: DEFAULT_IMPULSE,
-  classifyJobRunning: 0,
+  classifyJobPolls: 0,
+  classifyJobFails: false,
 };

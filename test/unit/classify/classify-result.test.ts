@@ -62,12 +62,29 @@ describe('reading a classify/v2 answer', () => {
     expect(c.blocks[0]!.hasAnomaly).toBe(true);
     expect(c.blocks[1]).toMatchObject({ id: 5, name: 'Rate', title: 'Rate', minimumConfidenceRating: null });
     expect(digestOf(c).text).toBe('NN Classifier: wave: 1 of 1 window, mean confidence 0.80; anomaly up to 0.31 | Rate: wave: 0 of 1 window; 1 window says fast');
+  });  it('marks no window of a regression block uncertain: its minimumConfidenceRating is an absolute error (declared)', () => {
+    const a = answer([{ value: 0.2 }, { value: 3.5 }], {
+      classifications: [{ learnBlock: { id: 7, type: 'keras-regression', name: 'Regression' }, result: [{ value: 0.2 }, { value: 3.5 }], minimumConfidenceRating: 2.5 }],
+    });
+    const c = readClassification(a, { ...ctx, expected: null });
+    expect(c.blocks[0]!.windows.map((w) => [w.label, w.confidence, w.uncertain])).toEqual([['value', 0.2, false], ['value', 3.5, false]]);
+    expect(c.blocks[0]).toMatchObject({ minimumConfidenceRating: null, summary: { uncertain: 0 } });
+    expect(c.blocks[0]!.summary.text).not.toMatch(/uncertain/);
+    // The same number on a classifier still marks its windows.
+    const k = readClassification(answer([{ idle: 0.9, wave: 0.1 }], { classifications: [{ learnBlock: { id: 3, type: 'keras' }, result: [{ idle: 0.5, wave: 0.5 }], minimumConfidenceRating: 0.6 }] }), ctx);
+    expect(k.blocks[0]!.windows[0]!.uncertain).toBe(true);
+  });
+  it('places fractional window sizes (declared numbers) as given', () => {
+    const c = readClassification(answer([{ a: 1 }, { a: 1 }, { a: 1 }], { windowSizeMs: 333.5, windowIncreaseMs: 166.75 }), ctx);
+    expect(c).toMatchObject({ windowSizeMs: 333.5, windowIncreaseMs: 166.75 });
+    expect(c.blocks[0]!.windows.map((w) => [w.startMs, w.endMs])).toEqual([[0, 333.5], [166.75, 500.25], [333.5, 667]]);
   });
 });
 
 describe("the platform's error texts", () => {
   it('are told apart by their words', () => {
-    expect(reasonOf('A classification job for this sample is still running (job 1); try again in a few seconds')).toBe('job-running');
+    // A running job is an answer (StartJobResponse), never an error text: no words are read as one.
+    expect(reasonOf('A classification job for this sample is still running (job 1); try again in a few seconds')).toBe('platform');
     expect(reasonOf('No trained impulse in this project yet: design and train an impulse first')).toBe('no-impulse');
     expect(reasonOf('Impulse 9 not found')).toBe('impulse-not-found');
     expect(reasonOf('Sample not found')).toBe('deleted');

@@ -113,23 +113,37 @@ describe('ClassifyService', () => {
     expect(svc.options(2)).toMatchObject({ projectId: 2, variant: 'int8', impulseId: null });
   });
 
-  it('asks again with growing pauses while a job is still running, and says so', async () => {
+  it('waits for the job the platform started (its status, with growing pauses), then asks once more; one job, and says so', async () => {
     const { svc, events, uploaded } = await setup();
     const s = await uploaded();
-    srv.setFaults({ classifyJobRunning: 3 });
+    srv.setFaults({ classifyJobPolls: 3 });
     const c = await svc.classify(s.id);
     expect(c.blocks[0]!.windows).toHaveLength(5);
-    expect(classifyCalls()).toHaveLength(4);
+    expect(classifyCalls()).toHaveLength(2);
+    expect(srv.classifyJobs).toHaveLength(1);
+    expect(srv.requests.filter((r) => r.path === '/v1/api/1/jobs/1/status').map((r) => r.method)).toEqual(['GET', 'GET', 'GET', 'GET']);
     expect(events.map((e) => [e.state, e.attempt, e.retryInMs])).toEqual([
-      ['classifying', 1, null], ['waiting', 1, 20], ['classifying', 2, null], ['waiting', 2, 40], ['classifying', 3, null], ['waiting', 3, 80], ['classifying', 4, null], ['done', 4, null],
+      ['classifying', 1, null], ['waiting', 1, 20], ['waiting', 1, 40], ['waiting', 1, 80], ['waiting', 1, 80], ['classifying', 2, null], ['done', 2, null],
     ]);
-    expect(events[1]!.message).toMatch(/still classifying "wave.cbor" \(it said: "A classification job for this sample is still running \(job 1\); try again in a few seconds"\); asking again in 1 s/);
+    expect(events[1]!.message).toBe('Waiting for the platform\'s classification job 1 for "wave.cbor"; looking at it again in 1 s.');
   });
 
-  it('can be cancelled while it waits, and gives up (Busy) when the job never ends', async () => {
+  it('says a job that ended without a result (finishedSuccessful false)', async () => {
+    const { svc, uploaded } = await setup();
+    const s = await uploaded();
+    srv.setFaults({ classifyJobPolls: 1, classifyJobFails: true });
+    await expect(svc.classify(s.id)).rejects.toMatchObject({ code: 'Unavailable', details: { reason: 'job-failed' }, message: expect.stringMatching(/classification job for "wave.cbor" ended without a result \(the platform said: "job 1 finished unsuccessfully"\)/) });
+    expect(classifyCalls()).toHaveLength(1);
+    // Classified again: a new job, this time finished well.
+    srv.setFaults({ classifyJobFails: false });
+    expect((await svc.classify(s.id)).blocks[0]!.windows).toHaveLength(5);
+    expect(srv.classifyJobs.map((j) => j.finishedSuccessful)).toEqual([false, true]);
+  });
+
+  it('can be cancelled while it waits, gives up (Busy) when the job never ends, and waits for that job on the next try rather than starting another', async () => {
     const { svc, events, uploaded } = await setup({ backoff: { baseMs: 200, maxMs: 200, giveUpMs: 600 } });
     const s = await uploaded();
-    srv.setFaults({ classifyJobRunning: 100 });
+    srv.setFaults({ classifyJobPolls: 100 });
     const run = svc.classify(s.id);
     await expect(svc.classify(s.id)).rejects.toMatchObject({ code: 'Busy' });
     await expect.poll(() => events.some((e) => e.state === 'waiting')).toBe(true);
@@ -140,6 +154,15 @@ describe('ClassifyService', () => {
     expect(svc.classification(s.id)).toBeNull();
 
     await expect(svc.classify(s.id)).rejects.toMatchObject({ code: 'Busy', details: { reason: 'job-running' }, message: expect.stringMatching(/still classifying "wave.cbor".*Classify again in a minute/) });
+    expect(classifyCalls()).toHaveLength(1);
+    expect(srv.classifyJobs).toHaveLength(1);
+    // The job ends: the next try looks at it at once, then asks for the result.
+    srv.setFaults({ classifyJobPolls: 0 });
+    events.length = 0;
+    expect((await svc.classify(s.id)).blocks[0]!.windows).toHaveLength(5);
+    expect(srv.classifyJobs).toHaveLength(1);
+    expect(classifyCalls()).toHaveLength(2);
+    expect(events.map((e) => [e.state, e.retryInMs])).toEqual([['waiting', 0], ['classifying', null], ['done', null]]);
   });
 
   it('says what to do for each failure, in the platform\'s words where it gave some', async () => {

@@ -47,7 +47,7 @@ describe('when and how a result was made', () => {
     const now = Date.parse('2025-05-01T12:03:00Z');
     const text = madeText({ classifiedAt: '2025-05-01T12:00:00Z', variant: 'int8', impulseId: null, alreadyInDatabase: false }, now);
     expect(text).toMatch(/^Classified .+ \(3 min ago\) · the platform, default impulse, int8$/);
-    expect(madeText({ classifiedAt: '2025-05-01T12:00:00Z', variant: 'float32', impulseId: 4, alreadyInDatabase: true }, now)).toMatch(/· the platform, impulse 4, float32 · the platform had it already$/);
+    expect(madeText({ classifiedAt: '2025-05-01T12:00:00Z', variant: 'float32', impulseId: 4, alreadyInDatabase: true }, now)).toMatch(/· the platform, impulse 4, float32 · already in the project's training data$/);
     const local = { classifiedAt: '2025-05-01T12:00:00Z', variant: 'local:0123456789abcdef', impulseId: null, alreadyInDatabase: false, local: { model: 'gestures', hash: '0123456789abcdef'.repeat(4), threshold: 0.7 } };
     expect(madeText(local, now)).toMatch(/^Classified .+ \(3 min ago\) · on this computer: gestures \(uncertain below 0\.7\)$/);
     expect(sourceWords(local)).toBe('on this computer: gestures');
@@ -78,7 +78,7 @@ describe('progress and the take\'s line in the capture panel', () => {
     expect(secondsLeft(10_000, 7_900)).toBe(3);
     expect(secondsLeft(10_000, 12_000)).toBe(0);
     expect(progressText(state({ state: 'classifying' }), null)).toBe('Asking the platform to classify it…');
-    expect(progressText(state({ state: 'waiting', attempt: 2, retryInMs: 2000 }), 2)).toBe('The platform is still running its classification job; asking again in 2 s (request 2).');
+    expect(progressText(state({ state: 'waiting', attempt: 2, retryInMs: 2000 }), 2)).toBe("Waiting for the platform's classification job; looking at it again in 2 s (request 2).");
     expect(progressText(state({ state: 'done' }), null)).toBeNull();
   });
 
@@ -88,7 +88,7 @@ describe('progress and the take\'s line in the capture panel', () => {
     const error = { code: 'Unavailable' as const, message: 'Project 1 has no trained impulse yet. Design and train an impulse on the platform, then classify again.', details: { reason: 'no-impulse' } };
     expect(takeText(state({ state: 'failed', error }), null)).toBe(`Not classified: ${error.message}`);
     expect(takeText(state({ state: 'cancelled' }), null)).toBe('Classification cancelled; nothing was kept.');
-    expect(takeText(state({ state: 'waiting', retryInMs: 4000 }), 4)).toContain('asking again in 4 s');
+    expect(takeText(state({ state: 'waiting', retryInMs: 4000 }), 4)).toContain('looking at it again in 4 s');
   });
 });
 
