@@ -307,8 +307,15 @@ test.describe('the microphone', () => {
     await expect(collect.locator('tr[data-label="hum"] [data-testid=collect-agree]')).toHaveText(`${agree} of ${n} windows right (${Math.round((100 * agree) / n)}%)`);
     await expect(collect.locator('tr[data-label="soft"] [data-testid=collect-said]')).toHaveText(String(n - agree));
     await expect(collect.getByTestId('collect-confusions')).toHaveText(`hum said to be soft: ${windows(n - agree)}`);
-    await expect(collect.getByTestId('collect-more-of')).toHaveText(`hum: the model got ${agree} of ${n} windows of hum right; it most often said soft (${windows(n - agree)})`);
-    await expect(page.getByTestId('class-balance').locator('tr[data-label="hum"]').getByTestId('collect-more-tag')).toContainText('collect more');
+    // How many windows hear the softer tone depends on when it started within the take (a loaded
+    // machine starts pacat late): "collect more" is asked under 80 % right, and only then.
+    if (agree / n < 0.8) {
+      await expect(collect.getByTestId('collect-more-of')).toHaveText(`hum: the model got ${agree} of ${n} windows of hum right; it most often said soft (${windows(n - agree)})`);
+      await expect(page.getByTestId('class-balance').locator('tr[data-label="hum"]').getByTestId('collect-more-tag')).toContainText('collect more');
+    } else {
+      await expect(collect.getByTestId('collect-more-of')).toHaveCount(0);
+      await expect(page.getByTestId('class-balance').locator('tr[data-label="hum"]').getByTestId('collect-more-tag')).toHaveCount(0);
+    }
   });
 });
 
