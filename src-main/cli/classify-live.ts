@@ -10,7 +10,7 @@ import { saveCaughtAudio, saveCaughtRows } from '../core/model/caught-sample.js'
 import { LiveModel, percentile, type LiveRows, type WindowMeta } from '../core/model/live-model.js';
 import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
-import type { ModelVerdict } from '../core/model/model-schema.js';
+import type { ModelVerdict } from '../core/contract/model-schema.js';
 import { ModelSession } from '../core/model/model-session.js';
 import { settledRate } from '../core/model/settled-rate.js';
 import { SampleStore } from '../core/samples/sample-store.js';

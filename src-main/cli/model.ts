@@ -3,7 +3,7 @@ import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
 import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
-import type { ModelEntry } from '../core/model/model-schema.js';
+import type { ModelEntry } from '../core/contract/model-schema.js';
 import { UsageError } from './args.js';
 import { parseIntFlag } from './options.js';
 

@@ -19,8 +19,8 @@ import {
 } from './classify/classify-schema.js';
 
 export * from './samples/sample-schema.js';
-export * from './model/model-schema.js';
-import { LiveModelRequest, LiveModelStatus, ModelEntry, ModelName, ModelVerdictBatch } from './model/model-schema.js';
+export * from './contract/model-schema.js';
+import { LiveModelRequest, LiveModelStatus, ModelEntry, ModelName, ModelVerdictBatch } from './contract/model-schema.js';
 export { PlatformRequestInfo, RemoteDevice, RemoteLinkState, RemoteRequest, RemoteSensor } from './remote/remote-schema.js';
 export {
   Classification, ClassificationDigest, ClassificationSummary, ClassifiedBlock, ClassifiedWindow, ClassifyAfterUpload, ClassifyOptions,

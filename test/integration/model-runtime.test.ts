@@ -9,7 +9,7 @@ import { silentLogger } from '../../src-main/core/log.js';
 import { LiveModel, type LiveRows, type WindowMeta } from '../../src-main/core/model/live-model.js';
 import { ModelRegistry } from '../../src-main/core/model/model-registry.js';
 import type { SpawnModelWorker, WindowResult } from '../../src-main/core/model/model-runner.js';
-import type { ModelVerdict } from '../../src-main/core/model/model-schema.js';
+import type { ModelVerdict } from '../../src-main/core/contract/model-schema.js';
 import { ModelSession } from '../../src-main/core/model/model-session.js';
 import { PRESETS, expectedTop, windowWithEnergy, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
 import { testModelSpawner } from '../support/models/worker.js';

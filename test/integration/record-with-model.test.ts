@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Classification, RecordingStatus, Sample } from '../../src-main/core/contract.js';
 import type { SpawnModelWorker } from '../../src-main/core/model/model-runner.js';
-import type { LiveModelStatus } from '../../src-main/core/model/model-schema.js';
+import type { LiveModelStatus } from '../../src-main/core/contract/model-schema.js';
 import { socatAvailable } from '../support/boards/pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 import { levelBoard } from '../support/live-cli.js';

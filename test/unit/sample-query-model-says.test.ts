@@ -12,7 +12,7 @@ import { collectSummary } from '../../src-main/core/classify/collect-summary.js'
 import type { Category, SampleQueryFilter } from '../../src-main/core/contract.js';
 import { silentLogger } from '../../src-main/core/log.js';
 import { localResult, localVariant } from '../../src-main/core/model/classify-sample.js';
-import type { ModelEntry } from '../../src-main/core/model/model-schema.js';
+import type { ModelEntry } from '../../src-main/core/contract/model-schema.js';
 import { runBulk } from '../../src-main/core/samples/bulk-actions.js';
 import { openDb } from '../../src-main/core/samples/db.js';
 import { facets, querySamples, whereOf } from '../../src-main/core/samples/sample-query.js';

@@ -1,6 +1,6 @@
 import type { Sample } from '../contract.js';
 import { SpanCatcher, type CatchRules, type CaughtSpan } from './catch-spans.js';
-import type { ModelVerdict } from './model-schema.js';
+import type { ModelVerdict } from '../contract/model-schema.js';
 
 /** How much the ring holds beyond a window and both margins: room for a model that lags behind. */
 const SLACK_MS = 20_000;

@@ -4,7 +4,7 @@ import { CoreError } from '../errors.js';
 import { decodeSampleBytes, type Decoded } from '../review/decoded.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { checkFit, toVerdict } from './live-model.js';
-import type { ModelEntry } from './model-schema.js';
+import type { ModelEntry } from '../contract/model-schema.js';
 import type { ModelSession } from './model-session.js';
 
 /** The variant a local result is kept under: one per model build, beside the platform's int8/float32. */

@@ -1,7 +1,7 @@
 import { CoreError } from '../errors.js';
 import type { RawProperties } from './glue.js';
 import type { ModelRunner } from './model-runner.js';
-import { sensorKind, type ModelDescription } from './model-schema.js';
+import { sensorKind, type ModelDescription } from '../contract/model-schema.js';
 
 const IMAGE_TYPES = new Set(['object_detection', 'constrained_object_detection', 'visual_anomaly', 'image']);
 const round = (x: number, d = 3): number => Math.round(x * 10 ** d) / 10 ** d;

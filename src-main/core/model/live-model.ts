@@ -1,6 +1,6 @@
 import { CoreError } from '../errors.js';
 import type { WindowResult } from './model-runner.js';
-import type { ModelVerdict, ModelEntry } from './model-schema.js';
+import type { ModelVerdict, ModelEntry } from '../contract/model-schema.js';
 import type { ModelSession } from './model-session.js';
 import { Windower } from './windower.js';
 

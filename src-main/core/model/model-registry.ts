@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { describeModel } from './describe.js';
 import { checkGlue, checkWasm, readExport, sha256 } from './model-files.js';
 import { ModelRunner, type SpawnModelWorker } from './model-runner.js';
-import { ModelName, ModelRecord, type ModelEntry } from './model-schema.js';
+import { ModelName, ModelRecord, type ModelEntry } from '../contract/model-schema.js';
 
 const RECORD = 'model.json';
 const FAILED = 'failed.txt';

@@ -16,7 +16,7 @@ import { classifySampleLocally } from './classify-sample.js';
 import { LiveModel, type LiveRows, type WindowMeta } from './live-model.js';
 import { ModelRegistry } from './model-registry.js';
 import type { SpawnModelWorker } from './model-runner.js';
-import type { LiveModelRequest, LiveModelStatus, ModelEntry, ModelVerdict } from './model-schema.js';
+import type { LiveModelRequest, LiveModelStatus, ModelEntry, ModelVerdict } from '../contract/model-schema.js';
 import { ModelSession } from './model-session.js';
 import { settledRate } from './settled-rate.js';
 

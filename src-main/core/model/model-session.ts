@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import type { ModelRegistry } from './model-registry.js';
 import { ModelRunner, type SpawnModelWorker, type WindowResult } from './model-runner.js';
-import type { ModelEntry } from './model-schema.js';
+import type { ModelEntry } from '../contract/model-schema.js';
 
 /** What a caller hands over with a window and gets back with its result. */
 export interface Offered<M> {

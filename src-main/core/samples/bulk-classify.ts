@@ -2,7 +2,7 @@ import type { BulkResult, Classification, Sample, SampleQueryFilter } from '../c
 import { CoreError } from '../errors.js';
 import type { LocalRefusal } from '../model/classify-sample.js';
 import { checkFit } from '../model/live-model.js';
-import type { ModelEntry } from '../model/model-schema.js';
+import type { ModelEntry } from '../contract/model-schema.js';
 import type { JobContext } from '../review/jobs.js';
 import { countBy, idsMatching } from './sample-query.js';
 import type { SampleStore } from './sample-store.js';
