@@ -155,3 +155,13 @@ export const ModelVerdictBatch = z.object({
   verdicts: z.array(ModelVerdict),
 });
 export type ModelVerdictBatch = z.infer<typeof ModelVerdictBatch>;
+
+/**
+ * Why a sample could not be classified locally (CoreError details), for callers that group them
+ * (the bulk action): shorter than one window; axes or rate the model cannot take (the sample's own
+ * axis count and rate, for the words); the model failed on a window.
+ */
+export type LocalRefusal =
+  | { reason: 'too-short'; lengthMs: number; windowMs: number }
+  | { reason: 'misfit'; axes: number; rateHz: number }
+  | { reason: 'model-failed'; code: number };

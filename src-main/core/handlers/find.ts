@@ -1,3 +1,4 @@
+import { checkModelAlone } from '../model/live-model.js';
 import type { Handlers } from '../dispatch.js';
 import type { ModelService } from '../model/model-service.js';
 import type { Jobs } from '../review/jobs.js';
@@ -31,7 +32,11 @@ export function findHandlers(store: SampleStore, uploads: UploadService, jobs: J
           announce: (ids) => uploads.announce(ids),
           job: (jobId, op, work) => jobs.run(jobId, op, work),
           classifier: models && {
-            model: async (name) => (await models.registry.ready(name)).entry,
+            model: async (name, strideMs) => {
+              const { entry } = await models.registry.ready(name);
+              checkModelAlone(entry, strideMs);
+              return entry;
+            },
             classifySample: (sample, model, o) => models.classifySample(sample, model, o),
           },
         },

@@ -4,21 +4,11 @@ import { CoreError } from '../errors.js';
 import { decodeSampleBytes, type Decoded } from '../review/decoded.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { checkFit, toVerdict } from './live-model.js';
-import type { ModelEntry } from '../contract/model-schema.js';
+import type { LocalRefusal, ModelEntry } from '../contract/model-schema.js';
 import type { ModelSession } from './model-session.js';
 
 /** The variant a local result is kept under: one per model build, beside the platform's int8/float32. */
 export const localVariant = (hash: string): string => `local:${hash.slice(0, 16)}`;
-
-/**
- * Why a sample could not be classified locally (CoreError details), for callers that group them
- * (the bulk action): shorter than one window; axes or rate the model cannot take (the sample's own
- * axis count and rate, for the words); the model failed on a window.
- */
-export type LocalRefusal =
-  | { reason: 'too-short'; lengthMs: number; windowMs: number }
-  | { reason: 'misfit'; axes: number; rateHz: number }
-  | { reason: 'model-failed'; code: number };
 
 export interface LocalClassifyOptions {
   strideMs?: number | null;

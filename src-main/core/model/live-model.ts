@@ -64,6 +64,16 @@ export function checkFit(entry: ModelEntry, rows: Pick<LiveRows, 'name' | 'axisN
   return { resampling, continuous, strideMs: stride, notes };
 }
 
+/**
+ * Before a bulk run: the model's own problems (a stride that does not fit it) said once, against a
+ * source just like the model's own. Axes never given are left to the caller, which says them its way.
+ */
+export function checkModelAlone(entry: ModelEntry, strideMs: number | null): void {
+  const d = entry.description;
+  if (d.axes === null) return;
+  checkFit(entry, { name: 'a source like its own', axisNames: Array.from({ length: d.axes }, (_, i) => `axis ${i + 1}`), rateHz: d.frequencyHz, audio: d.sensor === 'microphone' }, strideMs);
+}
+
 function sliceMs(entry: ModelEntry): number {
   const d = entry.description;
   return ((d.sliceFloats ?? 0) / (d.axes ?? 1) / d.frequencyHz) * 1000;

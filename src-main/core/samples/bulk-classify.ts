@@ -1,16 +1,17 @@
 import type { BulkResult, Classification, Sample, SampleQueryFilter } from '../contract.js';
 import { CoreError } from '../errors.js';
-import type { LocalRefusal } from '../model/classify-sample.js';
-import { checkFit } from '../model/live-model.js';
-import type { ModelEntry } from '../contract/model-schema.js';
+import type { LocalRefusal, ModelEntry } from '../contract/model-schema.js';
 import type { JobContext } from '../review/jobs.js';
 import { countBy, idsMatching } from './sample-query.js';
 import type { SampleStore } from './sample-store.js';
 
 /** What classifying with a local model needs from the model side (ModelService). */
 export interface BulkClassifier {
-  /** The added model, ready to run; NotFound or Unavailable, with what to do, otherwise. */
-  model(name: string): Promise<ModelEntry>;
+  /**
+   * The added model, ready to run and fit for `strideMs`; NotFound, Unavailable or InvalidArguments,
+   * with what to do, otherwise. (The fit is the model side's to judge: samples/ sits below it.)
+   */
+  model(name: string, strideMs: number | null): Promise<ModelEntry>;
   /** Classifies one sample and keeps the result (ModelService.classifySample). */
   classifySample(sample: Sample, model: string, o: { strideMs?: number | null; threshold?: number; progress?: (done: number, total: number) => boolean | void }): Promise<Classification>;
 }
@@ -42,13 +43,12 @@ export async function classifyMatching(
   o: { dryRun: boolean; leave: Leave },
 ): Promise<number> {
   if (!d.classifier) throw new CoreError('Unavailable', 'This shell cannot run models on this computer.');
-  const entry = await d.classifier.model(action.model);
+  const entry = await d.classifier.model(action.model, action.strideMs ?? null);
   const m = entry.description;
   // The model's own problems (axes never given, a stride that does not fit it) end here, before any sample.
   if (m.axes === null) {
     throw new CoreError('InvalidArguments', `Model "${entry.name}" does not say how many axes it takes (a build from before 2022). Say it once ("capture-desk model add … --axes N", or in Settings → Models), then classify again.`);
   }
-  checkFit(entry, { name: 'a source like its own', axisNames: Array.from({ length: m.axes }, (_, i) => `axis ${i + 1}`), rateHz: m.frequencyHz, audio: m.sensor === 'microphone' }, action.strideMs ?? null);
   const db = d.store.db;
   const short = `length_ms IS NOT NULL AND length_ms < ${Number(m.windowMs)}`;
   const groups = countBy(db, filter, `CASE WHEN NOT (${SERIES}) THEN 'other' WHEN ${short} THEN 'short' ELSE 'ok' END`);
