@@ -6,7 +6,7 @@ import { EventBus } from '../core/event-bus.js';
 import { stderrLogger, type Logger } from '../core/log.js';
 import { CatchKeeper } from '../core/model/catch-keeper.js';
 import { isBackgroundLabel } from '../core/model/catch-spans.js';
-import { saveCaughtAudio, saveCaughtRows } from '../core/model/caught-sample.js';
+import { saveCaught } from '../core/model/caught-sample.js';
 import { LiveModel, percentile, type LiveRows, type WindowMeta } from '../core/model/live-model.js';
 import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
@@ -148,14 +148,8 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
           { expected: catchLabel, background: isBackgroundLabel(catchLabel), threshold, marginMs },
           { perMinuteCap: perMinute, axes: source.axisNames.length, rateHz: source.rateHz, windowMs: d.windowMs },
           async (span, values, rows) => {
-            const take = {
-              label: catchLabel, category, queue: queue !== null, note: `caught: ${span.note}`,
-              metadata: { model: session.entry.name, model_said: span.worst.label ?? '', confidence: span.worst.confidence === null ? '' : span.worst.confidence.toFixed(2) },
-              extra: { caught: { model: session.entry.name, model_hash: session.entry.hash, start_ms: span.startMs, end_ms: span.endMs, windows: span.windows, said: span.said, uncertain: span.uncertain } },
-            };
-            return source.audio
-              ? saveCaughtAudio(store, Int16Array.from(values, (x) => Math.max(-32768, Math.min(32767, Math.round(x)))), source.rateHz, take)
-              : saveCaughtRows(store, { values, count: rows, sensors: source.axisNames.map((name) => ({ name, units: 'N/A' })), intervalMs: 1000 / source.rateHz, deviceType: 'SERIAL_LINES' }, take);
+            const src = { audio: source.audio, rateHz: source.rateHz, sensors: source.axisNames.map((name) => ({ name, units: 'N/A' })), deviceType: 'SERIAL_LINES' };
+            return saveCaught(store, src, span, { values, count: rows }, { model: session.entry, label: catchLabel, category, queue: queue !== null });
           },
           {
             caught: (span, sample: Sample) => {

@@ -5,6 +5,8 @@
  * bindings (electron/ipc.ts, server/ws-session.ts) are generic over this table, so adding a
  * capability never touches them. The renderer imports only the *types* derived at the bottom of
  * this file, which is why nothing here may import Node or Electron modules.
+ * Over 400 lines on purpose: the method and event table is read as one list; the shapes it still
+ * holds move to core/contract/ beside model-schema.ts (issue 27, part 5).
  */
 import { z } from 'zod';
 import { Diagnostics } from './diagnostics/diagnostics-schema.js';

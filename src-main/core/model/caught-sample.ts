@@ -5,6 +5,8 @@ import { SensorRecorder } from '../capture/sensor-recorder.js';
 import { encodeWav } from '../samples/formats/wav.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import type { ModelEntry } from '../contract/model-schema.js';
+import type { CaughtSpan } from './catch-spans.js';
 
 export interface CaughtTake {
   label: string | null;
@@ -62,4 +64,33 @@ export async function saveCaughtAudio(store: SampleStore, pcm: Int16Array, sampl
     note: t.note,
     extra: { frames: pcm.length, sample_rate: sampleRate, ...t.extra },
   });
+}
+
+/** Where caught rows came from, as the sample should say it. */
+export interface CaughtSource {
+  audio: boolean;
+  rateHz: number;
+  sensors: Array<{ name: string; units: string }>;
+  deviceName?: string;
+  deviceType: string;
+}
+
+/**
+ * One caught span saved as a sample, labelled with what the person said was happening and the
+ * model's words (shared by `classify live --catch` and the app's catch mode).
+ */
+export function saveCaught(
+  store: SampleStore,
+  src: CaughtSource,
+  span: CaughtSpan,
+  rows: { values: Float64Array; count: number },
+  o: { model: Pick<ModelEntry, 'name' | 'hash'>; label: string; category: Category; queue: boolean },
+): Promise<Sample> {
+  const take: CaughtTake = {
+    label: o.label, category: o.category, queue: o.queue, note: `caught: ${span.note}`,
+    metadata: { model: o.model.name, model_said: span.worst.label ?? '', confidence: span.worst.confidence === null ? '' : span.worst.confidence.toFixed(2) },
+    extra: { caught: { model: o.model.name, model_hash: o.model.hash, start_ms: span.startMs, end_ms: span.endMs, windows: span.windows, said: span.said, uncertain: span.uncertain } },
+  };
+  if (src.audio) return saveCaughtAudio(store, Int16Array.from(rows.values, (x) => Math.max(-32768, Math.min(32767, Math.round(x)))), src.rateHz, take);
+  return saveCaughtRows(store, { values: rows.values, count: rows.count, sensors: src.sensors, intervalMs: 1000 / src.rateHz, deviceType: src.deviceType, ...(src.deviceName === undefined ? {} : { deviceName: src.deviceName }) }, take);
 }

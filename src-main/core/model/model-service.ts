@@ -11,7 +11,7 @@ import type { SampleStore } from '../samples/sample-store.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 import { CatchKeeper } from './catch-keeper.js';
 import { isBackgroundLabel } from './catch-spans.js';
-import { saveCaughtAudio, saveCaughtRows } from './caught-sample.js';
+import { saveCaught } from './caught-sample.js';
 import { classifySampleLocally } from './classify-sample.js';
 import { LiveModel, type LiveRows, type WindowMeta } from './live-model.js';
 import { ModelRegistry } from './model-registry.js';
@@ -154,14 +154,8 @@ export class ModelService {
         { perMinuteCap: c.perMinute, axes: rows.axisNames.length, rateHz: rows.rateHz, windowMs: entry.description.windowMs },
         (span, values, count) => {
           const queue = c.queue;
-          const take = {
-            label: c.label, category: c.category, queue, note: `caught: ${span.note}`,
-            metadata: { model: entry.name, model_said: span.worst.label ?? '', confidence: span.worst.confidence === null ? '' : span.worst.confidence.toFixed(2) },
-            extra: { caught: { model: entry.name, model_hash: entry.hash, start_ms: span.startMs, end_ms: span.endMs, windows: span.windows, said: span.said, uncertain: span.uncertain } },
-          };
-          return rows.audio
-            ? saveCaughtAudio(this.d.store, Int16Array.from(values, (x) => Math.max(-32768, Math.min(32767, Math.round(x)))), rows.rateHz, take)
-            : saveCaughtRows(this.d.store, { values, count, sensors: rows.sensors, intervalMs: 1000 / rows.rateHz, deviceName: this.d.deviceName(), deviceType: 'CAPTURE_DESK' }, take);
+          const src = { audio: rows.audio, rateHz: rows.rateHz, sensors: rows.sensors, deviceName: this.d.deviceName(), deviceType: 'CAPTURE_DESK' };
+          return saveCaught(this.d.store, src, span, { values, count }, { model: entry, label: c.label, category: c.category, queue });
         },
         {
           caught: (_span, sample: Sample) => {
