@@ -176,9 +176,9 @@ export class LiveModel {
     if (this.#stopped) return;
     const now = performance.now();
     for (const w of this.#windower.push(values, rows)) {
-      const startMs = this.fit.continuous ? w.endMs - this.windowMs : w.endMs - this.windowMs;
-      // Continuous slices before a whole window has gone by start before the stream: said from 0.
-      this.session.offer(w.values, { index: w.index, startMs: Math.max(0, startMs), endMs: w.endMs, handedAt: now });
+      // A verdict speaks for the model's whole window (continuous mode too: the module holds it);
+      // slices before a whole window has gone by would start before the stream: said from 0.
+      this.session.offer(w.values, { index: w.index, startMs: Math.max(0, w.endMs - this.windowMs), endMs: w.endMs, handedAt: now });
     }
     this.events.rows?.(values, rows);
   }
