@@ -9,7 +9,7 @@
  * holds move to core/contract/ beside model-schema.ts (issue 27, part 5).
  */
 import { z } from 'zod';
-import { Diagnostics } from './diagnostics/diagnostics-schema.js';
+import { Diagnostics } from './contract/diagnostics-schema.js';
 import { ImportPendingResult, PendingFile, WatchedFolder, WatchedFolderInput, WatchedFolderState } from './watch/watch-config.js';
 import { PlatformRequestInfo, RemoteDevice, wsUrl } from './remote/remote-schema.js';
 import { Category } from './category.js';

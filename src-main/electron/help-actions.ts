@@ -1,5 +1,5 @@
 import type { Dispatch } from '../core/dispatch.js';
-import type { Diagnostics } from '../core/diagnostics/diagnostics-schema.js';
+import type { Diagnostics } from '../core/contract/diagnostics-schema.js';
 import type { EventPayload } from '../core/contract.js';
 import type { Logger } from '../core/log.js';
 import type { HelpActions } from './menu.js';

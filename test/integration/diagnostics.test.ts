@@ -5,7 +5,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src-main/core/diagnostics/diagnostics-schema.js';
+import { Diagnostics } from '../../src-main/core/contract/diagnostics-schema.js';
 import { keytarKeychain } from '../../src-main/core/secrets/keychain.js';
 import { serialportLister } from '../../src-main/core/serial/serialport-lister.js';
 import { openPtyPair } from '../support/boards/pty.js';

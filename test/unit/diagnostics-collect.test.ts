@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueStatus, Settings } from '../../src-main/core/contract.js';
 import { collectDiagnostics, type DiagnosticsSources } from '../../src-main/core/diagnostics/collect.js';
-import { Diagnostics } from '../../src-main/core/diagnostics/diagnostics-schema.js';
+import { Diagnostics } from '../../src-main/core/contract/diagnostics-schema.js';
 import { KnownSecrets } from '../../src-main/core/secrets/known-secrets.js';
 
 const KEY = 'ei_unit_diag_0123456789abcdef';

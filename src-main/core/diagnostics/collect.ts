@@ -2,7 +2,7 @@ import { arch, release, version as osVersion } from 'node:os';
 import type { AppInfo, KeyStatus, QueueStatus, SerialPortInfo, Settings } from '../contract.js';
 import type { AudioDevice } from '../audio/worker-protocol.js';
 import type { KnownSecrets } from '../secrets/known-secrets.js';
-import type { Diagnostics, DiagnosticsReport } from './diagnostics-schema.js';
+import type { Diagnostics, DiagnosticsReport } from '../contract/diagnostics-schema.js';
 import { diagnosticsText } from './format.js';
 
 /** Where each part of the report comes from; app.ts wires the real services in. */

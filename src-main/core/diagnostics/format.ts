@@ -1,4 +1,4 @@
-import type { DiagnosticsReport } from './diagnostics-schema.js';
+import type { DiagnosticsReport } from '../contract/diagnostics-schema.js';
 
 /** The report as the text a user pastes into a bug report: one fact a line, readable without tools. */
 export function diagnosticsText(r: DiagnosticsReport): string {
