@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { Diagnostics } from './contract/diagnostics-schema.js';
 import { ImportPendingResult, PendingFile, WatchedFolder, WatchedFolderInput, WatchedFolderState } from './watch/watch-config.js';
-import { PlatformRequestInfo, RemoteDevice, wsUrl } from './remote/remote-schema.js';
+import { PlatformRequestInfo, RemoteDevice, wsUrl } from './contract/remote-schema.js';
 import { Category } from './category.js';
 import {
   AddPathResult, BulkResult, ClassBalance, DatasetSummary, Metadata, QueueStatus, Sample, SampleFacets, SampleQueryFilter, SampleSort, SampleState, StructuredLabel,
@@ -23,7 +23,7 @@ import {
 export * from './samples/sample-schema.js';
 export * from './contract/model-schema.js';
 import { LiveModelRequest, LiveModelStatus, ModelEntry, ModelName, ModelVerdictBatch } from './contract/model-schema.js';
-export { PlatformRequestInfo, RemoteDevice, RemoteLinkState, RemoteRequest, RemoteSensor } from './remote/remote-schema.js';
+export { PlatformRequestInfo, RemoteDevice, RemoteLinkState, RemoteRequest, RemoteSensor } from './contract/remote-schema.js';
 export {
   Classification, ClassificationDigest, ClassificationSummary, ClassifiedBlock, ClassifiedWindow, ClassifyAfterUpload, ClassifyOptions,
   ClassifyTarget, ClassifyVariant, CollectSummary,

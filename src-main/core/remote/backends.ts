@@ -9,7 +9,7 @@ import type { SerialOpener } from '../serial/byte-link.js';
 import type { Microphones } from '../audio/microphones.js';
 import { CAPTURE_DESK_DEVICE_TYPE, linesSensor, microphoneSensor } from './device-identity.js';
 import type { DeviceDescription } from './remote-link.js';
-import type { RemoteSensor } from './remote-schema.js';
+import type { RemoteSensor } from '../contract/remote-schema.js';
 
 /** One take the platform asked for, as a backend records it. */
 export interface TakeOrder {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { RemoteSensor } from './remote-schema.js';
+import type { RemoteSensor } from '../contract/remote-schema.js';
 
 /** What a device that is neither an official board nor anything with a name of its own says it is. */
 export const CAPTURE_DESK_DEVICE_TYPE = 'CAPTURE_DESK';

@@ -5,7 +5,7 @@
  */
 import { Decoder, Encoder } from 'cbor-x';
 import { z } from 'zod';
-import type { RemoteSensor } from './remote-schema.js';
+import type { RemoteSensor } from '../contract/remote-schema.js';
 
 export type Encoding = 'json' | 'cbor';
 

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import { decodeFrame, describeRequest, encodeMessage, readServerMessage, type DeviceMessage, type Encoding, type ProgressMessage, type SampleRequest } from './protocol.js';
-import type { RemoteLinkState, RemoteSensor } from './remote-schema.js';
+import type { RemoteLinkState, RemoteSensor } from '../contract/remote-schema.js';
 import type { RemoteConnector, RemoteSocket } from './socket.js';
 
 /** What the hello says about the device; read again before every connection (a board may have changed). */
