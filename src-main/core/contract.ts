@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { Diagnostics } from './contract/diagnostics-schema.js';
-import { ImportPendingResult, PendingFile, WatchedFolder, WatchedFolderInput, WatchedFolderState } from './watch/watch-config.js';
+import { ImportPendingResult, PendingFile, WatchedFolder, WatchedFolderInput, WatchedFolderState } from './contract/watch-schema.js';
 import { PlatformRequestInfo, RemoteDevice, wsUrl } from './contract/remote-schema.js';
 import { Category } from './category.js';
 import {

@@ -6,7 +6,7 @@ import { CoreError } from '../../src-main/core/errors.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { FolderWatcher } from '../../src-main/core/watch/folder-watcher.js';
-import type { WatchedFolderInput } from '../../src-main/core/watch/watch-config.js';
+import type { WatchedFolderInput } from '../../src-main/core/contract/watch-schema.js';
 
 /**
  * Real files, real chokidar, real SampleStore. Waits poll for the expected state; the only fixed

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src-main/core/log.js';
 import { IdBatcher } from '../../src-main/core/watch/id-batcher.js';
-import { WatchedFolderInput } from '../../src-main/core/watch/watch-config.js';
+import { WatchedFolderInput } from '../../src-main/core/contract/watch-schema.js';
 import { loadWatchedFolders, saveWatchedFolders } from '../../src-main/core/watch/watched-folders-file.js';
 
 const good = { id: 'f1', path: '/data/in', category: 'training', label: { mode: 'filename' }, metadata: {}, enabled: true } as const;

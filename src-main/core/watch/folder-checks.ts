@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { CoreError } from '../errors.js';
 import { isInside, pathFlavor, samePath, type PathFlavor } from '../fs/path-flavor.js';
-import type { WatchedFolder } from './watch-config.js';
+import type { WatchedFolder } from '../contract/watch-schema.js';
 
 /** Throws, in words the user can act on, unless `path` is a readable directory right now. */
 export async function assertFolder(path: string): Promise<void> {

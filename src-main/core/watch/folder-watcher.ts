@@ -9,7 +9,7 @@ import type { SampleStore } from '../samples/sample-store.js';
 import { importFile, type ImportOutcome } from '../upload/import-files.js';
 import { assertFolder, assertNoOverlap } from './folder-checks.js';
 import { IdBatcher } from './id-batcher.js';
-import { WatchedFolderInput, type ImportPendingResult, type LabelRule, type PendingFile, type WatchedFolder, type WatchedFolderState } from './watch-config.js';
+import { WatchedFolderInput, type ImportPendingResult, type LabelRule, type PendingFile, type WatchedFolder, type WatchedFolderState } from '../contract/watch-schema.js';
 import { isIgnoredUnder, isSampleFileName, scanFolder } from './watch-filter.js';
 import { loadWatchedFolders, saveWatchedFolders } from './watched-folders-file.js';
 

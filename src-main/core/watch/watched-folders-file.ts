@@ -2,7 +2,7 @@ import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
-import { WatchedFolder } from './watch-config.js';
+import { WatchedFolder } from '../contract/watch-schema.js';
 
 export const WATCHED_FOLDERS_FILE = 'watched-folders.json';
 

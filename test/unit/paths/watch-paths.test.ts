@@ -2,8 +2,8 @@ import type { Stats } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LINUX_PATHS, MAC_PATHS, WINDOWS_PATHS } from '../../../src-main/core/fs/path-flavor.js';
 import { checkOverlap } from '../../../src-main/core/watch/folder-checks.js';
-import type { WatchedFolder } from '../../../src-main/core/watch/watch-config.js';
-import { WatchedFolderInput } from '../../../src-main/core/watch/watch-config.js';
+import type { WatchedFolder } from '../../../src-main/core/contract/watch-schema.js';
+import { WatchedFolderInput } from '../../../src-main/core/contract/watch-schema.js';
 import { isIgnoredUnder, isSampleFileName } from '../../../src-main/core/watch/watch-filter.js';
 
 const file = { isFile: () => true } as Stats;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pathExamples } from '../../../src-renderer/lib/path-examples.js';
-import { WatchedFolderInput } from '../../../src-main/core/watch/watch-config.js';
+import { WatchedFolderInput } from '../../../src-main/core/contract/watch-schema.js';
 
 describe('path examples', () => {
   it("spells examples the way the core's OS does", () => {
