@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Classification, ClassifyState, ClassifyVariant } from '../core/contract.js';
 import { ClassificationStore } from '../core/classify/classification-store.js';
-import { sourceText } from '../core/classify/classify-schema.js';
+import { sourceText } from '../core/contract/classify-schema.js';
 import { ClassifyService } from '../core/classify/classify-service.js';
 import { classifySampleLocally } from '../core/model/classify-sample.js';
 import { ModelRegistry } from '../core/model/model-registry.js';

@@ -18,7 +18,7 @@ import {
 } from './samples/sample-schema.js';
 import {
   Classification, ClassificationDigest, ClassifyAfterUpload, ClassifyOptions, ClassifyTarget, ClassifyVariant, CollectSummary, ImpulseId,
-} from './classify/classify-schema.js';
+} from './contract/classify-schema.js';
 
 export * from './samples/sample-schema.js';
 export * from './contract/model-schema.js';
@@ -27,7 +27,7 @@ export { PlatformRequestInfo, RemoteDevice, RemoteLinkState, RemoteRequest, Remo
 export {
   Classification, ClassificationDigest, ClassificationSummary, ClassifiedBlock, ClassifiedWindow, ClassifyAfterUpload, ClassifyOptions,
   ClassifyTarget, ClassifyVariant, CollectSummary,
-} from './classify/classify-schema.js';
+} from './contract/classify-schema.js';
 
 // ---------- shared shapes ----------
 

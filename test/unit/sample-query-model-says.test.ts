@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClassificationStore } from '../../src-main/core/classify/classification-store.js';
 import { digestOf, readClassification, summarize } from '../../src-main/core/classify/classify-result.js';
-import type { ClassifyVariant } from '../../src-main/core/classify/classify-schema.js';
+import type { ClassifyVariant } from '../../src-main/core/contract/classify-schema.js';
 import { collectSummary } from '../../src-main/core/classify/collect-summary.js';
 import type { Category, SampleQueryFilter } from '../../src-main/core/contract.js';
 import { silentLogger } from '../../src-main/core/log.js';

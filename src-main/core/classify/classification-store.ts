@@ -1,5 +1,5 @@
 import type { Db } from '../samples/db.js';
-import { Classification, type ResultVariant } from './classify-schema.js';
+import { Classification, type ResultVariant } from '../contract/classify-schema.js';
 
 /** impulse_id 0 stands for "the project's default impulse" (platform impulse ids are positive). */
 const DEFAULT_IMPULSE = 0;

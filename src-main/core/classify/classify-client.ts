@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CoreError } from '../errors.js';
 import { ManagementError, managementCall, type ManagementTarget } from '../upload/management-client.js';
 import { RawClassifyAnswer } from './classify-result.js';
-import type { ClassifyVariant } from './classify-schema.js';
+import type { ClassifyVariant } from '../contract/classify-schema.js';
 
 /** Why a classification did not come back, for code (the UI and the CLI branch on it); the message is for people. */
 export type ClassifyReason =

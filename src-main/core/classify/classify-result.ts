@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Classification, ClassificationDigest, ClassificationSummary, ClassifiedBlock, ClassifiedWindow, ClassifyVariant } from './classify-schema.js';
-import { sourceText } from './classify-schema.js';
+import type { Classification, ClassificationDigest, ClassificationSummary, ClassifiedBlock, ClassifiedWindow, ClassifyVariant } from '../contract/classify-schema.js';
+import { sourceText } from '../contract/classify-schema.js';
 
 /**
  * The platform's classify/v2 answer (spec: Classification and testing; Classification result per

@@ -6,7 +6,7 @@ import type { ManagementTarget } from '../upload/management-client.js';
 import { ClassificationStore } from './classification-store.js';
 import { ClassifyError, classifyError, classifyOnPlatform, jobStatus, type ClassifyErrorDetails, type FailureContext } from './classify-client.js';
 import { digestOf, readClassification } from './classify-result.js';
-import type { Classification, ClassificationDigest, ClassifyOptions, ClassifyTarget, ClassifyVariant, CollectSummary } from './classify-schema.js';
+import type { Classification, ClassificationDigest, ClassifyOptions, ClassifyTarget, ClassifyVariant, CollectSummary } from '../contract/classify-schema.js';
 import { collectSummary } from './collect-summary.js';
 
 export interface ClassifyBackoff {

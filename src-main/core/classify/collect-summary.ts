@@ -1,4 +1,4 @@
-import type { Classification, CollectSummary } from './classify-schema.js';
+import type { Classification, CollectSummary } from '../contract/classify-schema.js';
 
 type LabelRow = CollectSummary['labels'][number];
 

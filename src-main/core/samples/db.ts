@@ -45,7 +45,7 @@ const MIGRATIONS: string[] = [
    ALTER TABLE samples ADD COLUMN held_back INTEGER NOT NULL DEFAULT 0;
    CREATE INDEX samples_by_flagged ON samples(flagged);`,
   // Classifications on the platform (classify/v2), kept per sample, impulse (0 = the project's
-  // default) and variant; the result is JSON (core/classify/classify-schema.ts). Takes (captures)
+  // default) and variant; the result is JSON (core/contract/classify-schema.ts). Takes (captures)
   // are noted so the one saved with "classify each take after upload" is classified once the
   // platform confirms it, and so the "collect more of" view can count them. Neither table ever
   // changes a sample; both go with it.

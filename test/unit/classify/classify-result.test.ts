@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { reasonOf } from '../../../src-main/core/classify/classify-client.js';
 import { digestOf, readClassification, summarize, windowSpan, type RawClassifyAnswer } from '../../../src-main/core/classify/classify-result.js';
-import type { Classification, ClassifiedWindow } from '../../../src-main/core/classify/classify-schema.js';
+import type { Classification, ClassifiedWindow } from '../../../src-main/core/contract/classify-schema.js';
 import { collectSummary } from '../../../src-main/core/classify/collect-summary.js';
 
 const win = (label: string | null, confidence: number, extra: Partial<ClassifiedWindow> = {}): ClassifiedWindow =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClassifiedWindow, ClassifyState, ModelEntry } from '../../../src-main/core/contract.js';
 import { summarize } from '../../../src-main/core/classify/classify-result.js';
-import { sourceText } from '../../../src-main/core/classify/classify-schema.js';
+import { sourceText } from '../../../src-main/core/contract/classify-schema.js';
 import {
   afterUploadBoxes, afterUploadNote, afterUploadOf, agreeText, ago, bandCaption, collectHeadline, madeText, modelMisfit, progressText, scoresText, secondsLeft, sourceWords, takeText, takesText, windowText,
 } from '../../../src-renderer/lib/classify/words.js';
