@@ -15,12 +15,12 @@ import { PlatformRequestInfo, RemoteDevice, wsUrl } from './contract/remote-sche
 import { Category } from './category.js';
 import {
   AddPathResult, BulkResult, ClassBalance, DatasetSummary, Metadata, QueueStatus, Sample, SampleFacets, SampleQueryFilter, SampleSort, SampleState, StructuredLabel,
-} from './samples/sample-schema.js';
+} from './contract/sample-schema.js';
 import {
   Classification, ClassificationDigest, ClassifyAfterUpload, ClassifyOptions, ClassifyTarget, ClassifyVariant, CollectSummary, ImpulseId,
 } from './contract/classify-schema.js';
 
-export * from './samples/sample-schema.js';
+export * from './contract/sample-schema.js';
 export * from './contract/model-schema.js';
 import { LiveModelRequest, LiveModelStatus, ModelEntry, ModelName, ModelVerdictBatch } from './contract/model-schema.js';
 export { PlatformRequestInfo, RemoteDevice, RemoteLinkState, RemoteRequest, RemoteSensor } from './contract/remote-schema.js';
@@ -182,7 +182,7 @@ export type StreamStats = z.infer<typeof StreamStats>;
 export const DEMO_SOURCE_ID = 'simulated:imu';
 export const MAX_DEMO_RATE_HZ = 20_000;
 
-// Samples, their quality, the queue, the class balance, finding samples: samples/sample-schema.ts.
+// Samples, their quality, the queue, the class balance, finding samples: contract/sample-schema.ts.
 
 export const RecordingStatus = z.object({
   sessionId: z.string(),
