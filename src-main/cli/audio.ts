@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { Category } from '../core/contract.js';
+import type { Category } from '../core/contract/contract.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { AudioRecording } from '../core/audio/audio-recording.js';
 import { AudioSupervisor, DEFAULT_DEVICE_RATE, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../core/audio/audio-supervisor.js';

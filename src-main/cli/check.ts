@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ConnectionCheck, ConnectionStep } from '../core/contract.js';
+import type { ConnectionCheck, ConnectionStep } from '../core/contract/contract.js';
 import { CoreError } from '../core/errors.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../core/clock.js';
-import type { Category, Sample } from '../core/contract.js';
+import type { Category, Sample } from '../core/contract/contract.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { EventBus } from '../core/event-bus.js';
 import { stderrLogger, type Logger } from '../core/log.js';

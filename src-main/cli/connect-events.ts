@@ -1,4 +1,4 @@
-import type { RemoteDevice, RemoteRequest } from '../core/contract.js';
+import type { RemoteDevice, RemoteRequest } from '../core/contract/contract.js';
 
 /**
  * What `capture-desk connect` says about each device, derived from the core's `remote.changed`

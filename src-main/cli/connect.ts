@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { MethodInput, MethodName, MethodOutput, RemoteDevice, Settings, Source } from '../core/contract.js';
+import type { MethodInput, MethodName, MethodOutput, RemoteDevice, Settings, Source } from '../core/contract/contract.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { CoreError } from '../core/errors.js';
 import { LOG_FILE_NAMES, openAppLog } from '../core/logs/app-log.js';

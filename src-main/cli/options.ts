@@ -1,4 +1,4 @@
-import type { BoundingBox, Category } from '../core/contract.js';
+import type { BoundingBox, Category } from '../core/contract/contract.js';
 import { validateBoundingBoxes } from '../core/samples/formats/bounding-boxes.js';
 import { UsageError } from './args.js';
 

@@ -1,4 +1,4 @@
-import type { Sample } from '../core/contract.js';
+import type { Sample } from '../core/contract/contract.js';
 import { needsRate } from '../core/capture/set-rate.js';
 import { CoreError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';

@@ -1,4 +1,4 @@
-import type { Category, Sample } from '../core/contract.js';
+import type { Category, Sample } from '../core/contract/contract.js';
 import type { Logger } from '../core/log.js';
 import type { SampleStore } from '../core/samples/sample-store.js';
 import { recordFromAtBoard, type AtRecordingProgress } from '../core/serial/at/at-recording.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import type { Category, Sample } from '../core/contract.js';
+import type { Category, Sample } from '../core/contract/contract.js';
 import { StreamRecording } from '../core/capture/stream-recording.js';
 import type { EventBus } from '../core/event-bus.js';
 import type { Logger } from '../core/log.js';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../core/clock.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
-import type { Category } from '../core/contract.js';
+import type { Category } from '../core/contract/contract.js';
 import { EventBus } from '../core/event-bus.js';
 import { stderrLogger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';

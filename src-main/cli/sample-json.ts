@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path';
-import type { Sample } from '../core/contract.js';
+import type { Sample } from '../core/contract/contract.js';
 
 /** One sample as scripts see it: the store's fields plus the platform's answer. */
 export function describe(s: Sample, dataDir: string) {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { Classification, ClassifyState, ClassifyVariant } from '../core/contract.js';
+import type { Classification, ClassifyState, ClassifyVariant } from '../core/contract/contract.js';
 import { ClassificationStore } from '../core/classify/classification-store.js';
 import { sourceText } from '../core/contract/classify-schema.js';
 import { ClassifyService } from '../core/classify/classify-service.js';

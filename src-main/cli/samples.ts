@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Sample, SampleState } from '../core/contract.js';
+import type { Sample, SampleState } from '../core/contract/contract.js';
 import { recoverRecordings } from '../core/capture/recording-recovery.js';
 import { MAX_FREQUENCY_HZ, setSampleRate } from '../core/capture/set-rate.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';

@@ -1,4 +1,4 @@
-import type { Sample } from '../core/contract.js';
+import type { Sample } from '../core/contract/contract.js';
 import type { BulkOutcome } from '../core/upload/bulk-import.js';
 
 export interface UploadSummary {

@@ -1,4 +1,4 @@
-import type { SampleState } from '../core/contract.js';
+import type { SampleState } from '../core/contract/contract.js';
 import type { SampleStore } from '../core/samples/sample-store.js';
 import type { BulkOutcome } from '../core/upload/bulk-import.js';
 

@@ -1,4 +1,4 @@
-import { DEMO_SOURCE_ID, type AppInfo, type Source } from './contract.js';
+import { DEMO_SOURCE_ID, type AppInfo, type Source } from './contract/contract.js';
 import { CoreError } from './errors.js';
 import { systemClock, type Clock } from './clock.js';
 import { ensureDataDir } from './data-dir.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { isMethodName, methods, type CallResult, type MethodName, type MethodOutput, type Methods } from './contract.js';
+import { isMethodName, methods, type CallResult, type MethodName, type MethodOutput, type Methods } from './contract/contract.js';
 import { CoreError, toWireError } from './errors.js';
 import type { Logger } from './log.js';
 

@@ -1,4 +1,4 @@
-import type { ErrorCode, WireError } from './contract.js';
+import type { ErrorCode, WireError } from './contract/wire-schema.js';
 
 /**
  * A failure the user can act on. The code travels over every transport unchanged so the UI can

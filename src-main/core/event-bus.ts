@@ -1,4 +1,4 @@
-import { events, type EventName, type EventPayload } from './contract.js';
+import { events, type EventName, type EventPayload } from './contract/contract.js';
 
 export type AnyEventListener = (name: EventName, payload: unknown) => void;
 

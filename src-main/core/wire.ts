@@ -3,7 +3,7 @@
  * arrays (stream batches) cross as raw bytes, not as JSON number lists. Types only: the renderer
  * imports this file.
  */
-import type { CallResult, EventName, WireError } from './contract.js';
+import type { CallResult, EventName, WireError } from './contract/contract.js';
 
 export type ClientMessage = { t: 'call'; id: number; method: string; input: unknown };
 

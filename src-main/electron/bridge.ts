@@ -2,7 +2,7 @@
  * What preload.ts exposes as `window.captureDesk`, and the IPC channels behind it. Types and
  * constants only: preload, main and the renderer all import this file, none of them twice-writes it.
  */
-import type { CallResult, EventName } from '../core/contract.js';
+import type { CallResult, EventName } from '../core/contract/contract.js';
 
 export const CALL_CHANNEL = 'capture-desk:call';
 export const EVENT_CHANNEL = 'capture-desk:event';

@@ -1,6 +1,6 @@
 import type { Dispatch } from '../core/dispatch.js';
 import type { Diagnostics } from '../core/contract/diagnostics-schema.js';
-import type { EventPayload } from '../core/contract.js';
+import type { EventPayload } from '../core/contract/contract.js';
 import type { Logger } from '../core/log.js';
 import type { HelpActions } from './menu.js';
 

@@ -1,6 +1,6 @@
 import type { Core } from '../core/app.js';
 import type { Logger } from '../core/log.js';
-import type { CallResult } from '../core/contract.js';
+import type { CallResult } from '../core/contract/contract.js';
 import { CALL_CHANNEL, EVENT_CHANNEL } from './bridge.js';
 
 /** The slice of Electron's ipcMain we use: typed structurally so a unit test can pass a fake. */

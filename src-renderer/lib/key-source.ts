@@ -1,4 +1,4 @@
-import type { KeySource } from '../../src-main/core/contract.js';
+import type { KeySource } from '../../src-main/core/contract/contract.js';
 
 /** Where a key comes from, said in Settings beside it: "From the environment (CAPTURE_DESK_API_KEY), not stored." */
 export function keySourceText(source: KeySource, state: 'set' | 'not set' | 'unknown'): string {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../src-main/core/app.js';
-import type { AddPathResult, CallResult, QueueStatus } from '../../src-main/core/contract.js';
+import type { AddPathResult, CallResult, QueueStatus } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
 import { fixedPorts } from '../support/fake-hardware.js';

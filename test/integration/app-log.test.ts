@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore } from '../../src-main/core/app.js';
-import type { CallResult } from '../../src-main/core/contract.js';
+import type { CallResult } from '../../src-main/core/contract/contract.js';
 import { openAppLog } from '../../src-main/core/logs/app-log.js';
 import { REDACTED } from '../../src-main/core/secrets/redact.js';
 import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';

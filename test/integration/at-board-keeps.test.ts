@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { AtProgress, Sample } from '../../src-main/core/contract.js';
+import type { AtProgress, Sample } from '../../src-main/core/contract/contract.js';
 import { AtClient } from '../../src-main/core/serial/at/at-client.js';
 import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
 import { openPtyPair } from '../support/boards/pty.js';

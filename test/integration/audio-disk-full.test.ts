@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm, stat, statfs, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AudioLevels, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import type { AudioLevels, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { startCore, useCaptureWorker, useCleanups } from '../support/core-harness.js';

@@ -8,7 +8,7 @@ import { isAbsolute, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SpawnModelWorker } from '../../src-main/core/model/model-runner.js';
 import type { LiveModelStatus, ModelVerdict, ModelVerdictBatch } from '../../src-main/core/contract/model-schema.js';
-import type { Sample } from '../../src-main/core/contract.js';
+import type { Sample } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';

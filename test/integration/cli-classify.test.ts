@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../../src-main/core/app.js';
-import type { CallResult, Classification } from '../../src-main/core/contract.js';
+import type { CallResult, Classification } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
 import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.mjs';

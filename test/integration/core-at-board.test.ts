@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { AtBoardInfo, AtProgress, Sample } from '../../src-main/core/contract.js';
+import type { AtBoardInfo, AtProgress, Sample } from '../../src-main/core/contract/contract.js';
 import { verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { AudioLevels, RecordingStatus, Sample, Source } from '../../src-main/core/contract.js';
+import type { AudioLevels, RecordingStatus, Sample, Source } from '../../src-main/core/contract/contract.js';
 import { playTone, startPulse, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { openPtyPair } from '../support/boards/pty.js';

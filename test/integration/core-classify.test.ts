@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../src-main/core/app.js';
-import type { CallResult, Classification, ClassifyState, CollectSummary, EventName, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import type { CallResult, Classification, ClassifyState, CollectSummary, EventName, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { memoryKeychain, type Keychain } from '../../src-main/core/secrets/keychain.js';
 import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import type { RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { simulatedImuRow } from '../../src-main/core/stream/simulated-imu.js';
 import { openPtyPair } from '../support/boards/pty.js';

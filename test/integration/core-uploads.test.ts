@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Sample } from '../../src-main/core/contract.js';
+import type { Sample } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { sendLegacy } from '../../src-main/core/upload/ingestion-client.js';
 import { startCore, useCleanups } from '../support/core-harness.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import type { RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { silentLogger } from '../../src-main/core/log.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SOURCE_ID, type BulkResult, type ClassBalance, type RecordingStatus, type Sample, type SampleFacets } from '../../src-main/core/contract.js';
+import { DEMO_SOURCE_ID, type BulkResult, type ClassBalance, type RecordingStatus, type Sample, type SampleFacets } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { startCore, useCleanups, type Call } from '../support/core-harness.js';

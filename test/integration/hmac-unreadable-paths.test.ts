@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { encodeRows } from '../../src-main/core/capture/cbor-rows.js';
 import { recoverRecordings } from '../../src-main/core/capture/recording-recovery.js';
-import type { Sample } from '../../src-main/core/contract.js';
+import type { Sample } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { decodeAcquisition, detectAcquisitionFormat, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import type { RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 import { lockedKeychain } from '../support/locked-keychain.js';

@@ -4,7 +4,7 @@ import { mkdtemp, open, readdir, rm, stat, truncate, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AppInfo, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import type { AppInfo, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
 import { memoryKeychain, type Keychain } from '../../src-main/core/secrets/keychain.js';
 import { runCli, assertBuilt } from '../support/cli.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../../src-main/core/app.js';
-import type { BulkResult, CallResult, Classification, ClassificationDigest, EventName, JobProgress, Sample, SampleFacets } from '../../src-main/core/contract.js';
+import type { BulkResult, CallResult, Classification, ClassificationDigest, EventName, JobProgress, Sample, SampleFacets } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import type { SpawnModelWorker } from '../../src-main/core/model/model-runner.js';
 import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { QueueStatus, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import type { QueueStatus, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';

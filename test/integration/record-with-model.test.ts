@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Classification, RecordingStatus, Sample } from '../../src-main/core/contract.js';
+import type { Classification, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import type { SpawnModelWorker } from '../../src-main/core/model/model-runner.js';
 import type { LiveModelStatus } from '../../src-main/core/contract/model-schema.js';
 import { socatAvailable } from '../support/boards/pty.js';

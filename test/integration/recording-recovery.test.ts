@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile, appendFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sample } from '../../src-main/core/contract.js';
+import type { Sample } from '../../src-main/core/contract/contract.js';
 import { completeRows, recoverRecordings } from '../../src-main/core/capture/recording-recovery.js';
 import { encodeRows } from '../../src-main/core/capture/cbor-rows.js';
 import { createLogger } from '../../src-main/core/log.js';

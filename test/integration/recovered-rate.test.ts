@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Sample } from '../../src-main/core/contract.js';
+import type { Sample } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { CLI, runCli, startServe } from '../support/cli.js';

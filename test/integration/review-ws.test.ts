@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
-import type { JobProgress, Sample, SampleOverview } from '../../src-main/core/contract.js';
+import type { JobProgress, Sample, SampleOverview } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition, encodeAcquisition, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
 import { readWavPcm } from '../../src-main/core/samples/formats/wav-pcm.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import type { AppInfo, KeyStatus } from '../../src-main/core/contract.js';
+import type { AppInfo, KeyStatus } from '../../src-main/core/contract/contract.js';
 import type { ServerMessage } from '../../src-main/core/wire.js';
 import { wireCodec } from '../../src-main/server/cbor.js';
 import { assertBuilt, runCli, startServe } from '../support/cli.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Sample } from '../../src-main/core/contract.js';
+import type { Sample } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { simulatedImuRow } from '../../src-main/core/stream/simulated-imu.js';
 import { openPtyPair } from '../support/boards/pty.js';

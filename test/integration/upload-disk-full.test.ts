@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { QueueStatus, Sample } from '../../src-main/core/contract.js';
+import type { QueueStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { UploadQueue } from '../../src-main/core/upload/upload-queue.js';

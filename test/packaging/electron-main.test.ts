@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { extractAll } from '@electron/asar';
 import { build as esbuild } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppInfo, CallResult, LiveModelStatus, ModelEntry, Sample, Source } from '../../src-main/core/contract.js';
+import type { AppInfo, CallResult, LiveModelStatus, ModelEntry, Sample, Source } from '../../src-main/core/contract/contract.js';
 import { PRESETS, writeTestModel } from '../support/models/test-model.mjs';
 import { CALL_CHANNEL, EVENT_CHANNEL, type CaptureDeskBridge } from '../../src-main/electron/bridge.js';
 import { WINDOW_STATE_FILE } from '../../src-main/electron/window-state.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { DEMO_SOURCE_ID, type CallResult, type MethodInput, type MethodName } from '../../src-main/core/contract.js';
+import { DEMO_SOURCE_ID, type CallResult, type MethodInput, type MethodName } from '../../src-main/core/contract/contract.js';
 import { encodeCbor, sensorDoc } from './ingestion-server/fixtures.js';
 
 /**

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll } from 'vitest';
 import { createCore, type Core, type CoreOptions } from '../../src-main/core/app.js';
 import { AudioSupervisor } from '../../src-main/core/audio/audio-supervisor.js';
-import type { CallResult, EventName, RecordingStatus } from '../../src-main/core/contract.js';
+import type { CallResult, EventName, RecordingStatus } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import type { SpawnModelWorker } from '../../src-main/core/model/model-runner.js';
 import { memoryKeychain, type Keychain } from '../../src-main/core/secrets/keychain.js';

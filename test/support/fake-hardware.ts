@@ -1,5 +1,5 @@
 import type { Clock } from '../../src-main/core/clock.js';
-import type { SerialPortInfo } from '../../src-main/core/contract.js';
+import type { SerialPortInfo } from '../../src-main/core/contract/contract.js';
 import type { PortLister } from '../../src-main/core/serial/port-lister.js';
 
 /** A clock the test advances by hand; `every` callbacks run as time passes their period. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LevelReport } from '../../src-main/core/audio/levels.js';
 import { Microphones } from '../../src-main/core/audio/microphones.js';
-import type { AudioLevels, StreamInfo } from '../../src-main/core/contract.js';
+import type { AudioLevels, StreamInfo } from '../../src-main/core/contract/contract.js';
 import { CoreError } from '../../src-main/core/errors.js';
 import { EventBus } from '../../src-main/core/event-bus.js';
 import { silentLogger } from '../../src-main/core/log.js';

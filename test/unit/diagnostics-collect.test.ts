@@ -1,6 +1,6 @@
 // collectDiagnostics with fakes of its sources: each part fails on its own, nothing secret leaves.
 import { describe, expect, it } from 'vitest';
-import type { QueueStatus, Settings } from '../../src-main/core/contract.js';
+import type { QueueStatus, Settings } from '../../src-main/core/contract/contract.js';
 import { collectDiagnostics, type DiagnosticsSources } from '../../src-main/core/diagnostics/collect.js';
 import { Diagnostics } from '../../src-main/core/contract/diagnostics-schema.js';
 import { KnownSecrets } from '../../src-main/core/secrets/known-secrets.js';

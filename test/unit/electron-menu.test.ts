@@ -1,7 +1,7 @@
 // The desktop app's menu and Help actions with fakes of Menu, shell and clipboard (no electron import).
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
-import type { CallResult } from '../../src-main/core/contract.js';
+import type { CallResult } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { helpActions } from '../../src-main/electron/help-actions.js';
 import { buildMenu, type HelpActions } from '../../src-main/electron/menu.js';

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SerialPortInfo } from '../../src-main/core/contract.js';
+import type { SerialPortInfo } from '../../src-main/core/contract/contract.js';
 import { silentLogger } from '../../src-main/core/log.js';
 import type { SerialOpener } from '../../src-main/core/serial/byte-link.js';
 import { PortRegistry } from '../../src-main/core/serial/port-registry.js';

@@ -9,7 +9,7 @@ import { ClassificationStore } from '../../src-main/core/classify/classification
 import { digestOf, readClassification, summarize } from '../../src-main/core/classify/classify-result.js';
 import type { ClassifyVariant } from '../../src-main/core/contract/classify-schema.js';
 import { collectSummary } from '../../src-main/core/classify/collect-summary.js';
-import type { Category, SampleQueryFilter } from '../../src-main/core/contract.js';
+import type { Category, SampleQueryFilter } from '../../src-main/core/contract/contract.js';
 import { silentLogger } from '../../src-main/core/log.js';
 import { localResult, localVariant } from '../../src-main/core/model/classify-sample.js';
 import type { ModelEntry } from '../../src-main/core/contract/model-schema.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { methods } from '../../src-main/core/contract.js';
+import { methods } from '../../src-main/core/contract/contract.js';
 
 describe('settings.set input', () => {
   it('a patch carries only what it names: no field is filled in with a default that would overwrite the saved value', () => {

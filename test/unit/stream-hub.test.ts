@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_SOURCE_ID, type StreamBatch } from '../../src-main/core/contract.js';
+import { DEMO_SOURCE_ID, type StreamBatch } from '../../src-main/core/contract/contract.js';
 import { EventBus } from '../../src-main/core/event-bus.js';
 import { simulatedImuRow } from '../../src-main/core/stream/simulated-imu.js';
 import { MAX_BATCHES_PER_SECOND, StreamHub } from '../../src-main/core/stream/stream-hub.js';

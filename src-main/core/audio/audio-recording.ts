@@ -1,6 +1,6 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Category, Sample, StructuredLabel } from '../contract.js';
+import type { Category, Sample, StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { WavFileWriter } from '../samples/formats/wav-writer.js';

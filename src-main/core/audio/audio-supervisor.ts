@@ -1,4 +1,4 @@
-import type { WireError } from '../contract.js';
+import type { WireError } from '../contract/contract.js';
 import { CoreError, toWireError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { LevelMonitor, type LevelMonitorOptions, type LevelReport } from './levels.js';

@@ -1,4 +1,4 @@
-import { AudioSettings, type Source, type StreamInfo } from '../contract.js';
+import { AudioSettings, type Source, type StreamInfo } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import type { Logger } from '../log.js';

@@ -6,7 +6,7 @@
  * capture device cannot be opened. Capture therefore runs in a child the core can lose and
  * restart; only this file and plain data cross the boundary.
  */
-import type { ErrorCode } from '../contract.js';
+import type { ErrorCode } from '../contract/contract.js';
 
 export interface AudioDevice {
   /** Stable across runs while the device keeps its name and channel count ("default" = the system's). */

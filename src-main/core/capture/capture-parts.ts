@@ -1,4 +1,4 @@
-import type { Category, Sample, StreamStats, StructuredLabel } from '../contract.js';
+import type { Category, Sample, StreamStats, StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { StreamHub } from '../stream/stream-hub.js';

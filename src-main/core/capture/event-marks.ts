@@ -1,4 +1,4 @@
-import type { StructuredLabel } from '../contract.js';
+import type { StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 
 /** An event as the UI shows it while recording: times from the start of the session. */

@@ -1,6 +1,6 @@
 import { open, readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Category, Sample } from '../contract.js';
+import type { Category, Sample } from '../contract/contract.js';
 import type { Logger } from '../log.js';
 import { WAV_HEADER_BYTES, wavHeader } from '../samples/formats/wav.js';
 import type { SampleStore } from '../samples/sample-store.js';

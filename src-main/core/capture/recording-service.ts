@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Category, PlatformRequestInfo, RecordingStatus, StreamStats } from '../contract.js';
+import type { Category, PlatformRequestInfo, RecordingStatus, StreamStats } from '../contract/contract.js';
 import { CoreError, toWireError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import type { Logger } from '../log.js';

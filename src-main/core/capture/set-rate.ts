@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Sample } from '../contract.js';
+import type { Sample } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { decodeAcquisition } from '../samples/formats/acquisition.js';
 import type { SampleStore } from '../samples/sample-store.js';

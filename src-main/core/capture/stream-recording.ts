@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Category, Sample, StreamInfo, StructuredLabel } from '../contract.js';
+import type { Category, Sample, StreamInfo, StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { StreamHub } from '../stream/stream-hub.js';

@@ -1,4 +1,4 @@
-import type { ClassifyState, Sample, Settings } from '../contract.js';
+import type { ClassifyState, Sample, Settings } from '../contract/contract.js';
 import { CoreError, toWireError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';

@@ -4,6 +4,7 @@
  * variant. Imported by contract.ts, so nothing here may import Node.
  */
 import { z } from 'zod';
+import { WireError } from './wire-schema.js';
 
 /** The model variants the platform's classify/v2 takes (its third, accelerator-specific one is not offered). */
 export const ClassifyVariant = z.enum(['int8', 'float32']);
@@ -162,3 +163,24 @@ export const CollectSummary = z.object({
   collectMoreOf: z.array(z.object({ label: z.string(), reason: z.string() })),
 });
 export type CollectSummary = z.infer<typeof CollectSummary>;
+
+/** A classification's progress: asked (samples.classify) or after upload (auto). */
+export const ClassifyState = z.object({
+  id: z.string(),
+  /** True for "classify each take after upload". */
+  auto: z.boolean(),
+  state: z.enum(['classifying', 'waiting', 'done', 'failed', 'cancelled']),
+  impulseId: ImpulseId.nullable(),
+  variant: ClassifyVariant,
+  /** Requests made so far, this one included. */
+  attempt: z.number().int().nonnegative(),
+  /** "waiting": when the next request goes out. */
+  retryInMs: z.number().nonnegative().nullable(),
+  /** For people: what is happening, or what to do. */
+  message: z.string().nullable(),
+  /** "done": the summary (samples.classification has the windows). */
+  digest: ClassificationDigest.nullable(),
+  /** "failed"/"cancelled": why; details {reason, platformMessage}. */
+  error: WireError.nullable(),
+});
+export type ClassifyState = z.infer<typeof ClassifyState>;

@@ -2,8 +2,7 @@
  * Shapes of "the project's model, run on this computer": an exported WebAssembly impulse added to
  * the data folder, described once, and its verdicts on live windows. Imported by contract.ts, so
  * nothing here may import Node. It lives in core/contract/, below the services that use it
- * (core/model/), so that they import down, not up: the first of the contract's shapes in the one
- * home issue 27 plans for them all.
+ * (core/model/), so that they import down, not up.
  */
 import { z } from 'zod';
 

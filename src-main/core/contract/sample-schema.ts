@@ -1,7 +1,6 @@
 // The shapes of samples in the contract: a sample and its quality report, the upload queue's
 // status, the class balance's counts, and what finding samples takes and answers (filters, sorts,
-// facets, bulk results). Their own file so contract.ts holds the method and event table; the
-// contract re-exports every name here, so callers import them from contract.js as before.
+// facets, bulk results). The contract's face (contract.ts) re-exports every name here.
 import { z } from 'zod';
 import { Category } from '../category.js';
 

@@ -3,7 +3,7 @@ import { Category } from '../category.js';
 
 /**
  * What the user chose for one watched folder. Kept free of Node imports (the renderer uses the same
- * schema); contract.ts imports these schemas, so nothing here imports contract.ts.
+ * schema); part of the contract, so nothing here imports more than zod and category.ts.
  */
 
 /**

@@ -1,5 +1,5 @@
 import { arch, release, version as osVersion } from 'node:os';
-import type { AppInfo, KeyStatus, QueueStatus, SerialPortInfo, Settings } from '../contract.js';
+import type { AppInfo, KeyStatus, QueueStatus, SerialPortInfo, Settings } from '../contract/contract.js';
 import type { AudioDevice } from '../audio/worker-protocol.js';
 import type { KnownSecrets } from '../secrets/known-secrets.js';
 import type { Diagnostics, DiagnosticsReport } from '../contract/diagnostics-schema.js';

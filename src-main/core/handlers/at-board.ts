@@ -1,4 +1,4 @@
-import type { Category, MethodInput, Sample } from '../contract.js';
+import type { Category, MethodInput, Sample } from '../contract/contract.js';
 import type { Handlers } from '../dispatch.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';

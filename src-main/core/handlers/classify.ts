@@ -1,7 +1,7 @@
 import type { Handlers } from '../dispatch.js';
 import type { EventBus } from '../event-bus.js';
 import type { ClassifyService } from '../classify/classify-service.js';
-import type { Classification, Sample } from '../contract.js';
+import type { Classification, Sample } from '../contract/contract.js';
 
 type ClassifyMethods =
   | 'samples.classify' | 'samples.classification' | 'samples.cancelClassify' | 'samples.classifyOptions'

@@ -2,7 +2,7 @@ import { extname, isAbsolute, join } from 'node:path';
 import type { Handlers } from '../dispatch.js';
 import { CoreError } from '../errors.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
-import type { DatasetSummary } from '../contract.js';
+import type { DatasetSummary } from '../contract/contract.js';
 import { classBalance } from '../samples/class-balance.js';
 import { localSummary } from '../samples/local-summary.js';
 import type { SampleStore } from '../samples/sample-store.js';

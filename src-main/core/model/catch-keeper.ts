@@ -1,4 +1,4 @@
-import type { Sample } from '../contract.js';
+import type { Sample } from '../contract/contract.js';
 import { SpanCatcher, type CatchRules, type CaughtSpan } from './catch-spans.js';
 import type { ModelVerdict } from '../contract/model-schema.js';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Category, Sample } from '../contract.js';
+import type { Category, Sample } from '../contract/contract.js';
 import { RECORDINGS_DIR } from '../capture/recording-recovery.js';
 import { SensorRecorder } from '../capture/sensor-recorder.js';
 import { encodeWav } from '../samples/formats/wav.js';

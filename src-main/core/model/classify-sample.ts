@@ -1,4 +1,4 @@
-import type { Classification, ClassifiedWindow, Sample } from '../contract.js';
+import type { Classification, ClassifiedWindow, Sample } from '../contract/contract.js';
 import { summarize } from '../classify/classify-result.js';
 import { CoreError } from '../errors.js';
 import { decodeSampleBytes, type Decoded } from '../review/decoded.js';

@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AudioInput } from '../audio/audio-input.js';
 import { StreamResampler } from '../audio/resampler.js';
-import type { Classification, RecordingStatus, Sample } from '../contract.js';
+import type { Classification, RecordingStatus, Sample } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import type { Logger } from '../log.js';

@@ -1,4 +1,4 @@
-import type { StreamStats } from '../contract.js';
+import type { StreamStats } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import type { AtBoards } from '../handlers/at-board.js';

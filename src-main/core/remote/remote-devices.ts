@@ -1,4 +1,4 @@
-import type { RemoteDevice, RemoteRequest, StreamStats } from '../contract.js';
+import type { RemoteDevice, RemoteRequest, StreamStats } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import type { Logger } from '../log.js';

@@ -1,4 +1,4 @@
-import type { Settings } from '../contract.js';
+import type { Settings } from '../contract/contract.js';
 
 export const PLATFORM_REMOTE_MGMT_URL = 'wss://remote-mgmt.edgeimpulse.com';
 const PLATFORM_HOST = /(^|\.)edgeimpulse\.com$/i;

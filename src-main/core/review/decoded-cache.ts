@@ -1,4 +1,4 @@
-import type { Sample } from '../contract.js';
+import type { Sample } from '../contract/contract.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { decodeSampleBytes, type Decoded } from './decoded.js';
 

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import type { Sample } from '../contract.js';
+import type { Sample } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { scanAcquisition, type ScannedAcquisition } from '../samples/formats/acquisition-scan.js';
 import { decodeCsv } from '../samples/formats/csv.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import type { Sample, StructuredLabel } from '../contract.js';
+import type { Sample, StructuredLabel } from '../contract/contract.js';
 import { encodeAcquisition } from '../samples/formats/acquisition.js';
 import { encodeWav } from '../samples/formats/wav.js';
 import { interleave } from '../samples/formats/wav-pcm.js';

@@ -1,4 +1,4 @@
-import type { JobProgress } from '../contract.js';
+import type { JobProgress } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 
 export type JobOp = JobProgress['op'];

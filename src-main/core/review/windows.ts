@@ -1,4 +1,4 @@
-import type { StructuredLabel } from '../contract.js';
+import type { StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 
 /** Rows [from, to) of a sample that become a new sample. */

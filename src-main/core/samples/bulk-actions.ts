@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { BulkResult, SampleQueryFilter } from '../contract.js';
+import type { BulkResult, SampleQueryFilter } from '../contract/contract.js';
 import type { Handlers } from '../dispatch.js';
 import { CoreError } from '../errors.js';
 import type { JobContext, JobOp } from '../review/jobs.js';

@@ -1,4 +1,4 @@
-import type { BulkResult, Classification, Sample, SampleQueryFilter } from '../contract.js';
+import type { BulkResult, Classification, Sample, SampleQueryFilter } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { LocalRefusal, ModelEntry } from '../contract/model-schema.js';
 import type { JobContext } from '../review/jobs.js';

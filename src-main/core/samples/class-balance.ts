@@ -1,4 +1,4 @@
-import type { BalanceCounts, BalanceLabel, ClassBalance, DatasetSummary, SampleState } from '../contract.js';
+import type { BalanceCounts, BalanceLabel, ClassBalance, DatasetSummary, SampleState } from '../contract/contract.js';
 import type { Db } from './db.js';
 
 type CategoryKey = keyof ClassBalance['categories'];

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import type { Category, Sample } from '../contract.js';
+import type { Category, Sample } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { pathFlavor, isInside, type PathFlavor } from '../fs/path-flavor.js';
 import { nameClashKey, portableFileName } from '../fs/portable-name.js';

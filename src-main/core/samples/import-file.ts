@@ -1,5 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
-import type { Category } from '../contract.js';
+import type { Category } from '../contract/contract.js';
 import { importFiles } from '../upload/bulk-import.js';
 import { refusals, samplesOf, type ImportedSet } from './exchange.js';
 import type { SampleStore } from './sample-store.js';

@@ -1,4 +1,4 @@
-import type { DatasetSummary } from '../contract.js';
+import type { DatasetSummary } from '../contract/contract.js';
 import type { SampleStore } from './sample-store.js';
 
 /** Samples captured here and not yet confirmed by the platform, per category × label. */

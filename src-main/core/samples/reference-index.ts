@@ -1,4 +1,4 @@
-import type { BoundingBox, Category, SampleKind, SampleState, StructuredLabel } from '../contract.js';
+import type { BoundingBox, Category, SampleKind, SampleState, StructuredLabel } from '../contract/contract.js';
 import type { BindValue, Db, Statement } from './db.js';
 import { newSampleId } from './sample-id.js';
 import type { SampleRow } from './sample-row.js';

@@ -1,4 +1,4 @@
-import type { Sample, SampleFacets, SampleQueryFilter, SampleSort } from '../contract.js';
+import type { Sample, SampleFacets, SampleQueryFilter, SampleSort } from '../contract/contract.js';
 import { LOCAL_RESULT } from '../classify/classification-store.js';
 import type { BindValue, Db } from './db.js';
 import { rowToSample, type SampleRow } from './sample-row.js';

@@ -1,4 +1,4 @@
-import type { Category, IndexRebuild, Sample } from '../contract.js';
+import type { Category, IndexRebuild, Sample } from '../contract/contract.js';
 import type { IndexDamage } from './index-open.js';
 import { scanAcquisition } from './formats/acquisition-scan.js';
 import { fileKind } from './formats/label-from-filename.js';

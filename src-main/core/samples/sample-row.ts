@@ -1,4 +1,4 @@
-import type { Sample } from '../contract.js';
+import type { Sample } from '../contract/contract.js';
 
 /** A row of the samples table as SQLite returns it. */
 export interface SampleRow {

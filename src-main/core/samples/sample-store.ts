@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, posix } from 'node:path';
-import type { BoundingBox, Category, IndexRebuild, Sample, SampleKind, SampleState, StructuredLabel } from '../contract.js';
+import type { BoundingBox, Category, IndexRebuild, Sample, SampleKind, SampleState, StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';

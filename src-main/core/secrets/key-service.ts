@@ -1,4 +1,4 @@
-import type { KeyStatus } from '../contract.js';
+import type { KeyStatus } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { KeyKind, ProjectKeys } from './project-keys.js';
 

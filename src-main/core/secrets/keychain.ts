@@ -1,4 +1,4 @@
-import type { KeySource } from '../contract.js';
+import type { KeySource } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { classifyKeychainError, keychainUnavailable, type KeychainOp } from './keychain-errors.js';
 

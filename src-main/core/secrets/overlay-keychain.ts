@@ -1,4 +1,4 @@
-import type { KeySource } from '../contract.js';
+import type { KeySource } from '../contract/contract.js';
 import type { Keychain } from './keychain.js';
 
 /** Where a key held in memory came from: the page says it ("from the environment, not stored"). */

@@ -1,4 +1,4 @@
-import type { KeySource } from '../contract.js';
+import type { KeySource } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { Keychain } from './keychain.js';
 import type { KnownSecrets } from './known-secrets.js';

@@ -1,4 +1,4 @@
-import type { StreamStats } from '../contract.js';
+import type { StreamStats } from '../contract/contract.js';
 import type { RowTiming } from '../stream/stream-hub.js';
 
 /** What the serial line source needs from a numeric-line reader (framing, parsing, rate). */

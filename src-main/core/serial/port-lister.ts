@@ -1,4 +1,4 @@
-import type { SerialPortInfo } from '../contract.js';
+import type { SerialPortInfo } from '../contract/contract.js';
 import { comparePortPaths, isRealSerialNumber } from './port-names.js';
 
 /** The hardware seam for port discovery: the real one wraps serialport, tests inject a list. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PortSettings, type SerialPortInfo } from '../contract.js';
+import { PortSettings, type SerialPortInfo } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';

@@ -1,4 +1,4 @@
-import type { StreamInfo } from '../contract.js';
+import type { StreamInfo } from '../contract/contract.js';
 import type { Clock } from '../clock.js';
 import { CoreError } from '../errors.js';
 import type { Logger } from '../log.js';

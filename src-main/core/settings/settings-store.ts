@@ -1,7 +1,7 @@
 import { readFile, rename } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { Settings } from '../contract.js';
+import { Settings } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';

@@ -1,4 +1,4 @@
-import type { StreamInfo } from '../contract.js';
+import type { StreamInfo } from '../contract/contract.js';
 
 /**
  * A built-in 3-axis accelerometer so a new user sees a live plot before plugging in a board.

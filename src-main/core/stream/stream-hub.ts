@@ -1,4 +1,4 @@
-import { DEMO_SOURCE_ID, type StreamInfo, type StreamStats } from '../contract.js';
+import { DEMO_SOURCE_ID, type StreamInfo, type StreamStats } from '../contract/contract.js';
 import type { Clock } from '../clock.js';
 import { CoreError, toWireError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';

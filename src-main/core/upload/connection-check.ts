@@ -1,4 +1,4 @@
-import type { ConnectionCheck, ConnectionStep } from '../contract.js';
+import type { ConnectionCheck, ConnectionStep } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { getDatasetSummary } from './management-client.js';
 import { httpPost } from './http-post.js';

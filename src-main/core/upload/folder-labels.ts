@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { BoundingBox, Category, StructuredLabel } from '../contract.js';
+import type { BoundingBox, Category, StructuredLabel } from '../contract/contract.js';
 import { BOUNDING_BOXES_LABELS, parseBoundingBoxesLabels } from '../samples/formats/bounding-boxes-labels.js';
 import { fileKind } from '../samples/formats/label-from-filename.js';
 

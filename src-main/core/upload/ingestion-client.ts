@@ -1,4 +1,4 @@
-import type { BoundingBox, Category } from '../contract.js';
+import type { BoundingBox, Category } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { httpPost, type HttpAnswer } from './http-post.js';
 import { IngestionError } from './ingestion-errors.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Category, DatasetSummary } from '../contract.js';
+import type { Category, DatasetSummary } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 
 export interface ManagementTarget {

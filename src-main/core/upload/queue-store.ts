@@ -1,4 +1,4 @@
-import type { BoundingBox, Category, SampleKind, StructuredLabel } from '../contract.js';
+import type { BoundingBox, Category, SampleKind, StructuredLabel } from '../contract/contract.js';
 import { deriveLabel } from '../samples/formats/label-from-filename.js';
 import type { Statement } from '../samples/db.js';
 import type { SampleStore } from '../samples/sample-store.js';

@@ -1,4 +1,4 @@
-import type { QueueStatus } from '../contract.js';
+import type { QueueStatus } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { errorCode, storageProblem } from '../fs/storage-error.js';
 import type { Logger } from '../log.js';

@@ -1,4 +1,4 @@
-import type { QueueStatus } from '../contract.js';
+import type { QueueStatus } from '../contract/contract.js';
 import { coalesce } from '../coalesce.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';

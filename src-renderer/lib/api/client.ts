@@ -1,6 +1,6 @@
 // The one API client of the renderer. It knows the contract only through types, so the
 // renderer bundle carries no schema library; the core checks every call where it arrives.
-import type { CallResult, ErrorCode, EventName, EventPayload, MethodInput, MethodName, MethodOutput, WireError } from '../../../src-main/core/contract.js';
+import type { CallResult, ErrorCode, EventName, EventPayload, MethodInput, MethodName, MethodOutput, WireError } from '../../../src-main/core/contract/contract.js';
 
 export interface Transport {
   call(method: string, input: unknown): Promise<CallResult>;

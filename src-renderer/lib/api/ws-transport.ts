@@ -1,5 +1,5 @@
 import { Encoder } from 'cbor-x';
-import type { CallResult, EventName } from '../../../src-main/core/contract.js';
+import type { CallResult, EventName } from '../../../src-main/core/contract/contract.js';
 import type { ClientMessage, ServerMessage } from '../../../src-main/core/wire.js';
 import type { ConnectionStatus, Transport } from './client.js';
 

@@ -1,4 +1,4 @@
-import type { Category } from '../../../src-main/core/contract.js';
+import type { Category } from '../../../src-main/core/contract/contract.js';
 
 export const MAX_RECENT_LABELS = 9;
 export const MAX_EVENT_NAMES = 9;

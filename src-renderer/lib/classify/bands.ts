@@ -1,4 +1,4 @@
-import type { ClassifiedWindow } from '../../../src-main/core/contract.js';
+import type { ClassifiedWindow } from '../../../src-main/core/contract/contract.js';
 
 /** The part of the sample a plot shows, in ms. */
 export interface ViewSpan {

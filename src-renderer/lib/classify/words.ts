@@ -1,4 +1,4 @@
-import type { Classification, ClassifiedBlock, ClassifiedWindow, ClassifyAfterUpload, ClassifyState, CollectSummary, ModelEntry, SampleOverview } from '../../../src-main/core/contract.js';
+import type { Classification, ClassifiedBlock, ClassifiedWindow, ClassifyAfterUpload, ClassifyState, CollectSummary, ModelEntry, SampleOverview } from '../../../src-main/core/contract/contract.js';
 import { formatCreated, plural } from '../format.js';
 
 /** How a classification reads in the app. The summary line itself is the core's (`summary.text`). */

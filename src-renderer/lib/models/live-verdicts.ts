@@ -1,4 +1,4 @@
-import type { ModelVerdict } from '../../../src-main/core/contract.js';
+import type { ModelVerdict } from '../../../src-main/core/contract/contract.js';
 
 /** One window as the live view shows it: what the model said, and what is shown after threshold and smoothing. */
 export interface LiveWindow {

@@ -1,4 +1,4 @@
-import type { ModelDescription, ModelEntry } from '../../../src-main/core/contract.js';
+import type { ModelDescription, ModelEntry } from '../../../src-main/core/contract/contract.js';
 
 /** A file that goes to the models, not the samples: the platform's WebAssembly export comes as a .zip (samples never do). */
 export const isModelZip = (name: string): boolean => /\.zip$/i.test(name);

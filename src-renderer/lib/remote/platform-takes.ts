@@ -2,7 +2,7 @@
 // recording service's record.state (takes of numeric boards and microphones, with their start
 // time) and each device's current request (which also covers boards that record on their own, and
 // is there again after a reload).
-import type { PlatformRequestInfo, RecordingStatus, RemoteDevice } from '../../../src-main/core/contract.js';
+import type { PlatformRequestInfo, RecordingStatus, RemoteDevice } from '../../../src-main/core/contract/contract.js';
 
 export interface PlatformTake extends PlatformRequestInfo {
   /** Sources recording it (empty when only the device's request told us). */

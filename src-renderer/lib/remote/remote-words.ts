@@ -1,6 +1,6 @@
 // What a source's platform connection and the platform's requests read like in the device list
 // and the live view. Pure: the components and the tests share them.
-import type { PlatformRequestInfo, RemoteDevice, RemoteRequest } from '../../../src-main/core/contract.js';
+import type { PlatformRequestInfo, RemoteDevice, RemoteRequest } from '../../../src-main/core/contract/contract.js';
 
 /** Whole seconds left of a wait that was `retryInMs` long `elapsedMs` ago (never below 0). */
 export function secondsLeft(retryInMs: number, elapsedMs: number): number {

@@ -1,4 +1,4 @@
-import type { SampleEnvelope } from '../../../src-main/core/contract.js';
+import type { SampleEnvelope } from '../../../src-main/core/contract/contract.js';
 
 /**
  * uPlot data from an envelope: x in seconds; min/max columns become two points each (at the

@@ -1,4 +1,4 @@
-import type { DetectedWindow } from '../../../src-main/core/contract.js';
+import type { DetectedWindow } from '../../../src-main/core/contract/contract.js';
 
 /**
  * Proposed split windows over a plot or spectrogram: a green band per window, numbered as in

@@ -1,4 +1,4 @@
-import type { Sample, SampleState } from '../../../src-main/core/contract.js';
+import type { Sample, SampleState } from '../../../src-main/core/contract/contract.js';
 
 const STATE_WORDS: Record<SampleState, string> = {
   local: 'local',

@@ -2,7 +2,7 @@
 // core as one samples.bulk call (one change event, so the table refetches once), and each comes
 // back as a sentence saying what happened, including what was left alone and why: a bulk action
 // that silently skips rows leaves the user guessing.
-import type { BulkResult, Category, MethodInput, Sample, SampleQueryFilter, SampleState } from '../../../src-main/core/contract.js';
+import type { BulkResult, Category, MethodInput, Sample, SampleQueryFilter, SampleState } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import { heldSentence } from './quality.js';

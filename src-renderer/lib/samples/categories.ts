@@ -1,4 +1,4 @@
-import type { Category } from '../../../src-main/core/contract.js';
+import type { Category } from '../../../src-main/core/contract/contract.js';
 
 // A record, not a list, so a category added to the contract fails the type check here until it
 // is placed; the renderer imports contract types only, so it cannot read the enum's values.

@@ -1,7 +1,7 @@
 // The class balance as rows to draw: labels down, categories across, each cell what this data
 // folder knows (uploaded / queued / local / failed) with the platform's count beside it. The core
 // counts (dataset.summary's `balance`); this only arranges its numbers and words them.
-import type { BalanceCounts, ClassBalance } from '../../../src-main/core/contract.js';
+import type { BalanceCounts, ClassBalance } from '../../../src-main/core/contract/contract.js';
 
 export type BalanceColumn = keyof ClassBalance['categories'];
 const ALL: BalanceColumn[] = ['training', 'testing', 'validation', 'post-processing'];

@@ -1,6 +1,6 @@
 // The filter menus and the chips above the samples table: what each facet value reads as, which
 // values a menu offers, and the active filters as removable chips. Pure, so it is tested in Node.
-import type { QualityCode, SampleFacets } from '../../../src-main/core/contract.js';
+import type { QualityCode, SampleFacets } from '../../../src-main/core/contract/contract.js';
 import type { SampleFind } from './find.js';
 import { FINDING_NAMES } from './quality.js';
 

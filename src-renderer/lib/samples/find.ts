@@ -2,7 +2,7 @@
 // It turns into the core's SampleQueryFilter (every query runs in the index) and into the address
 // (`#samples?q=wave&label=idle&sort=name.asc&page=3`), so a reload or a bookmark shows the same rows.
 // Types only: the renderer does not bundle the contract's schemas (the core checks every call).
-import type { Category, QualityCode, SampleQueryFilter, SampleSort, SampleSortKey, SampleState } from '../../../src-main/core/contract.js';
+import type { Category, QualityCode, SampleQueryFilter, SampleSort, SampleSortKey, SampleState } from '../../../src-main/core/contract/contract.js';
 
 /** The state buttons above the table (each a preset of states, or the quality flag). */
 export const STATE_FILTERS = [

@@ -1,5 +1,5 @@
 // How a sample's data-quality report reads in the table: one short badge, the full messages on demand.
-import type { QualityCode, Sample } from '../../../src-main/core/contract.js';
+import type { QualityCode, Sample } from '../../../src-main/core/contract/contract.js';
 
 /** Finding names as a list of them needs them (the filter menu): every one told apart. */
 export const FINDING_NAMES: Record<QualityCode, string> = {

@@ -1,4 +1,4 @@
-import type { ConnectionCheck, ConnectionStep, KeyStatus, Settings } from '../../../src-main/core/contract.js';
+import type { ConnectionCheck, ConnectionStep, KeyStatus, Settings } from '../../../src-main/core/contract/contract.js';
 import { keySourceText } from '../key-source.js';
 
 export type ItemId = 'project' | 'api-key' | 'hmac-key' | 'test';

@@ -1,4 +1,4 @@
-import type { AudioLevels } from '../../../src-main/core/contract.js';
+import type { AudioLevels } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { levelWarning, WaveformHistory, type LevelWarning } from '../audio/meter.js';
 

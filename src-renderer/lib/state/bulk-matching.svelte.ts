@@ -1,4 +1,4 @@
-import type { BulkResult, SampleQueryFilter } from '../../../src-main/core/contract.js';
+import type { BulkResult, SampleQueryFilter } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { confirmText, doneText, isStaleCount, type BulkAction, type BulkOutcome, type ChosenAction } from '../samples/bulk.js';
 import type { JobRunner } from './jobs.svelte.js';

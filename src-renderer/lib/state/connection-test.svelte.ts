@@ -1,4 +1,4 @@
-import type { ConnectionCheck, KeyStatus, Settings } from '../../../src-main/core/contract.js';
+import type { ConnectionCheck, KeyStatus, Settings } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 

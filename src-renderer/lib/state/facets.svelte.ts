@@ -1,4 +1,4 @@
-import type { SampleFacets } from '../../../src-main/core/contract.js';
+import type { SampleFacets } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import type { SampleIndex } from './sample-index.svelte.js';

@@ -1,4 +1,4 @@
-import type { Category, Sample } from '../../../src-main/core/contract.js';
+import type { Category, Sample } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { addOneFile, MAX_DROP_BYTES, PLATFORM_MAX_BYTES, type PathOf } from '../samples/add-one-file.js';
 import type { SampleIndex } from './sample-index.svelte.js';

@@ -1,4 +1,4 @@
-import type { JobProgress } from '../../../src-main/core/contract.js';
+import type { JobProgress } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { ApiError } from '../api/client.js';
 

@@ -1,4 +1,4 @@
-import type { KeyStatus } from '../../../src-main/core/contract.js';
+import type { KeyStatus } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 

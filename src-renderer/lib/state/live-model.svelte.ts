@@ -1,4 +1,4 @@
-import type { LiveModelStatus, MethodInput, ModelVerdict } from '../../../src-main/core/contract.js';
+import type { LiveModelStatus, MethodInput, ModelVerdict } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import { announceText, isUncertain, meanScores, smoothed, type LiveWindow } from '../models/live-verdicts.js';

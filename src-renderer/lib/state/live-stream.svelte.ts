@@ -1,4 +1,4 @@
-import type { StreamBatch, StreamInfo, StreamStats, WireError } from '../../../src-main/core/contract.js';
+import type { StreamBatch, StreamInfo, StreamStats, WireError } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { RingSeries } from '../plot/ring-series.js';
 

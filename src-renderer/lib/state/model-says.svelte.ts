@@ -1,4 +1,4 @@
-import type { ClassificationDigest } from '../../../src-main/core/contract.js';
+import type { ClassificationDigest } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import type { SampleChange, SampleIndex } from './sample-index.svelte.js';
 

@@ -1,4 +1,4 @@
-import type { ModelEntry } from '../../../src-main/core/contract.js';
+import type { ModelEntry } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText, formatBytes } from '../format.js';
 import type { PathOf } from '../samples/add-one-file.js';

@@ -1,4 +1,4 @@
-import type { DetectedWindow } from '../../../src-main/core/contract.js';
+import type { DetectedWindow } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import { clampStart } from '../review/window-keys.js';

@@ -1,4 +1,4 @@
-import type { QueueStatus } from '../../../src-main/core/contract.js';
+import type { QueueStatus } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { onReconnect } from '../api/reconnect.js';
 import { errorText } from '../format.js';

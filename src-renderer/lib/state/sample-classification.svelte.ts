@@ -1,4 +1,4 @@
-import type { Classification, ClassifiedBlock, ClassifyState, ClassifyVariant, ModelEntry, SampleOverview } from '../../../src-main/core/contract.js';
+import type { Classification, ClassifiedBlock, ClassifyState, ClassifyVariant, ModelEntry, SampleOverview } from '../../../src-main/core/contract/contract.js';
 import { ApiError, type Api } from '../api/client.js';
 import { modelMisfit } from '../classify/words.js';
 import { errorText } from '../format.js';

@@ -1,5 +1,5 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
-import type { Sample } from '../../../src-main/core/contract.js';
+import type { Sample } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { onReconnect } from '../api/reconnect.js';
 

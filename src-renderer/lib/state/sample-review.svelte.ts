@@ -1,4 +1,4 @@
-import type { Sample, SampleEnvelope, SampleOverview } from '../../../src-main/core/contract.js';
+import type { Sample, SampleEnvelope, SampleOverview } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import { clampView, panView, revealView, zoomView, type ViewWindow } from '../review/plot-data.js';

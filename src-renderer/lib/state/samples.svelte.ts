@@ -1,4 +1,4 @@
-import type { Category, Sample, SampleQueryFilter, SampleSortKey } from '../../../src-main/core/contract.js';
+import type { Category, Sample, SampleQueryFilter, SampleSortKey } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { errorText } from '../format.js';
 import { emptyFind, FIRST_DIR, fromQuery, STATE_FILTERS, toFilter, toQuery, type SampleFind, type StateFilterId } from '../samples/find.js';

@@ -1,4 +1,4 @@
-import type { KeyStatus, Settings } from '../../../src-main/core/contract.js';
+import type { KeyStatus, Settings } from '../../../src-main/core/contract/contract.js';
 import { setupNeeded } from '../setup/checklist.js';
 
 const HIDDEN_KEY = 'capture-desk.setup-guide.hidden.v1';

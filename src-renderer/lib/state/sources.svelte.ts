@@ -1,4 +1,4 @@
-import type { Source } from '../../../src-main/core/contract.js';
+import type { Source } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 
 /** The device list: serial ports and the simulated sensor, refreshed on demand and on core events. */

@@ -1,4 +1,4 @@
-import type { Category, MethodOutput } from '../../../src-main/core/contract.js';
+import type { Category, MethodOutput } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { ApiError } from '../api/client.js';
 import type { MetadataEntry } from '../capture/capture-prefs.svelte.js';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Microphones } from '../../../src-main/core/audio/microphones.js';
 import { RecordingService } from '../../../src-main/core/capture/recording-service.js';
 import { systemClock } from '../../../src-main/core/clock.js';
-import type { RecordingStatus } from '../../../src-main/core/contract.js';
+import type { RecordingStatus } from '../../../src-main/core/contract/contract.js';
 import { CoreError } from '../../../src-main/core/errors.js';
 import { EventBus } from '../../../src-main/core/event-bus.js';
 import { silentLogger } from '../../../src-main/core/log.js';

@@ -9,7 +9,7 @@ import { RecordingService } from '../../../src-main/core/capture/recording-servi
 import { setSampleRate } from '../../../src-main/core/capture/set-rate.js';
 import { StreamRecording } from '../../../src-main/core/capture/stream-recording.js';
 import { systemClock, type Clock } from '../../../src-main/core/clock.js';
-import type { Sample } from '../../../src-main/core/contract.js';
+import type { Sample } from '../../../src-main/core/contract/contract.js';
 import { EventBus } from '../../../src-main/core/event-bus.js';
 import { createLogger } from '../../../src-main/core/log.js';
 import { SampleStore } from '../../../src-main/core/samples/sample-store.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClassifyService, type ClassifyServiceDeps } from '../../../src-main/core/classify/classify-service.js';
-import type { ClassifyState, Settings } from '../../../src-main/core/contract.js';
+import type { ClassifyState, Settings } from '../../../src-main/core/contract/contract.js';
 import { silentLogger } from '../../../src-main/core/log.js';
 import { SampleStore } from '../../../src-main/core/samples/sample-store.js';
 import { DEFAULT_SETTINGS } from '../../../src-main/core/settings/settings-store.js';

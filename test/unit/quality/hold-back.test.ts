@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Settings } from '../../../src-main/core/contract.js';
+import type { Settings } from '../../../src-main/core/contract/contract.js';
 import { createLogger } from '../../../src-main/core/log.js';
 import { encodeAcquisition } from '../../../src-main/core/samples/formats/acquisition.js';
 import { holds, qualityGate } from '../../../src-main/core/samples/quality/policy.js';

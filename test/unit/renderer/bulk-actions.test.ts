@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCore, type Core } from '../../../src-main/core/app.js';
-import type { BulkResult, Sample } from '../../../src-main/core/contract.js';
+import type { BulkResult, Sample } from '../../../src-main/core/contract/contract.js';
 import { createLogger } from '../../../src-main/core/log.js';
 import { Db } from '../../../src-main/core/samples/sqlite.js';
 import { memoryKeychain } from '../../../src-main/core/secrets/keychain.js';

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import type { BalanceCounts, BalanceLabel, ClassBalance } from '../../../src-main/core/contract.js';
+import type { BalanceCounts, BalanceLabel, ClassBalance } from '../../../src-main/core/contract/contract.js';
 import { differenceText } from '../../../src-main/core/samples/class-balance.js';
 import { balanceTable, breakdown, cellWords, differenceMark, showName, towardsTarget } from '../../../src-renderer/lib/samples/class-balance.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClassifiedWindow } from '../../../src-main/core/contract.js';
+import type { ClassifiedWindow } from '../../../src-main/core/contract/contract.js';
 import { windowSpan } from '../../../src-main/core/classify/classify-result.js';
 import { anomalyRuns, bandLayout, laneCount, MAX_LANES, nextWindow, xOf } from '../../../src-renderer/lib/classify/bands.js';
 import { bandFill, LABEL_PALETTE, labelColor, NO_LABEL_COLOR, withAlpha } from '../../../src-renderer/lib/classify/colors.js';

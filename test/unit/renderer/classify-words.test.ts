@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClassifiedWindow, ClassifyState, ModelEntry } from '../../../src-main/core/contract.js';
+import type { ClassifiedWindow, ClassifyState, ModelEntry } from '../../../src-main/core/contract/contract.js';
 import { summarize } from '../../../src-main/core/classify/classify-result.js';
 import { sourceText } from '../../../src-main/core/contract/classify-schema.js';
 import {

@@ -2,7 +2,7 @@
 // bounded buffers, drawing once per frame and announcing only a change of the shown label
 // (test/e2e/live-model.spec.ts runs it against the real core, a PTY board and Chromium).
 import { describe, expect, it } from 'vitest';
-import type { EventName, LiveModelStatus, MethodName, ModelVerdict } from '../../../src-main/core/contract.js';
+import type { EventName, LiveModelStatus, MethodName, ModelVerdict } from '../../../src-main/core/contract/contract.js';
 import { ApiError, type Api } from '../../../src-renderer/lib/api/client.js';
 import { majority, smoothed } from '../../../src-renderer/lib/models/live-verdicts.js';
 import { stripPieces } from '../../../src-renderer/lib/models/strip-layout.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RecordingStatus, RemoteDevice, RemoteRequest } from '../../../src-main/core/contract.js';
+import type { RecordingStatus, RemoteDevice, RemoteRequest } from '../../../src-main/core/contract/contract.js';
 import { platformTakesShown, takeOfStatus } from '../../../src-renderer/lib/remote/platform-takes.js';
 
 const platform = { deviceId: 'dev-a', label: 'wave', lengthMs: 2000, collectedSampleCount: 3, targetSampleCount: 10 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RemoteRequest } from '../../../src-main/core/contract.js';
+import type { RemoteRequest } from '../../../src-main/core/contract/contract.js';
 import { platformTakeText, remoteStateText, requestOutcomeText, secondsLeft, targetHint, ticks } from '../../../src-renderer/lib/remote/remote-words.js';
 
 const link = (state: Parameters<typeof remoteStateText>[0]['state'], retryInMs: number | null = null, reason: string | null = null) => ({ state, retryInMs, reason });

@@ -1,7 +1,7 @@
 // The sample view's classification state and the table's "model says" column, against a fake Api
 // that answers like the core (the e2e spec runs them against the real core and platform emulator).
 import { describe, expect, it, vi } from 'vitest';
-import type { Classification, ClassificationDigest, ClassifyState, EventName, MethodName, ModelEntry } from '../../../src-main/core/contract.js';
+import type { Classification, ClassificationDigest, ClassifyState, EventName, MethodName, ModelEntry } from '../../../src-main/core/contract/contract.js';
 import { ApiError, type Api } from '../../../src-renderer/lib/api/client.js';
 import { ModelSays } from '../../../src-renderer/lib/state/model-says.svelte.js';
 import { SampleClassification } from '../../../src-renderer/lib/state/sample-classification.svelte.js';

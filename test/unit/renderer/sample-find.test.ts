@@ -1,7 +1,7 @@
 // The samples table's find (search, filters, sort, page) as the address keeps it and as the core
 // is asked for it: a reload must show the same rows, and a junk address must still show samples.
 import { describe, expect, it } from 'vitest';
-import { QualityCode } from '../../../src-main/core/contract.js';
+import { QualityCode } from '../../../src-main/core/contract/contract.js';
 import { emptyFind, FINDINGS, fromQuery, isFiltered, splitHash, toFilter, toQuery, type SampleFind } from '../../../src-renderer/lib/samples/find.js';
 
 describe('the find in the address', () => {

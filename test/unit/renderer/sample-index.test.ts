@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { MethodInput } from '../../../src-main/core/contract.js';
+import type { MethodInput } from '../../../src-main/core/contract/contract.js';
 import { createCore, type Core } from '../../../src-main/core/app.js';
 import { createLogger } from '../../../src-main/core/log.js';
 import { memoryKeychain } from '../../../src-main/core/secrets/keychain.js';

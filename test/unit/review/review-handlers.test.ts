@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JobProgress, Sample } from '../../../src-main/core/contract.js';
+import type { JobProgress, Sample } from '../../../src-main/core/contract/contract.js';
 import { EventBus } from '../../../src-main/core/event-bus.js';
 import { reviewHandlers } from '../../../src-main/core/handlers/review.js';
 import { silentLogger } from '../../../src-main/core/log.js';

@@ -1,4 +1,4 @@
-import type { DetectParams, EventDetection, Sample } from '../../contract.js';
+import type { DetectParams, EventDetection, Sample } from '../../contract/contract.js';
 import type { Decoded } from '../decoded.js';
 import { analyse, DEFAULT_WINDOW_MS, DETECT_DEFAULTS, detectIn, type Analysis } from './detect.js';
 

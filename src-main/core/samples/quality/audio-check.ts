@@ -1,4 +1,4 @@
-import type { QualityFinding } from '../../contract.js';
+import type { QualityFinding } from '../../contract/contract.js';
 import { decodeWavHeader } from '../formats/wav.js';
 import { finding, formatMs, percent } from './findings.js';
 import type { ByteSource } from './byte-source.js';

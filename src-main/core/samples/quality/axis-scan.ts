@@ -1,4 +1,4 @@
-import type { QualityFinding } from '../../contract.js';
+import type { QualityFinding } from '../../contract/contract.js';
 import { LOST_ERROR_FRACTION } from './counters-check.js';
 import { finding, formatMs, percent } from './findings.js';
 

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import type { QualityFinding, QualityReport, SampleKind } from '../../contract.js';
+import type { QualityFinding, QualityReport, SampleKind } from '../../contract/contract.js';
 import { checkCounters } from './counters-check.js';
 import { bufferSource, fileSource, readAll, type ByteSource } from './byte-source.js';
 import { scanWav } from './audio-check.js';

@@ -1,4 +1,4 @@
-import type { QualityFinding } from '../../contract.js';
+import type { QualityFinding } from '../../contract/contract.js';
 import { finding, percent } from './findings.js';
 
 /** Over this share of readings missing, the time axis of the sample is wrong enough to mislead a model. */

@@ -1,4 +1,4 @@
-import type { QualityCode, QualityFinding, QualitySeverity } from '../../contract.js';
+import type { QualityCode, QualityFinding, QualitySeverity } from '../../contract/contract.js';
 
 export function finding(code: QualityCode, severity: QualitySeverity, message: string): QualityFinding {
   return { code, severity, message };

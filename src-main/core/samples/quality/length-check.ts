@@ -1,4 +1,4 @@
-import type { QualityFinding } from '../../contract.js';
+import type { QualityFinding } from '../../contract/contract.js';
 import { finding, formatMs } from './findings.js';
 
 /** Too short to hold one window of the model: the platform would skip it or the model learns from padding. */

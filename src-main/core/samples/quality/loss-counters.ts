@@ -1,4 +1,4 @@
-import type { StreamStats } from '../../contract.js';
+import type { StreamStats } from '../../contract/contract.js';
 
 /**
  * What the serial reader counted during one capture, for its quality checks: lines estimated as

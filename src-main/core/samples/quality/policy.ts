@@ -1,4 +1,4 @@
-import type { QualityReport, QualitySeverity, Settings } from '../../contract.js';
+import type { QualityReport, QualitySeverity, Settings } from '../../contract/contract.js';
 import { inspectSampleFile, type QualityFile, type QualitySubject } from './check-sample.js';
 import { worstSeverity } from './findings.js';
 

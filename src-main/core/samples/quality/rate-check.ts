@@ -1,4 +1,4 @@
-import type { QualityFinding } from '../../contract.js';
+import type { QualityFinding } from '../../contract/contract.js';
 import { finding, percent } from './findings.js';
 
 export const RATE_WARNING = 0.01;

@@ -1,4 +1,4 @@
-import type { QualityFinding } from '../../contract.js';
+import type { QualityFinding } from '../../contract/contract.js';
 import { decodeAcquisition, detectAcquisitionFormat } from '../formats/acquisition.js';
 import { AxisScan } from './axis-scan.js';
 import { CborLayoutError, scanCborAcquisition } from '../formats/cbor-rows.js';

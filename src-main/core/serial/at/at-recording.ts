@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Category, Sample } from '../../contract.js';
+import type { Category, Sample } from '../../contract/contract.js';
 import { storageError } from '../../capture/sensor-recorder.js';
 import { CoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { none } from './method-args.js';
+import { LiveModelRequest, LiveModelStatus, ModelEntry, ModelName } from './model-schema.js';
+
+/** The project's exported model run on this computer (model/: registry, worker, live windows, catch mode). */
+export const modelMethods = {
+  'models.list': { input: none, output: z.array(ModelEntry) },
+  /** Adds an export where it lies (the desktop window's file chooser or drop): its .zip, folder or .js. */
+  'models.add': { input: z.object({ path: z.string().min(1).max(4096), name: ModelName.optional(), axes: z.number().int().min(1).max(64).optional() }).strict(), output: ModelEntry },
+  /** Adds an export's .zip from its bytes (the browser shell's file chooser or drop). */
+  'models.addBytes': {
+    input: z.object({ fileName: z.string().min(1).max(255), bytes: z.instanceof(Uint8Array), name: ModelName.optional(), axes: z.number().int().min(1).max(64).optional() }).strict(),
+    output: ModelEntry,
+  },
+  'models.remove': { input: z.object({ name: ModelName }).strict(), output: z.object({ removed: z.boolean() }) },
+  /** For a build that does not say its axes: the person says. */
+  'models.setAxes': { input: z.object({ name: ModelName, axes: z.number().int().min(1).max(64) }).strict(), output: ModelEntry },
+  /** Runs a model on a streaming source (start it first); verdicts come as model.verdicts events. Replaces a model already on it. */
+  'model.live.start': { input: LiveModelRequest, output: LiveModelStatus },
+  'model.live.stop': { input: z.object({ sourceId: z.string().min(1) }).strict(), output: z.object({ stopped: z.boolean() }) },
+  'model.live.status': { input: none, output: z.array(LiveModelStatus) },
+};
