@@ -1,17 +1,9 @@
-import type { Db } from '../samples/db.js';
+import { LOCAL_RESULT, type Db } from '../samples/db.js';
 import { Classification, type ResultVariant } from '../contract/classify-schema.js';
 
 /** impulse_id 0 stands for "the project's default impulse" (platform impulse ids are positive). */
 const DEFAULT_IMPULSE = 0;
 const impulseKey = (id: number | null): number => id ?? DEFAULT_IMPULSE;
-/**
- * platform_sample_id of a result made on this computer (a local model). The column is NOT NULL
- * (migration 4) and changing that means rebuilding the table; platform sample ids are positive, so
- * 0 cannot be mistaken for one. A local result classified the sample's own rows: it holds whatever
- * the sample's upload state, where a platform result holds only while the sample is the platform
- * sample it was made for. Every reader (here, sample-query.ts NEWEST_SAYS) reads 0 that way.
- */
-export const LOCAL_RESULT = 0;
 const platformKey = (c: Classification): number => c.platformSampleId ?? LOCAL_RESULT;
 
 /**

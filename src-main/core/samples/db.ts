@@ -3,6 +3,16 @@ import { Db } from './sqlite.js';
 
 export type { BindValue, Db, Statement } from './sqlite.js';
 
+/**
+ * platform_sample_id of a result made on this computer (a local model). The column is NOT NULL
+ * (migration 4) and changing that means rebuilding the table; platform sample ids are positive, so
+ * 0 cannot be mistaken for one. A local result classified the sample's own rows: it holds whatever
+ * the sample's upload state, where a platform result holds only while the sample is the platform
+ * sample it was made for. Every reader (classify/classification-store.ts, sample-query.ts
+ * NEWEST_SAYS) reads 0 that way; it is declared here, beside the table, so both read it from below.
+ */
+export const LOCAL_RESULT = 0;
+
 /** Each entry moves the schema one version up; never edit an entry that has shipped. */
 const MIGRATIONS: string[] = [
   `CREATE TABLE samples (
@@ -111,7 +121,7 @@ const MIGRATIONS: string[] = [
    END;
    CREATE INDEX classifications_newest ON classifications(sample_id, platform_sample_id, classified_at, says);`,
   // Results made on this computer by an added model (core/model/classify-sample.ts) are kept in the
-  // same table with platform_sample_id 0 (ClassificationStore's LOCAL_RESULT): they hold whatever
+  // same table with platform_sample_id 0 (LOCAL_RESULT, above): they hold whatever
   // the sample's upload state, so "a sample's newest result" is now the newest of its rows whose
   // platform_sample_id is 0 or the sample's own. The index leads with the time so that query walks
   // a sample's few results newest first and stops at the first that holds, reading `says` and the

@@ -1,6 +1,5 @@
 import type { Sample, SampleFacets, SampleQueryFilter, SampleSort } from '../contract/contract.js';
-import { LOCAL_RESULT } from '../classify/classification-store.js';
-import type { BindValue, Db } from './db.js';
+import { LOCAL_RESULT, type BindValue, type Db } from './db.js';
 import { rowToSample, type SampleRow } from './sample-row.js';
 
 /**
