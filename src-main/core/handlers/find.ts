@@ -1,7 +1,7 @@
 import { checkModelAlone } from '../model/live-model.js';
 import type { Handlers } from '../dispatch.js';
 import type { ModelService } from '../model/model-service.js';
-import type { Jobs } from '../review/jobs.js';
+import type { Jobs } from '../jobs.js';
 import { runBulk } from '../samples/bulk-actions.js';
 import { facets, idsMatching, querySamples } from '../samples/sample-query.js';
 import type { SampleStore } from '../samples/sample-store.js';

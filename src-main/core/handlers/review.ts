@@ -5,7 +5,7 @@ import type { EventBus } from '../event-bus.js';
 import { DecodedCache } from '../review/decoded-cache.js';
 import { deriveSamples } from '../review/derive.js';
 import { envelope } from '../review/envelope.js';
-import { Jobs } from '../review/jobs.js';
+import { Jobs } from '../jobs.js';
 import { spectrogram } from '../review/spectrogram.js';
 import { DetectionCache, detectForSample } from '../review/segment/detect-sample.js';
 import { cropWindow, eventWindows, fixedWindows, givenWindows, msToRow } from '../review/windows.js';

@@ -7,7 +7,7 @@ import { encodeWav } from '../samples/formats/wav.js';
 import { interleave } from '../samples/formats/wav-pcm.js';
 import type { NewSample, SampleStore } from '../samples/sample-store.js';
 import type { Decoded } from './decoded.js';
-import { throwIfCancelled } from './jobs.js';
+import { throwIfCancelled } from '../jobs.js';
 import { clipLabels, type RowWindow } from './windows.js';
 
 export interface DeriveOptions {

@@ -1,14 +1,15 @@
 import { join } from 'node:path';
-import type { BulkResult, SampleQueryFilter } from '../contract/contract.js';
-import type { Handlers } from '../dispatch.js';
+import type { z } from 'zod';
+import type { BulkResult, Methods, SampleQueryFilter } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
-import type { JobContext, JobOp } from '../review/jobs.js';
+import type { JobContext, JobOp } from '../jobs.js';
 import { classifyMatching, type BulkClassifier } from './bulk-classify.js';
 import { exportSamples } from './exchange.js';
 import { countBy, idsMatching, whereOf } from './sample-query.js';
 import type { SampleStore } from './sample-store.js';
 
-export type BulkAction = Parameters<Handlers['samples.bulk']>[0]['action'];
+/** What samples.bulk's input holds once checked (as its handler gets it). */
+export type BulkAction = z.output<Methods['samples.bulk']['input']>['action'];
 
 export interface BulkDeps {
   store: SampleStore;

@@ -1,7 +1,7 @@
 import type { BulkResult, Classification, Sample, SampleQueryFilter } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { LocalRefusal, ModelEntry } from '../contract/model-schema.js';
-import type { JobContext } from '../review/jobs.js';
+import type { JobContext } from '../jobs.js';
 import { countBy, idsMatching } from './sample-query.js';
 import type { SampleStore } from './sample-store.js';
 

@@ -1,5 +1,5 @@
-import type { JobProgress } from '../contract/contract.js';
-import { CoreError } from '../errors.js';
+import type { JobProgress } from './contract/contract.js';
+import { CoreError } from './errors.js';
 
 export type JobOp = JobProgress['op'];
 
@@ -13,8 +13,9 @@ export interface JobContext {
 const EVENTS_PER_SECOND = 10;
 
 /**
- * Long work the user can watch and cancel (splits, exports): the caller picks the job id, so it
- * can listen for progress and cancel before the call that started the job has answered.
+ * Long work the user can watch and cancel (splits, exports, bulk classify): the caller picks the
+ * job id, so it can listen for progress and cancel before the call that started the job has
+ * answered. In core/, not review/: samples' bulk actions run as jobs too, and samples sits below review.
  */
 export class Jobs {
   readonly #running = new Map<string, AbortController>();
