@@ -3,11 +3,11 @@ import { CoreError } from '../errors.js';
 import { errorCode, storageProblem } from '../fs/storage-error.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
-import { BOUNDING_BOXES_LABELS, buildBoundingBoxesLabels } from '../samples/formats/bounding-boxes-labels.js';
 import { contentTypeFor } from '../samples/formats/label-from-filename.js';
 import { MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, sendFiles, type IngestionTarget } from './ingestion-client.js';
 import { IngestionError } from './ingestion-errors.js';
-import { QueueStore, type BatchHeaders, type QueuedBatch, type QueuedFile, type UploadedMark } from './queue-store.js';
+import { boxesSidecar, labelsSidecar } from './batch-sidecars.js';
+import { QueueStore, type QueuedBatch, type QueuedFile, type UploadedMark } from './queue-store.js';
 import type { Part } from './multipart.js';
 
 export interface UploadQueueOptions {
@@ -386,37 +386,4 @@ export class UploadQueue {
   #changed(ids: string[]): void {
     this.#o.onChange?.(() => this.status(), ids);
   }
-}
-
-/**
- * Structured labels (event marks) cannot travel in a header: the platform reads them from an
- * info.labels file sent in the same request, which names each file it describes.
- */
-async function labelsSidecar(h: BatchHeaders, batch: QueuedFile[]): Promise<Part[]> {
-  const marked = batch.filter((f) => f.structuredLabels && f.structuredLabels.length > 0);
-  if (marked.length === 0) return [];
-  // Loaded on demand: its schemas (zod) would cost every bulk upload's start-up for a rare case.
-  const { buildInfoLabels } = await import('../samples/formats/info-labels.js');
-  const text = buildInfoLabels(
-    marked.map((f) => ({
-      path: f.name,
-      name: f.name.replace(/\.[^.]+$/, ''),
-      category: h.category,
-      label: { type: 'multi-label' as const, labels: f.structuredLabels! },
-      metadata: h.metadata,
-    })),
-  );
-  return [{ name: 'info.labels', bytes: Buffer.from(text), contentType: 'application/json' }];
-}
-
-/**
- * The platform's object detection labels file, naming each image of this request that has boxes.
- * Spec rule 3: it takes precedence per file, so each image gets its own boxes and the other files
- * of the request get none.
- */
-export function boxesSidecar(batch: QueuedFile[]): Part[] {
-  const boxed = batch.filter((f) => f.kind === 'image' && f.boundingBoxes.length > 0);
-  if (boxed.length === 0) return [];
-  const text = buildBoundingBoxesLabels(new Map(boxed.map((f) => [f.name, f.boundingBoxes])));
-  return [{ name: BOUNDING_BOXES_LABELS, bytes: Buffer.from(text), contentType: 'application/json' }];
 }
