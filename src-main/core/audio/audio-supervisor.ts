@@ -2,6 +2,8 @@ import type { WireError } from '../contract/contract.js';
 import { CoreError, toWireError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { LevelMonitor, type LevelMonitorOptions, type LevelReport } from './levels.js';
+import { deathErrorFor, openFailedError } from './capture-failures.js';
+import { DeviceWatch, type DeviceChange } from './device-watch.js';
 import { Listeners } from './listeners.js';
 import { PreRollBuffer } from './pre-roll.js';
 import { defaultWorkerPath, forkWorker, WorkerLink, type SpawnWorker } from './worker-link.js';
@@ -44,11 +46,7 @@ export interface PcmBatch {
   sampleRate: number;
 }
 
-export interface DeviceChange {
-  devices: AudioDevice[];
-  added: AudioDevice[];
-  removed: AudioDevice[];
-}
+export type { DeviceChange };
 
 export interface AudioSupervisorOptions {
   log: Logger;
@@ -102,19 +100,20 @@ export class AudioSupervisor {
   #restartTimer: NodeJS.Timeout | null = null;
   #closed = false;
   #transition: Promise<unknown> = Promise.resolve();
-  #devices: AudioDevice[] | null = null;
-  #pollTimer: NodeJS.Timeout | null = null;
+  readonly #deviceWatch: DeviceWatch;
 
   readonly pcm = new Listeners<PcmBatch>();
   readonly levels = new Listeners<LevelReport>();
   readonly states = new Listeners<CaptureStatus>();
   /** The capture ended because of this (device gone, process died). Recordings end here. */
   readonly errors = new Listeners<CoreError>();
-  readonly deviceChanges = new Listeners<DeviceChange>();
+  readonly deviceChanges: Listeners<DeviceChange>;
 
   constructor(o: AudioSupervisorOptions) {
     this.#o = o;
     this.#spawn = o.spawn ?? forkWorker(o.workerPath ?? defaultWorkerPath(), o.env);
+    this.#deviceWatch = new DeviceWatch(() => this.listDevices(), o.log, o.devicePollMs ?? 2000);
+    this.deviceChanges = this.#deviceWatch.changes;
   }
 
   get status(): CaptureStatus {
@@ -126,41 +125,13 @@ export class AudioSupervisor {
     const link = this.#session?.link.alive ? this.#session.link : this.#idleLink();
     const devices = await link.request<AudioDevice[]>({ t: 'list' }, this.#timeout());
     if (link === this.#idle) this.#scheduleIdleExit();
-    this.#noteDevices(devices);
+    this.#deviceWatch.note(devices);
     return devices;
   }
 
-  /** Calls `cb` with the list now and whenever a device appears or disappears. */
+  /** Calls `cb` with the list now and whenever a device appears or disappears (see device-watch.ts). */
   watchDevices(cb: (change: DeviceChange) => void, signal?: AbortSignal): () => void {
-    // Changes found by polls answered before the first list reached `cb` wait for it: several
-    // answers can arrive in one read, and a change must never come before the list it changes.
-    let pending: DeviceChange[] | null = [];
-    const off = this.deviceChanges.on((ch) => (pending ? pending.push(ch) : cb(ch)), signal);
-    const stopWatch = () => {
-      off();
-      if (this.deviceChanges.size === 0 && this.#pollTimer) {
-        clearInterval(this.#pollTimer);
-        this.#pollTimer = null;
-      }
-    };
-    signal?.addEventListener('abort', stopWatch, { once: true });
-    this.#pollTimer ??= setInterval(() => void this.listDevices().catch((err: unknown) => this.#o.log.warn('audio device poll failed', { error: String(err) })), this.#o.devicePollMs ?? 2000);
-    const flush = () => {
-      const later = pending ?? [];
-      pending = null;
-      for (const ch of later) if (!signal?.aborted) cb(ch);
-    };
-    void this.listDevices().then(
-      (devices) => {
-        if (!signal?.aborted) cb({ devices, added: [], removed: [] });
-        flush();
-      },
-      (err: unknown) => {
-        this.#o.log.warn('audio device list failed', { error: String(err) });
-        flush();
-      },
-    );
-    return stopWatch;
+    return this.#deviceWatch.watch(cb, signal);
   }
 
   /**
@@ -224,8 +195,7 @@ export class AudioSupervisor {
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#pollTimer) clearInterval(this.#pollTimer);
-    this.#pollTimer = null;
+    this.#deviceWatch.close();
     await this.stop().catch(() => undefined);
     this.#dropIdle();
   }
@@ -398,15 +368,6 @@ export class AudioSupervisor {
     this.#status = st;
     this.states.emit(this.status);
   }
-
-  #noteDevices(devices: AudioDevice[]): void {
-    const before = this.#devices;
-    this.#devices = devices;
-    if (!before) return;
-    const added = devices.filter((d) => !before.some((b) => b.id === d.id));
-    const removed = before.filter((b) => !devices.some((d) => d.id === b.id));
-    if (added.length || removed.length) this.deviceChanges.emit({ devices, added, removed });
-  }
 }
 
 function normalize(o: CaptureOptions): Required<CaptureOptions> {
@@ -419,24 +380,4 @@ function normalize(o: CaptureOptions): Required<CaptureOptions> {
     throw new CoreError('InvalidArguments', `Device rate must be a whole number of Hz from 8000 to 192000; got ${deviceRate}.`);
   }
   return { deviceId: o.deviceId ?? DEFAULT_DEVICE_ID, sampleRate, deviceRate };
-}
-
-function deathErrorFor(exit: { signal: NodeJS.Signals | null; code: number | null }, device: AudioDevice): CoreError {
-  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code ?? 'unknown'}`;
-  return new CoreError(
-    'Unavailable',
-    `The audio capture process stopped (${how}) while recording from "${device.name}" — the microphone may have been unplugged or taken by another application. Check it and start again; what was recorded so far is kept as an incomplete sample.`,
-    { reason: 'worker-died', disconnected: true, signal: exit.signal, exitCode: exit.code },
-  );
-}
-
-function openFailedError(err: CoreError, deviceId: string): CoreError {
-  const d = err.details as { signal?: string | null; exitCode?: number | null };
-  const how = d.signal ? `signal ${d.signal}` : `exit code ${d.exitCode ?? 'unknown'}`;
-  const which = deviceId === DEFAULT_DEVICE_ID ? 'the default microphone' : `microphone ${deviceId}`;
-  return new CoreError(
-    'Unavailable',
-    `Could not open ${which}: the audio capture process stopped (${how}) while opening it. It may be in use by another application, unplugged, or not supported by the sound system. Close other recording apps, check the connection, or pick another device.`,
-    { ...d, reason: 'open-failed' },
-  );
 }
