@@ -1,3 +1,4 @@
+// Over 400 lines for now: the import work is changing it; then split by idea (adding files, the quality hold, recovering orphans).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
