@@ -31,6 +31,9 @@ export interface RecordLinesOptions {
   dataDirFlag?: string | undefined;
 }
 
+/** How long past its set length a take waits for readings a stalled board has not sent, then keeps what came. */
+const RECORD_TAIL_MS = 2000;
+
 /**
  * Headless capture of a numeric-line board: the same source, hub and recorder the app uses, so
  * the CLI and the UI cannot disagree about what a recording is.
@@ -43,24 +46,31 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   const sourceId = `serial:${o.path}`;
   const info = await hub.start(sourceId);
   process.stderr.write(`Detected ${info.axes.length} axes: ${info.axes.map((a) => a.name).join(', ')}\n`);
-  const rec = await StreamRecording.start(hub, o.store, { sourceId, label: o.label, category: o.category, metadata: o.metadata, deviceName: o.deviceName, deviceType: 'SERIAL_LINES' });
+  // Counted in the board's readings at the given rate, or at the reader's estimate as it settles.
+  const length = { ms: o.lengthMs, rateHz: () => o.frequencyHz ?? reader.snapshot().frequencyHz };
+  const rec = await StreamRecording.start(hub, o.store, { sourceId, label: o.label, category: o.category, metadata: o.metadata, deviceName: o.deviceName, deviceType: 'SERIAL_LINES', length });
   const startStats = reader.snapshot();
   process.stderr.write(`Recording ${o.lengthMs} ms from ${o.path}…\n`);
 
-  // Ends at the set length, on Ctrl+C, or when the board goes away (kept as incomplete).
+  // Ends when the set length is counted in the board's readings, on Ctrl+C, or when the board goes
+  // away (kept as incomplete). The host's clock only says when to stop waiting for readings that
+  // do not come (a stalled board): a tail after the length, then what arrived is kept.
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, o.lengthMs);
+    const timer = setTimeout(resolve, o.lengthMs + RECORD_TAIL_MS);
     const stop = () => {
       clearTimeout(timer);
       resolve();
     };
     process.once('SIGINT', stop);
     rec.onInterrupt(stop);
+    rec.length!.onFull(stop);
   });
   const s = reader.snapshot();
   await hub.stopAll();
-  const frequencyHz = o.frequencyHz ?? s.frequencyHz;
+  const frequencyHz = o.frequencyHz ?? (rec.length!.full ? rec.length!.countedHz : null) ?? s.frequencyHz;
   const rejected = s.badLines - startStats.badLines;
+  // Like the rejected lines: readings found lost while the stream was being detected are not the take's.
+  const droppedLines = Math.max(0, s.droppedLines - startStats.droppedLines);
   // Counted over the recording only, like the total: the cut first line and whatever came while the
   // stream was being detected are not part of the take.
   const rejectedByReason = Object.fromEntries(
@@ -76,7 +86,7 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
     const sample = await rec.finish({
       intervalMs: null,
       incomplete: rec.interruption !== null,
-      extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: null, jitter_ms: s.jitterMs, dropped_lines: s.droppedLines, port: o.path },
+      extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: null, jitter_ms: s.jitterMs, dropped_lines: droppedLines, port: o.path },
     });
     process.stderr.write(
       `The ${sample.extra.rows} rows were kept as sample ${sample.id}, waiting for its rate. If you know the board's rate, run:\n` +
@@ -87,13 +97,13 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   }
   process.stderr.write(
     `Frequency ${frequencyHz.toFixed(3)} Hz${o.frequencyHz ? ' (given)' : ` (measured${s.suggestedHz ? `; ${s.suggestedHz} Hz is within 0.1%` : ''})`}, ` +
-      `jitter ${s.jitterMs?.toFixed(2) ?? '?'} ms, ~${s.droppedLines} dropped lines, ${rejectedText}\n`,
+      `jitter ${s.jitterMs?.toFixed(2) ?? '?'} ms, ~${droppedLines} dropped lines, ${rejectedText}\n`,
   );
   const sample = await rec.finish({
     intervalMs: 1000 / frequencyHz,
     hmacKey: o.hmacKey,
     incomplete: rec.interruption !== null,
-    extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: frequencyHz, jitter_ms: s.jitterMs, dropped_lines: s.droppedLines, port: o.path },
+    extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: frequencyHz, jitter_ms: s.jitterMs, dropped_lines: droppedLines, port: o.path },
   });
   if (rec.interruption) process.stderr.write(`${(rec.interruption as Error).message.replace(' Waiting for it to come back…', '')} The ${sample.extra.rows} rows recorded so far were kept as an incomplete sample.\n`);
   return { sample };

@@ -56,6 +56,8 @@ export class AudioRecording {
   readonly preRollFrames: number;
   /** Resolves when the sample is saved (at the set length, on stop(), or on a capture error). */
   readonly done: Promise<RecordingOutcome>;
+  /** Resolves when it takes no more audio (its set length reached, stopped, or an error), before saving. */
+  readonly ended: Promise<void>;
   readonly #o: AudioRecordingOptions;
   readonly #store: SampleStore;
   readonly #device: string;
@@ -88,7 +90,8 @@ export class AudioRecording {
     // a WAV the next start turns into an incomplete sample (recording-recovery.ts).
     const id = newSampleId(); // the sample's id once saved
     this.#reserved = { id, tempPath: join(store.dataDir, RECORDINGS_DIR, `${id}.wav`) };
-    this.done = new Promise<void>((r) => (this.#finish = r)).then(() => this.#save());
+    this.ended = new Promise<void>((r) => (this.#finish = r));
+    this.done = this.ended.then(() => this.#save());
   }
 
   /** Starts recording from the supervisor's running capture. */

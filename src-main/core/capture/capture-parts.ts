@@ -44,6 +44,8 @@ export interface CapturePart {
   /** Set when the source dropped out mid-way; the part is then saved as incomplete. */
   readonly interruption: unknown;
   onInterrupt(cb: (err: unknown) => void): void;
+  /** Called once the part holds its set length (counted in its own rows or frames); never without one. */
+  onFull(cb: () => void): void;
   finish(o: PartFinish): Promise<Sample>;
   discard(): Promise<void>;
 }
@@ -52,12 +54,21 @@ export interface CapturePart {
 export async function sensorPart(
   hub: StreamHub,
   store: SampleStore,
-  req: PartRequest & { deviceName: string },
+  req: PartRequest & { deviceName: string; lengthMs: number | null },
   stats: () => StreamStats | undefined,
 ): Promise<CapturePart> {
   const info = hub.info(req.sourceId);
   if (!info) throw new CoreError('NotFound', `"${req.sourceId}" is not streaming; start it before recording.`);
-  const rec = await StreamRecording.start(hub, store, { ...req, deviceType: info.simulated ? 'SIMULATED' : req.sourceId.split(':')[0]!.toUpperCase() });
+  const measured = hub.measuresRate(req.sourceId);
+  // The reader's own estimate (its stats, every 500 ms) counts a measured stream; the announced
+  // rate moves only by 1 % steps. A given rate is the rate.
+  const rateHz = () => (measured ? stats()?.frequencyHz : null) ?? hub.info(req.sourceId)?.rateHz ?? null;
+  const { lengthMs, ...request } = req;
+  const rec = await StreamRecording.start(hub, store, {
+    ...request,
+    deviceType: info.simulated ? 'SIMULATED' : req.sourceId.split(':')[0]!.toUpperCase(),
+    length: lengthMs ? { ms: lengthMs, rateHz } : undefined,
+  });
   const badAtStart = stats()?.badLines ?? 0;
   const atStart = stats();
   return {
@@ -69,12 +80,13 @@ export async function sensorPart(
       return rec.interruption;
     },
     onInterrupt: (cb) => rec.onInterrupt(cb),
+    onFull: (cb) => rec.length?.onFull(cb),
     finish: (o) => {
       const now = hub.info(req.sourceId) ?? rec.info;
       const st = stats();
-      // A measured rate is announced to the plot only when it moves by 1 %; the reader's own
-      // estimate (in its stats, every 500 ms) is the one the take gets, as `record serial` does.
-      const rateHz = (rec.rateMeasured ? st?.frequencyHz : null) ?? now.rateHz;
+      // A take counted to its length declares the rate it was counted at (rows × interval is
+      // then the length asked); otherwise the reader's own latest estimate, as `record serial` does.
+      const rateHz = (rec.length?.full ? rec.length.countedHz : null) ?? (rec.rateMeasured ? st?.frequencyHz : null) ?? now.rateHz;
       return rec.finish({
         intervalMs: 1000 / rateHz,
         hmacKey: o.hmacKey,
@@ -142,6 +154,8 @@ export async function audioPart(
       return interruption;
     },
     onInterrupt: (cb) => void listeners.push(cb),
+    // The recording stops taking audio at its frame count (or on an error, said through onInterrupt).
+    onFull: (cb) => void (req.lengthMs !== null ? rec.ended.then(cb) : undefined),
     finish: async (o) => {
       asked = true;
       settle(o);

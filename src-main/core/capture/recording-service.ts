@@ -45,13 +45,16 @@ interface Session {
   settle: (s: RecordingStatus) => void;
   /** Stopped before its set length for a reason that makes the take incomplete (see stop()). */
   cutShort?: string | undefined;
+  /** Parts that hold their set length. */
+  full: Set<CapturePart>;
 }
 
 /**
- * How long after its set length a stream's take may wait for the rows already on their way. It
- * waits only while rows are missing (usually a batch, ~20 ms); a busy machine delays them more.
+ * How long after the host's timer a take may wait for the readings that complete it. Rows reach
+ * us in batches a little after the board sent them (usually ~20 ms); a busy machine delays them
+ * more. A source that sends nothing meanwhile (stalled, unplugged) is saved with what it has.
  */
-const SENSOR_TAIL_MS = 1000;
+const SENSOR_TAIL_MS = 2000;
 
 /**
  * Recordings started from the UI: one session can record several sources at once (two boards,
@@ -89,7 +92,7 @@ export class RecordingService {
           if (!audio) throw new CoreError('Unavailable', 'This shell cannot record from microphones.');
           parts.push(await audioPart(audio.input, this.d.store, { ...req, lengthMs: o.lengthMs ?? null, preRollMs: o.preRollMs ?? audio.preRollMs() }));
         } else {
-          parts.push(await sensorPart(this.d.hub, this.d.store, { ...req, deviceName: this.d.deviceName() }, () => this.#stats.get(sourceId)));
+          parts.push(await sensorPart(this.d.hub, this.d.store, { ...req, deviceName: this.d.deviceName(), lengthMs: o.lengthMs ?? null }, () => this.#stats.get(sourceId)));
         }
       }
     } catch (err) {
@@ -131,9 +134,17 @@ export class RecordingService {
     const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], queued: 0, held: 0, error: null, events: [], interruptions: [], platform: o.platform ?? null };
     let settle!: (s: RecordingStatus) => void;
     const settled = new Promise<RecordingStatus>((r) => (settle = r));
-    const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), label: o.label, t0: performance.now(), note: o.note, fallbackHmacKey: o.fallbackHmacKey, settled, settle };
+    const session: Session = { status, parts, timer: null, queue: o.queue ?? true, finishing: null, marks: new EventMarks(parts.length), label: o.label, t0: performance.now(), note: o.note, fallbackHmacKey: o.fallbackHmacKey, settled, settle, full: new Set() };
     this.#sessions.set(sessionId, session);
-    if (o.lengthMs) session.timer = setTimeout(() => void this.#atLength(session, o.lengthMs!).catch(() => {}), o.lengthMs);
+    if (o.lengthMs) {
+      // The take ends when every source holds its length in its own readings (a busy host's
+      // timer must not make it longer or shorter); the timer only says when to stop waiting.
+      for (const p of parts) p.onFull(() => {
+        session.full.add(p);
+        if (session.full.size === parts.length) void this.#stop(sessionId, true).catch(() => {});
+      });
+      session.timer = setTimeout(() => void this.#atLength(session).catch(() => {}), o.lengthMs);
+    }
     for (const p of parts) p.onInterrupt((err) => {
       // Said at once (unplugged, busy), not only when the session is saved.
       if (session.status.state === 'recording') this.#update(session, { interruptions: [...session.status.interruptions, { sourceId: p.sourceId, error: toWireError(err) }] });
@@ -158,20 +169,14 @@ export class RecordingService {
   }
 
   /**
-   * The session's timer ran out. Rows reach us in batches a little after the board sent them, so
-   * at that moment a stream's last few are still on the way (a 500 ms take of a 100 Hz board had
-   * 48 rows: 480 ms, then held back as shorter than the 500 ms minimum). Each stream gets up to
-   * SENSOR_TAIL_MS for its rows to reach the set length at its rate; microphones count their own.
+   * The session's timer ran out: on a busy host its sources' last readings may still be on the
+   * way (a 500 ms take of a 100 Hz board once had 48 rows at this moment). Each source that does
+   * not yet hold its length in its own readings gets up to SENSOR_TAIL_MS more.
    */
-  async #atLength(s: Session, lengthMs: number): Promise<RecordingStatus> {
+  async #atLength(s: Session): Promise<RecordingStatus> {
     const end = performance.now() + SENSOR_TAIL_MS;
-    const short = () => s.parts.some((p) => {
-      if (p.sourceId.startsWith(AUDIO_PREFIX) || p.interruption) return false;
-      const hz = this.#stats.get(p.sourceId)?.frequencyHz ?? this.d.hub.info(p.sourceId)?.rateHz ?? null;
-      // Rounded up: rows × (1000 / hz) must not fall short of the length (the quality check's minimum).
-      return hz !== null && p.rows < Math.ceil((lengthMs * hz) / 1000);
-    });
-    while (s.finishing === null && performance.now() < end && short()) await new Promise((r) => setTimeout(r, 5));
+    const waiting = () => s.parts.some((p) => !s.full.has(p) && !p.interruption);
+    while (s.finishing === null && performance.now() < end && waiting()) await new Promise((r) => setTimeout(r, 5));
     return this.#stop(s.status.sessionId, true);
   }
 

@@ -6,6 +6,7 @@ import type { StreamHub } from '../stream/stream-hub.js';
 import { PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE } from './recorded-rate.js';
 import { RECORDINGS_DIR } from './recording-recovery.js';
 import { SensorRecorder } from './sensor-recorder.js';
+import { TakeLength } from './take-length.js';
 
 export { PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE };
 
@@ -16,6 +17,12 @@ export interface RecordingRequest {
   metadata: Record<string, string>;
   deviceName?: string;
   deviceType: string;
+  /**
+   * A set length: the take keeps exactly round(length × rate) rows, counted at `rateHz()` (the
+   * given rate or the reader's estimate), and says so through onFull(). Without it, every row
+   * until finish() is kept.
+   */
+  length?: { ms: number; rateHz: () => number | null } | undefined;
 }
 
 export interface FinishOptions {
@@ -46,6 +53,8 @@ export class StreamRecording {
   /** Set when the source dropped out mid-capture; the owner finishes the sample as incomplete. */
   interruption: unknown = null;
   #onInterrupt: Array<(err: unknown) => void> = [];
+  /** Counts the take to its set length; null when it runs until finish(). */
+  readonly length: TakeLength | null;
 
   private constructor(
     readonly request: RecordingRequest,
@@ -54,7 +63,9 @@ export class StreamRecording {
     readonly rateMeasured: boolean,
     private readonly recorder: SensorRecorder,
     private readonly store: SampleStore,
-  ) {}
+  ) {
+    this.length = request.length ? new TakeLength(request.length.ms, request.length.rateHz) : null;
+  }
 
   static async start(hub: StreamHub, store: SampleStore, req: RecordingRequest): Promise<StreamRecording> {
     const info = hub.info(req.sourceId);
@@ -81,7 +92,11 @@ export class StreamRecording {
         if (rec.interruption) return; // rows after a reconnect belong to the next capture
         // A board that changes its line width mid-capture cannot be one sample; count, don't mix.
         if (now.axes.length !== recorder.width) rec.#widthMismatch += rows;
-        else recorder.append(values, rows, timing);
+        else {
+          // Rows past the set length belong to no take: the first `keep` of the batch are the take's last.
+          const keep = rec.length ? rec.length.accept(recorder.rows, rows, timing?.arrivalMs ?? performance.now()) : rows;
+          if (keep > 0) recorder.append(values, keep, timing);
+        }
       },
       (err) => rec.#interrupt(err),
     );

@@ -44,7 +44,7 @@ export async function inspectSampleFile(file: QualityFile, s: QualitySubject, o:
     if (s.kind === 'sensor' && (ext === '.cbor' || ext === '.json')) {
       const scan = scanSensorFile(await readAll(src));
       lengthMs = scan.lengthMs;
-      findings.push(...checkLength(scan.lengthMs, o.minLengthMs), ...checkCounters({ rows: scan.rows, ...extra }));
+      findings.push(...checkLength(scan.lengthMs, o.minLengthMs, scan.intervalMs), ...checkCounters({ rows: scan.rows, ...extra }));
       findings.push(...checkRate(1000 / scan.intervalMs, numberOrNull(extra['measured_hz'])));
       findings.push(...scan.findings);
     } else if (s.kind === 'audio' && ext === '.wav') {

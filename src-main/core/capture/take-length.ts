@@ -1,0 +1,59 @@
+/**
+ * A take asked for L ms from a stream at interval I holds exactly round(L / I) consecutive
+ * readings of the board. Counted in rows, not timed by the host: on a busy laptop the host's timer
+ * fires late (a 200 Hz take once ran 13 rows long) or the rows come late, but the board's own
+ * readings arrive in order whatever the host does, so counting them is exact.
+ *
+ * The rate a measured stream is counted at moves a little while the take runs (the estimate
+ * settles), so it is read again as the count nears its end, and the rate the take was found full
+ * at is the one it declares: rows × interval is then the length asked, to half a reading.
+ */
+export class TakeLength {
+  #target: number | null = null;
+  #hz: number | null = null;
+  #checkedAt = -Infinity;
+  #full = false;
+  readonly #listeners: Array<() => void> = [];
+
+  constructor(
+    readonly lengthMs: number,
+    /** The stream's rate now: the given one, or the reader's current estimate; null while unknown. */
+    private readonly rateHz: () => number | null,
+  ) {}
+
+  /** How many of `rows` new rows, after `have` rows already kept, belong to the take. */
+  accept(have: number, rows: number, nowMs: number): number {
+    if (this.#full) return 0;
+    const near = this.#target !== null && have + rows >= this.#target * 0.98 - 2;
+    // Reading the estimate costs a refit: every batch only near the end, else a few times a second.
+    if (this.#target === null || near || nowMs - this.#checkedAt >= 100) {
+      this.#checkedAt = nowMs;
+      const hz = this.rateHz();
+      if (hz !== null && Number.isFinite(hz) && hz > 0) {
+        this.#hz = hz;
+        this.#target = Math.max(1, Math.round((this.lengthMs * hz) / 1000));
+      }
+    }
+    if (this.#target === null) return rows; // the rate is not known yet: the host's timer ends the take
+    const take = Math.max(0, Math.min(rows, this.#target - have));
+    if (have + take >= this.#target) {
+      this.#full = true;
+      for (const cb of this.#listeners.splice(0)) cb();
+    }
+    return take;
+  }
+
+  get full(): boolean {
+    return this.#full;
+  }
+
+  /** The rate the take was counted at (when full), else the latest known; null if never known. */
+  get countedHz(): number | null {
+    return this.#hz;
+  }
+
+  onFull(cb: () => void): void {
+    if (this.#full) cb();
+    else this.#listeners.push(cb);
+  }
+}

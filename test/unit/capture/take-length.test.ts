@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { TakeLength } from '../../../src-main/core/capture/take-length.js';
+
+/** Feeds batches of `sizes` rows (at 10 ms apart) and returns how many the take kept of each. */
+function feed(t: TakeLength, sizes: number[]): number[] {
+  let have = 0;
+  return sizes.map((n, i) => {
+    const k = t.accept(have, n, i * 10);
+    have += k;
+    return k;
+  });
+}
+
+describe('TakeLength: a take counted in the board\'s readings', () => {
+  it('keeps exactly round(L / I) rows, however the rows are batched, and says full once', () => {
+    const t = new TakeLength(1500, () => 200);
+    let fulls = 0;
+    t.onFull(() => fulls++);
+    const kept = feed(t, [7, 100, 100, 100, 13]);
+    expect(kept).toEqual([7, 100, 100, 93, 0]);
+    expect(t.full).toBe(true);
+    expect(fulls).toBe(1);
+    expect(t.countedHz).toBe(200);
+  });
+
+  it('rounds to the nearest reading: 500 ms of a 100.3 Hz board is 50 readings, of 62.5 Hz 31', () => {
+    expect(feed(new TakeLength(500, () => 100.3), [60]).at(0)).toBe(50);
+    expect(feed(new TakeLength(500, () => 62.5), [60]).at(0)).toBe(31);
+  });
+
+  it('follows a measured rate as it settles, and declares the rate it was counted full at', () => {
+    let hz = 101; // a rough first estimate
+    const t = new TakeLength(1000, () => hz);
+    feed(t, [50]);
+    hz = 100; // settled before the end
+    let have = 50;
+    for (let i = 1; !t.full && i < 20; i++) have += t.accept(have, 10, 1000 + i * 200);
+    expect(have).toBe(100);
+    expect(t.countedHz).toBe(100);
+  });
+
+  it('keeps every row while the rate is unknown (the host\'s timer ends such a take)', () => {
+    const t = new TakeLength(1000, () => null);
+    expect(feed(t, [500, 500, 500])).toEqual([500, 500, 500]);
+    expect(t.full).toBe(false);
+    expect(t.countedHz).toBeNull();
+  });
+
+  it('a listener added after the take is full is called at once', () => {
+    const t = new TakeLength(100, () => 100);
+    feed(t, [20]);
+    let called = false;
+    t.onFull(() => (called = true));
+    expect(called).toBe(true);
+  });
+});
