@@ -55,6 +55,8 @@ export const StreamStats = z.object({
   /** A common rate within 0.1% of the measured one, if any (shown, never applied silently). */
   suggestedHz: z.number().nullable(),
   jitterMs: z.number().nullable(),
+  /** Half-width of the rate's ~95 % interval, relative to it (0.001 = ±0.1 %); null until measured. */
+  rateRelativeError: z.number().nonnegative().nullable().optional(),
   droppedLines: z.number().int().nonnegative(),
   goodLines: z.number().int().nonnegative(),
   badLines: z.number().int().nonnegative(),

@@ -111,9 +111,10 @@ export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
       const path = sourceId.slice('serial:'.length);
       const given = d.ports.settingsFor(path).frequencyHz;
       const end = Date.now() + RATE_WAIT_MS;
-      // The first estimate of a freshly opened stream is rough (1% off on a 100 Hz board): the
-      // hello announces the rate once it has settled, i.e. two successive stats (half a second
-      // apart) agree within 0.1%, or what there is after RATE_SETTLE_MS more.
+      // The first estimate of a freshly opened stream is rough (1 % off on a 100 Hz board, and
+      // two successive ones can agree while both are 0.1 % off): the hello announces the rate
+      // once the reader's own ~95 % interval is within ±0.05 %, or within ±0.1 % after
+      // RATE_SETTLE_MS more, or what there is after twice that (a jittery board).
       let hz = given;
       let last: StreamStats | undefined;
       let firstAt: number | null = null;
@@ -124,8 +125,10 @@ export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
         const now = d.stats(sourceId);
         if (now && now !== last && now.frequencyHz !== null) {
           firstAt ??= Date.now();
-          const prev = last?.frequencyHz ?? announced;
-          if ((prev !== null && Math.abs(now.frequencyHz - prev) / prev < 0.001) || Date.now() - firstAt > RATE_SETTLE_MS) hz = now.frequencyHz;
+          const rel = now.rateRelativeError ?? null;
+          const waited = Date.now() - firstAt;
+          const reconnect = announced !== null && Math.abs(now.frequencyHz - announced) / announced < 0.001;
+          if ((rel !== null && rel <= 0.0005) || (rel !== null && rel <= 0.001 && waited > RATE_SETTLE_MS) || waited > 2 * RATE_SETTLE_MS || reconnect) hz = now.frequencyHz;
           last = now;
         }
         if (hz === null) await new Promise((r) => setTimeout(r, 100));

@@ -27,6 +27,7 @@ export function createLineReader(o: LineReaderOverrides & { units?: string[] | n
         frequencyHz: s.frequencyHz,
         suggestedHz: s.rate.suggestedHz,
         jitterMs: s.rate.jitterMs,
+        rateRelativeError: s.frequencySource === 'detected' ? s.rate.relativeError : null,
         droppedLines: s.rate.droppedLines,
         goodLines: s.goodLines,
         badLines: s.badTotal,
