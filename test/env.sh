@@ -11,7 +11,13 @@ export TEST_RUN_DIR
 TEST_RUN_DIR=$(mktemp -d)
 # A daemon still shutting down may write into the folder while it is removed ("Directory not
 # empty"): that must never turn a green run red, so the clean-up cannot fail the script.
-trap 'rm -rf "$TEST_RUN_DIR" 2>/dev/null || { sleep 1; rm -rf "$TEST_RUN_DIR" 2>/dev/null; } || true' EXIT
+LOAD_PID=
+if [ "${LOAD:-0}" != 0 ]; then
+  # LOAD=N: the tests run beside N busy loops and a disk writer (test/support/background-load.sh).
+  bash "$(dirname "$0")/support/background-load.sh" "$LOAD" &
+  LOAD_PID=$!
+fi
+trap '[ -z "$LOAD_PID" ] || kill "$LOAD_PID" 2>/dev/null; rm -rf "$TEST_RUN_DIR" 2>/dev/null || { sleep 1; rm -rf "$TEST_RUN_DIR" 2>/dev/null; } || true' EXIT
 # Everything runs inside one private session bus so the keyring and its secrets die with it.
 dbus-run-session -- bash -c '
   set -euo pipefail
