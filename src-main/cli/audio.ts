@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import type { Category } from '../core/contract/contract.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { AudioRecording } from '../core/audio/audio-recording.js';
@@ -9,6 +8,7 @@ import { stderrLogger, type Logger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { formatLevelSummary, LevelSummary } from './audio-levels.js';
 import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
 import { keptLine, prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
@@ -53,21 +53,9 @@ Options:
 
 /** `devices audio …` (also accepts the arguments after "audio"). */
 export async function devicesCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      watch: { type: 'boolean' },
-      select: { type: 'string' },
-      'data-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (v.help) {
-    process.stdout.write(DEVICES_AUDIO_USAGE);
-    return 0;
-  }
+  const parsed = parseCommand(argv, DEVICES_AUDIO_USAGE, { ...booleans('json', 'watch'), ...strings('select', 'data-dir') }, { positionals: true });
+  if (!parsed) return 0;
+  const { values: v, positionals } = parsed;
   if (positionals.length > 1 || (positionals[0] !== undefined && positionals[0] !== 'audio')) {
     throw new UsageError(`unknown device kind "${positionals.join(' ')}"; try "devices audio".`);
   }
@@ -112,21 +100,9 @@ export async function devicesCommand(argv: string[]): Promise<number> {
 
 /** `record audio …` (also accepts the arguments after "audio"). */
 export async function recordAudioCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      device: { type: 'string' },
-      rate: { type: 'string' },
-      'device-rate': { type: 'string' },
-      'pre-roll-ms': { type: 'string' },
-      ...RECORD_OPTIONS,
-    },
-  });
-  if (v.help) {
-    process.stdout.write(RECORD_AUDIO_USAGE);
-    return 0;
-  }
+  const parsed = parseCommand(argv, RECORD_AUDIO_USAGE, { ...strings('device', 'rate', 'device-rate', 'pre-roll-ms'), ...RECORD_OPTIONS }, { positionals: true });
+  if (!parsed) return 0;
+  const { values: v, positionals } = parsed;
   if (positionals.length > 1 || (positionals[0] !== undefined && positionals[0] !== 'audio')) {
     throw new UsageError(`unexpected argument "${positionals.join(' ')}".`);
   }

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import type { ConnectionCheck, ConnectionStep } from '../core/contract/contract.js';
 import { CoreError } from '../core/errors.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
@@ -8,6 +7,7 @@ import { ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { checkConnection } from '../core/upload/connection-check.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { parseIntFlag } from './options.js';
 
 export const CHECK_USAGE = `Usage: capture-desk check [options]
@@ -33,22 +33,12 @@ const PART_NAMES: Record<ConnectionStep['part'], string> = {
 };
 
 export async function checkCommand(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
-    args: argv,
-    options: {
-      'ingestion-url': { type: 'string' },
-      'management-url': { type: 'string' },
-      'project-id': { type: 'string' },
-      'api-key': { type: 'string' },
-      'data-dir': { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const parsed = parseCommand(argv, CHECK_USAGE, {
+    ...strings('ingestion-url', 'management-url', 'project-id', 'api-key', 'data-dir'),
+    ...booleans('json'),
   });
-  if (v.help) {
-    process.stdout.write(CHECK_USAGE);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values: v } = parsed;
   for (const flag of ['ingestion-url', 'management-url'] as const) {
     const url = v[flag];
     if (url !== undefined && !/^https?:\/\/[^\s/]+/i.test(url)) throw new UsageError(`--${flag} must be an http:// or https:// URL; got "${url}".`);

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { systemClock } from '../core/clock.js';
 import type { Category, Sample } from '../core/contract/contract.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
@@ -17,6 +16,7 @@ import { SampleStore } from '../core/samples/sample-store.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { parseCategory, parseIntFlag } from './options.js';
 import { prepareUpload } from './record-common.js';
 
@@ -70,34 +70,13 @@ function normaliseMicrophone(argv: string[]): string[] {
 }
 
 export async function classifyLiveCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseArgs({
-    args: normaliseMicrophone(argv),
-    allowPositionals: true,
-    options: {
-      model: { type: 'string' },
-      port: { type: 'string' },
-      baud: { type: 'string' },
-      frequency: { type: 'string' },
-      microphone: { type: 'string' },
-      'stride-ms': { type: 'string' },
-      seconds: { type: 'string' },
-      threshold: { type: 'string' },
-      'data-dir': { type: 'string' },
-      json: { type: 'boolean' },
-      catch: { type: 'string' },
-      category: { type: 'string' },
-      'margin-ms': { type: 'string' },
-      'per-minute': { type: 'string' },
-      upload: { type: 'boolean' },
-      'ingestion-url': { type: 'string' },
-      'api-key': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (v.help) {
-    process.stdout.write(CLASSIFY_LIVE_USAGE);
-    return 0;
-  }
+  const parsed = parseCommand(normaliseMicrophone(argv), CLASSIFY_LIVE_USAGE, {
+    ...strings('model', 'port', 'baud', 'frequency', 'microphone', 'stride-ms', 'seconds', 'threshold', 'data-dir'),
+    ...strings('catch', 'category', 'margin-ms', 'per-minute', 'ingestion-url', 'api-key'), // catch mode
+    ...booleans('json', 'upload'),
+  }, { positionals: true });
+  if (!parsed) return 0;
+  const { values: v, positionals } = parsed;
   if (positionals.length) throw new UsageError(`unexpected argument "${positionals.join(' ')}".`);
   if (!v.model) throw new UsageError('--model NAME is required (see "capture-desk model list").');
   if ((v.port === undefined) === (v.microphone === undefined)) throw new UsageError('Give one source: --port PATH (a board) or --microphone [NAME].');

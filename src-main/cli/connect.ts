@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { MethodInput, MethodName, MethodOutput, RemoteDevice, Settings, Source } from '../core/contract/contract.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { CoreError } from '../core/errors.js';
 import { LOG_FILE_NAMES, openAppLog } from '../core/logs/app-log.js';
 import { API_KEY_ENV, checkKey, ProjectKeys, projectAccount, resolveApiKey } from '../core/secrets/project-keys.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { ConnectReporter } from './connect-events.js';
 import { parseIntFlag } from './options.js';
 
@@ -76,29 +76,14 @@ function keyFrom(flag: string | undefined, envName: string, what: string): strin
 
 export async function connectCommand(argv: string[]): Promise<number> {
   const { rest, microphone } = takeMicrophone(argv);
-  const { values: v } = parseArgs({
-    args: rest,
-    options: {
-      port: { type: 'string', multiple: true },
-      mode: { type: 'string', default: 'lines' },
-      baud: { type: 'string' },
-      'device-id': { type: 'string' },
-      name: { type: 'string' },
-      'remote-mgmt-url': { type: 'string' },
-      'ingestion-url': { type: 'string' },
-      'management-url': { type: 'string' },
-      'project-id': { type: 'string' },
-      'api-key': { type: 'string' },
-      'hmac-key': { type: 'string' },
-      'data-dir': { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const parsed = parseCommand(rest, CONNECT_USAGE, {
+    port: { type: 'string', multiple: true },
+    mode: { type: 'string', default: 'lines' },
+    ...strings('baud', 'device-id', 'name', 'remote-mgmt-url', 'ingestion-url', 'management-url', 'project-id', 'api-key', 'hmac-key', 'data-dir'),
+    ...booleans('json'),
   });
-  if (v.help) {
-    process.stdout.write(CONNECT_USAGE);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values: v } = parsed;
   const ports = v.port ?? [];
   if (ports.some((p) => p.trim() === '')) throw new UsageError('--port must not be empty.');
   const count = ports.length + (microphone ? 1 : 0);

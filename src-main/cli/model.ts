@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
 import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
 import type { ModelEntry } from '../core/contract/model-schema.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { parseIntFlag } from './options.js';
 
 export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|remove> [options]
@@ -35,21 +35,9 @@ export async function modelCommand(argv: string[]): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   if (!['add', 'list', 'info', 'remove'].includes(sub)) throw new UsageError(`model ${sub}? Use model add, list, info or remove.`);
-  const { values: v, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      axes: { type: 'string' },
-      'data-dir': { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (v.help) {
-    process.stdout.write(MODEL_USAGE);
-    return 0;
-  }
+  const parsed = parseCommand(rest, MODEL_USAGE, { ...strings('name', 'axes', 'data-dir'), ...booleans('json') }, { positionals: true });
+  if (!parsed) return 0;
+  const { values: v, positionals } = parsed;
   const dataDir = await ensureDataDir(v['data-dir'] ?? defaultDataDir());
   const registry = new ModelRegistry(dataDir, modelWorkerSpawner(), stderrLogger({ command: `model ${sub}` }));
   const one = (what: string): string => {

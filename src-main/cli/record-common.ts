@@ -7,6 +7,7 @@ import { ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
+import { booleans, strings } from './flags.js';
 import { describe } from './sample-json.js';
 
 /**
@@ -36,16 +37,9 @@ export function keptLine(err: unknown): string | null {
 
 /** Flags every `record …` command takes: what the sample is, where it goes, and --upload. */
 export const RECORD_OPTIONS = {
-  'length-ms': { type: 'string' },
-  label: { type: 'string' },
-  category: { type: 'string' },
-  metadata: { type: 'string' },
-  'data-dir': { type: 'string' },
-  upload: { type: 'boolean' },
-  'ingestion-url': { type: 'string' },
-  'api-key': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+  ...strings('length-ms', 'label', 'category', 'metadata', 'data-dir', 'ingestion-url', 'api-key'),
+  ...booleans('upload'),
+};
 
 export interface UploadFlags {
   upload?: boolean | undefined;

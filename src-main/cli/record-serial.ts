@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { systemClock } from '../core/clock.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import type { Category } from '../core/contract/contract.js';
@@ -9,6 +8,7 @@ import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
 import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
 import { keptLine, needsAttention, prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
 import { recordAt } from './record-serial-at.js';
@@ -45,24 +45,13 @@ Options:
 `;
 
 export async function recordSerialCommand(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      baud: { type: 'string' },
-      mode: { type: 'string', default: 'lines' },
-      frequency: { type: 'string' },
-      axes: { type: 'string' },
-      units: { type: 'string' },
-      'hmac-key': { type: 'string' },
-      sensor: { type: 'string' },
-      ...RECORD_OPTIONS,
-    },
+  const parsed = parseCommand(argv, RECORD_SERIAL_USAGE, {
+    ...strings('port', 'baud', 'frequency', 'axes', 'units', 'hmac-key', 'sensor'),
+    mode: { type: 'string', default: 'lines' },
+    ...RECORD_OPTIONS,
   });
-  if (v.help) {
-    process.stdout.write(RECORD_SERIAL_USAGE);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values: v } = parsed;
   if (!v.port) throw new UsageError('--port PATH is required (e.g. /dev/ttyACM0).');
   if (v.mode !== 'lines' && v.mode !== 'at') throw new UsageError(`--mode must be "lines" or "at"; got "${v.mode}".`);
   const baudRate = parseIntFlag('--baud', v.baud, DEFAULT_PORT_SETTINGS.baudRate, 300, 12_000_000);

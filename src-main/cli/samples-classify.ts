@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import type { Classification, ClassifyState, ClassifyVariant } from '../core/contract/contract.js';
 import { ClassificationStore } from '../core/classify/classification-store.js';
 import { sourceText } from '../core/contract/classify-schema.js';
@@ -14,6 +13,7 @@ import { API_KEY_ENV, ProjectKeys, resolveApiKey } from '../core/secrets/project
 import { SettingsStore } from '../core/settings/settings-store.js';
 import type { ManagementTarget } from '../core/upload/management-client.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { parseIntFlag } from './options.js';
 
 export const CLASSIFY_USAGE = `Usage: capture-desk samples classify ID [options]
@@ -65,28 +65,12 @@ const VARIANTS: readonly ClassifyVariant[] = ['int8', 'float32'];
 const ms = (x: number): number => Math.round(x * 1000) / 1000;
 
 export async function samplesClassifyCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      variant: { type: 'string' },
-      'impulse-id': { type: 'string' },
-      'management-url': { type: 'string' },
-      'project-id': { type: 'string' },
-      'api-key': { type: 'string' },
-      'data-dir': { type: 'string' },
-      again: { type: 'boolean' },
-      json: { type: 'boolean' },
-      model: { type: 'string' },
-      'stride-ms': { type: 'string' },
-      threshold: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (v.help) {
-    process.stdout.write(CLASSIFY_USAGE);
-    return 0;
-  }
+  const parsed = parseCommand(argv, CLASSIFY_USAGE, {
+    ...strings('variant', 'impulse-id', 'management-url', 'project-id', 'api-key', 'data-dir', 'model', 'stride-ms', 'threshold'),
+    ...booleans('again', 'json'),
+  }, { positionals: true });
+  if (!parsed) return 0;
+  const { values: v, positionals } = parsed;
   const id = positionals[0];
   if (!id || positionals.length > 1) throw new UsageError('samples classify takes one sample ID (see "capture-desk samples list").');
   if (v.model !== undefined) {

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { stderrLogger } from '../core/log.js';
 import { decodeSampleBytes } from '../core/review/decoded.js';
@@ -7,6 +6,7 @@ import { DEFAULT_WINDOW_MS, DETECT_DEFAULTS, detectEvents, noEventsError } from 
 import { SampleStore } from '../core/samples/sample-store.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { describe } from './sample-json.js';
 
 export const SPLIT_USAGE = `Usage: capture-desk samples split ID --auto [options]
@@ -39,26 +39,12 @@ function positive(flag: string, v: string | undefined, min: number): number | un
 }
 
 export async function samplesSplitCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      auto: { type: 'boolean' },
-      'window-ms': { type: 'string' },
-      threshold: { type: 'string' },
-      'min-gap-ms': { type: 'string' },
-      'keep-edges': { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      'hmac-key': { type: 'string' },
-      json: { type: 'boolean' },
-      'data-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(SPLIT_USAGE);
-    return 0;
-  }
+  const parsed = parseCommand(argv, SPLIT_USAGE, {
+    ...booleans('auto', 'keep-edges', 'dry-run', 'json'),
+    ...strings('window-ms', 'threshold', 'min-gap-ms', 'hmac-key', 'data-dir'),
+  }, { positionals: true });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const id = positionals[0];
   if (!id || positionals.length > 1) throw new UsageError('samples split takes one sample ID (see "capture-desk samples list").');
   if (!values.auto) throw new UsageError('samples split needs --auto: from the command line it splits at detected events (see "capture-desk samples split --help").');

@@ -1,5 +1,4 @@
 import { extname } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Sample, SampleState } from '../core/contract/contract.js';
 import { recoverRecordings } from '../core/capture/recording-recovery.js';
 import { MAX_FREQUENCY_HZ, setSampleRate } from '../core/capture/set-rate.js';
@@ -9,6 +8,7 @@ import { exportSamples, importCsv, importInfoLabels, type ImportedSet } from '..
 import { importSampleFiles, SINGLE_FILE_EXTENSIONS } from '../core/samples/import-file.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { describe } from './sample-json.js';
 import { parseCategory } from './options.js';
 
@@ -53,28 +53,13 @@ export async function samplesCommand(argv: string[]): Promise<number> {
   }
   if (sub === 'split') return (await import('./samples-split.js')).samplesSplitCommand(rest);
   if (sub === 'classify') return (await import('./samples-classify.js')).samplesClassifyCommand(rest);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      state: { type: 'string', multiple: true },
-      out: { type: 'string' },
-      csv: { type: 'boolean' },
-      queue: { type: 'boolean' },
-      copy: { type: 'boolean' },
-      category: { type: 'string' },
-      label: { type: 'string' },
-      frequency: { type: 'string' },
-      'hmac-key': { type: 'string' },
-      'data-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(SAMPLES_USAGE);
-    return 0;
-  }
+  const parsed = parseCommand(rest, SAMPLES_USAGE, {
+    state: { type: 'string', multiple: true },
+    ...booleans('json', 'csv', 'queue', 'copy'),
+    ...strings('out', 'category', 'label', 'frequency', 'hmac-key', 'data-dir'),
+  }, { positionals: true });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const states = (values.state ?? []) as SampleState[];
   const valid: SampleState[] = ['local', 'queued', 'uploading', 'uploaded', 'failed', 'rejected'];
   for (const s of states) if (!valid.includes(s)) throw new UsageError(`--state must be one of ${valid.join(', ')}; got "${s}".`);

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore } from '../core/app.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
@@ -16,6 +15,7 @@ import { startBrowserShell } from '../server/browser-shell.js';
 import { loadTlsFiles, machineNames, selfSignedCertificate, type TlsMaterial } from '../server/tls-cert.js';
 import { createSessionToken } from '../server/token.js';
 import { parsePort, UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { serveKeys } from './serve-keys.js';
 
 export const SERVE_USAGE = `Usage: capture-desk serve [--port N] [--host ADDR] [--data-dir DIR]
@@ -63,27 +63,13 @@ export function isLoopback(host: string): boolean {
 }
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
-      'data-dir': { type: 'string' },
-      'self-signed': { type: 'boolean' },
-      cert: { type: 'string' },
-      key: { type: 'string' },
-      'insecure-http': { type: 'boolean' },
-      'api-key': { type: 'string' },
-      'api-key-file': { type: 'string' },
-      'hmac-key': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
+  const parsed = parseCommand(argv, SERVE_USAGE, {
+    host: { type: 'string', default: '127.0.0.1' },
+    ...strings('port', 'data-dir', 'cert', 'key', 'api-key', 'api-key-file', 'hmac-key'),
+    ...booleans('self-signed', 'insecure-http'),
   });
-  if (values.help) {
-    process.stdout.write(SERVE_USAGE);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values } = parsed;
   const port = parsePort(values.port, 8765);
   const host = values.host;
   if (!host.trim()) throw new UsageError('--host must not be empty.');

@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { CoreError } from '../core/errors.js';
 import { stderrLogger, type Logger } from '../core/log.js';
 import { API_KEY_ENV, ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
 import { MAX_FILES_PER_REQUEST } from '../core/upload/ingestion-client.js';
 import { UsageError } from './args.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { parseBoundingBoxes, parseCategory, parseIntFlag, parseMetadata } from './options.js';
 import { runUpload } from './upload-run.js';
 
@@ -40,30 +40,12 @@ Options:
 `;
 
 export async function uploadCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'ingestion-url': { type: 'string' },
-      'api-key': { type: 'string' },
-      'hmac-key': { type: 'string' },
-      category: { type: 'string' },
-      label: { type: 'string' },
-      unlabeled: { type: 'boolean' },
-      metadata: { type: 'string' },
-      'bounding-boxes': { type: 'string' },
-      'allow-duplicates': { type: 'boolean' },
-      'add-date-id': { type: 'boolean' },
-      concurrency: { type: 'string' },
-      'files-per-request': { type: 'string' },
-      'data-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(UPLOAD_USAGE);
-    return 0;
-  }
+  const parsed = parseCommand(argv, UPLOAD_USAGE, {
+    ...strings('ingestion-url', 'api-key', 'hmac-key', 'category', 'label', 'metadata', 'bounding-boxes', 'concurrency', 'files-per-request', 'data-dir'),
+    ...booleans('unlabeled', 'allow-duplicates', 'add-date-id'),
+  }, { positionals: true });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length === 0) throw new UsageError('give at least one file or folder to upload.');
   if (values.label !== undefined && values.unlabeled) throw new UsageError('--label and --unlabeled exclude each other; use one.');
   if (values.label !== undefined && values.label.trim() === '') throw new UsageError('--label must not be empty; use --unlabeled for no label.');
