@@ -36,33 +36,33 @@ export async function saveCaughtRows(
   recorder.append(rows.values, rows.count);
   const reserved = store.reserveFile('.cbor');
   const { rows: written } = await recorder.finish(reserved.tempPath, { intervalMs: rows.intervalMs });
-  return store.commitFile(reserved, {
-    name: `${t.label ?? 'unlabeled'}.${reserved.id.slice(0, 8)}.cbor`,
-    kind: 'sensor',
-    label: t.label,
-    category: t.category,
-    metadata: t.metadata,
-    lengthMs: written * rows.intervalMs,
-    queue: t.queue,
-    note: t.note,
-    extra: { rows: written, interval_ms: rows.intervalMs, ...t.extra },
-  });
+  return commitCaught(store, reserved, t, { kind: 'sensor', ext: '.cbor', lengthMs: written * rows.intervalMs, extra: { rows: written, interval_ms: rows.intervalMs } });
 }
 
 /** The same for a microphone: the caught span as a WAV of the samples as captured. */
 export async function saveCaughtAudio(store: SampleStore, pcm: Int16Array, sampleRate: number, t: CaughtTake): Promise<Sample> {
   const reserved = store.reserveFile('.wav');
   await writeFileAtomic(reserved.tempPath, encodeWav(pcm, { sampleRate, channels: 1 }));
+  return commitCaught(store, reserved, t, { kind: 'audio', ext: '.wav', lengthMs: (pcm.length / sampleRate) * 1000, extra: { frames: pcm.length, sample_rate: sampleRate } });
+}
+
+/** Either file, written, becomes the same sample: named after its label, described by the take. */
+function commitCaught(
+  store: SampleStore,
+  reserved: { id: string; tempPath: string },
+  t: CaughtTake,
+  file: { kind: 'sensor' | 'audio'; ext: string; lengthMs: number; extra: Record<string, unknown> },
+): Promise<Sample> {
   return store.commitFile(reserved, {
-    name: `${t.label ?? 'unlabeled'}.${reserved.id.slice(0, 8)}.wav`,
-    kind: 'audio',
+    name: `${t.label ?? 'unlabeled'}.${reserved.id.slice(0, 8)}${file.ext}`,
+    kind: file.kind,
     label: t.label,
     category: t.category,
     metadata: t.metadata,
-    lengthMs: (pcm.length / sampleRate) * 1000,
+    lengthMs: file.lengthMs,
     queue: t.queue,
     note: t.note,
-    extra: { frames: pcm.length, sample_rate: sampleRate, ...t.extra },
+    extra: { ...file.extra, ...t.extra },
   });
 }
 
