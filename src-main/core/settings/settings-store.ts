@@ -1,9 +1,9 @@
-import { readFile, rename } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Settings } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { keepAside, readJsonFile } from '../fs/kept-json-file.js';
 import type { Logger } from '../log.js';
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -58,19 +58,9 @@ export class SettingsStore {
   }
 
   async #load(): Promise<void> {
-    let text: string;
-    try {
-      text = await readFile(this.#file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // first start: defaults
-      throw err;
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      raw = undefined;
-    }
+    const read = await readJsonFile(this.#file);
+    if (!read) return; // first start: defaults
+    const raw = read.raw;
     // Keep every valid field of a partly broken file; only the broken ones fall back to defaults.
     const merged: Record<string, unknown> = { ...DEFAULT_SETTINGS };
     let broken = raw === undefined || typeof raw !== 'object' || raw === null;
@@ -84,8 +74,7 @@ export class SettingsStore {
     this.#current = Settings.parse(merged);
     if (broken) {
       // Never lose what the user wrote: the unreadable file is kept next to the new one.
-      const aside = `${this.#file}.broken-${Date.now()}`;
-      await rename(this.#file, aside);
+      const aside = await keepAside(this.#file);
       this.#log.warn('settings file was partly unreadable; kept a copy and used defaults for the bad fields', { aside });
     }
   }

@@ -1,6 +1,6 @@
-import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { keepAside, readJsonFile } from '../fs/kept-json-file.js';
 import type { Logger } from '../log.js';
 import { WatchedFolder } from '../contract/watch-schema.js';
 
@@ -11,19 +11,9 @@ const FORMAT_VERSION = 1;
 
 export async function loadWatchedFolders(dataDir: string, log: Logger): Promise<WatchedFolder[]> {
   const file = join(dataDir, WATCHED_FOLDERS_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []; // nothing watched yet
-    throw err;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    raw = undefined;
-  }
+  const read = await readJsonFile(file);
+  if (!read) return []; // nothing watched yet
+  const raw = read.raw;
   const entries = isObject(raw) && raw.version === FORMAT_VERSION && Array.isArray(raw.folders) ? raw.folders : null;
   // Keep every folder that still reads well; a bad entry must not cost the user all the others.
   const folders: WatchedFolder[] = [];
@@ -33,8 +23,7 @@ export async function loadWatchedFolders(dataDir: string, log: Logger): Promise<
   }
   if (entries === null || folders.length !== entries.length) {
     // Never lose what the user set up: the unreadable file is kept next to the new one.
-    const aside = `${file}.broken-${Date.now()}`;
-    await rename(file, aside);
+    const aside = await keepAside(file);
     log.warn('watched folders file was partly unreadable; kept a copy and loaded the folders that were valid', { aside, kept: folders.length });
     await saveWatchedFolders(dataDir, folders);
   }
