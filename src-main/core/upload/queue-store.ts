@@ -57,16 +57,10 @@ interface HeaderRow {
   allow_duplicates: number;
 }
 
-interface FileRow {
-  id: string;
-  name: string;
-  file: string;
-  bytes: number;
-  sha256: string;
-  attempts: number;
+/** A row of DUE_IN_GROUP: the fields a QueuedFile takes as they are, and those it decodes. */
+interface FileRow extends Pick<QueuedFile, 'id' | 'name' | 'file' | 'bytes' | 'sha256' | 'attempts' | 'kind'> {
   structured_labels: string | null;
   label: string | null;
-  kind: SampleKind;
   bounding_boxes: string;
   owned: number;
 }
