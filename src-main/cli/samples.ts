@@ -69,7 +69,8 @@ export async function samplesCommand(argv: string[]): Promise<number> {
   // what it records can be re-derived by running it again (a file imported before is found), so
   // its commits skip the fsync (WAL survives kill -9; a power cut may drop the last commits, which
   // a re-run restores), the journal is folded in once by the next open, and the page cache fits
-  // the index of a big run. Copies of single files are fsynced before their rows exist, as always.
+  // the index of a big run. Copies of single files are on disk before their rows exist, as always
+  // (synced a batch at a time: SampleStore.addCopies).
   const bulk = sub === 'import';
   if (bulk) {
     store.db.pragma('synchronous = NORMAL');
@@ -108,17 +109,19 @@ export async function samplesCommand(argv: string[]): Promise<number> {
         failed += r.problems.length;
       };
       // Every PATH is tried: one bad file among many is reported, not a reason to drop the rest.
-      // Single files next to each other go through the bulk reader together, in their order.
+      // Single files next to each other (CSV files too) go through the bulk reader together, in
+      // their order. A CSV alone is imported on its own, its error the command's.
+      const single = (p: string) => isSingleFile(p) || (/\.csv$/i.test(p) && positionals.length > 1);
       for (let i = 0; i < positionals.length;) {
         const path = positionals[i]!;
         try {
-          if (/\.csv$/i.test(path)) {
+          if (/\.csv$/i.test(path) && positionals.length === 1) {
             i++;
             print(await importCsv(store, path, { category, ...label, queue: Boolean(values.queue) }));
             added++;
-          } else if (isSingleFile(path)) {
+          } else if (single(path)) {
             let j = i;
-            while (j < positionals.length && isSingleFile(positionals[j]!)) j++;
+            while (j < positionals.length && single(positionals[j]!)) j++;
             const run = positionals.slice(i, j);
             i = j;
             report(await importSampleFiles(store, run, { category, ...label, queue: Boolean(values.queue) }));

@@ -116,7 +116,8 @@ export interface ImportedSet {
  * `capture-desk upload` (core/upload/bulk-import.ts): one read and hash per file, one transaction
  * per 256 files, the length from each file's header. An export of thousands of files is imported
  * at thousands of files a second, and importing it again finds each file instead of adding it twice.
- * `copy` keeps a copy of each file in the data folder instead (an fsync each: hundreds a second).
+ * `copy` keeps a copy of each file in the data folder instead (written and synced a batch at a
+ * time, with its sidecar: slower than indexing where they lie).
  */
 export async function importInfoLabels(store: SampleStore, path: string, opts: { queue: boolean; copy?: boolean }): Promise<ImportedSet> {
   // INFO.LABELS is the same file on Windows and macOS; on Linux a file given by name is clearly meant too.
@@ -177,14 +178,26 @@ export function refusals(outcomes: readonly BulkOutcome[]): ImportedSet['problem
 export async function importCsv(store: SampleStore, path: string, o: { category: Category; label?: string | null; deviceType?: string; hmacKey?: string; queue: boolean }): Promise<Sample> {
   // The codec (cbor-x, zod) is loaded when a CSV needs it, not with every `samples` command.
   const { encodeAcquisition } = await import('./formats/acquisition.js');
-  const series = decodeCsv(await readFile(path, 'utf8'));
-  const bytes = encodeAcquisition(
+  const made = csvAsCbor(encodeAcquisition, path, await readFile(path, 'utf8'), o);
+  return store.addBytes({ name: made.name, kind: 'sensor', label: made.label, category: o.category, queue: o.queue, lengthMs: made.lengthMs }, made.bytes);
+}
+
+/**
+ * A CSV file's readings as the acquisition-format sample (CBOR) importCsv keeps: its name (the
+ * CSV's, ending .cbor), bytes, label (`label` undefined = the platform's file-name rule) and
+ * length. Throws the CSV reader's words when the file is not readings.
+ */
+export function csvAsCbor(
+  encode: typeof import('./formats/acquisition.js').encodeAcquisition,
+  path: string,
+  text: string,
+  o: { label?: string | null; deviceType?: string; hmacKey?: string },
+): { name: string; bytes: Buffer; label: string | null; lengthMs: number } {
+  const series = decodeCsv(text);
+  const bytes = encode(
     { payload: { device_type: o.deviceType ?? 'CSV_IMPORT', interval_ms: series.interval_ms, sensors: series.sensors, values: series.values } },
     { format: 'cbor', ...(o.hmacKey ? { hmacKey: o.hmacKey } : {}) },
   );
   const name = basename(path).replace(/\.csv$/i, '.cbor');
-  return store.addBytes(
-    { name, kind: 'sensor', label: o.label === undefined ? deriveLabel(name) : o.label, category: o.category, queue: o.queue, lengthMs: series.values.length * series.interval_ms },
-    bytes,
-  );
+  return { name, bytes, label: o.label === undefined ? deriveLabel(name) : o.label, lengthMs: series.values.length * series.interval_ms };
 }

@@ -1,40 +1,75 @@
 import { basename, extname, resolve } from 'node:path';
 import type { Category } from '../contract/contract.js';
 import { importFiles } from '../upload/bulk-import.js';
-import { refusals, samplesOf, type ImportedSet } from './exchange.js';
+import { csvAsCbor, samplesOf, type ImportedSet } from './exchange.js';
 import type { SampleStore } from './sample-store.js';
 import { fileKind } from './formats/label-from-filename.js';
 
-/** Single files `samples import` takes as they are (CSV becomes CBOR elsewhere: importCsv). */
+/** Single files `samples import` takes as they are (CSV becomes CBOR: csvAsCbor). */
 export const SINGLE_FILE_EXTENSIONS = ['.wav', '.cbor', '.json'] as const;
 
 /**
- * Recordings (WAV) and acquisition files (JSON/CBOR) become samples, through the bulk import's
- * reader and batches (core/upload/bulk-import.ts): each file is read and hashed once, decoded from
- * those bytes so a broken file is refused here rather than in the sample view, and copied into the
- * data folder (a take from elsewhere becomes the folder's own; a split or crop writes beside it).
- * The copy remembers its source: importing the same file again finds it. `label` undefined = the
- * platform's file-name rule.
+ * Recordings (WAV), acquisition files (JSON/CBOR) and CSV files of readings become samples,
+ * through the bulk import's reader and batches (core/upload/bulk-import.ts): each file is read and
+ * hashed once, decoded from those bytes so a broken file is refused here rather than in the sample
+ * view, and copied into the data folder (a take from elsewhere becomes the folder's own; a split
+ * or crop writes beside it), 256 written and synced together and indexed in one transaction. The
+ * copy remembers its source: importing the same file again finds it. A CSV is kept as CBOR, as
+ * importCsv keeps it: no source (importing it again adds it again) and its problem under the path
+ * as given. `label` undefined = the platform's file-name rule. Results and problems come in the
+ * order of `paths`.
  */
 export async function importSampleFiles(store: SampleStore, paths: readonly string[], o: { category: Category; label?: string | null; queue: boolean }): Promise<ImportedSet> {
-  const problems: ImportedSet['problems'] = [];
+  const problems: Array<{ at: number; path: string; reason: string }> = [];
   const files: string[] = [];
-  for (const path of paths) {
+  /** Where each file was in `paths`. */
+  const fileAt: number[] = [];
+  const taken = new Set<string>();
+  let csvs = 0;
+  paths.forEach((path, at) => {
+    if (/\.csv$/i.test(path)) {
+      // As importCsv: read where given (its problems name it so), and the same CSV twice is two samples.
+      files.push(path);
+      fileAt.push(at);
+      csvs++;
+      return;
+    }
     const full = resolve(path);
     const name = basename(full);
     if (!(SINGLE_FILE_EXTENSIONS as readonly string[]).includes(extname(name).toLowerCase())) {
-      problems.push({ path: full, reason: `"${name}": single files must be ${SINGLE_FILE_EXTENSIONS.join(', ')} or .csv (a folder or info.labels imports an export).` });
-    } else if (!files.includes(full)) files.push(full);
-  }
+      problems.push({ at, path: full, reason: `"${name}": single files must be ${SINGLE_FILE_EXTENSIONS.join(', ')} or .csv (a folder or info.labels imports an export).` });
+    } else if (!taken.has(full)) {
+      taken.add(full);
+      files.push(full);
+      fileAt.push(at);
+    }
+  });
   // The decoders (cbor-x, zod) are loaded here, not with the module: `samples import` of an export never needs them.
   const { decodeSampleBytes } = await import('../review/decoded.js');
+  const encode = csvs > 0 ? (await import('./formats/acquisition.js')).encodeAcquisition : null;
   const outcomes = await importFiles(
     store,
     files,
-    { category: o.category, label: o.label, metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false, queue: o.queue, copy: true, check: (path, bytes) => readable(decodeSampleBytes, path, bytes), withSamples: true },
+    {
+      category: o.category, label: o.label, metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false, queue: o.queue, copy: true, withSamples: true,
+      check: (path, bytes) => readable(decodeSampleBytes, path, bytes),
+      // Decoded as importCsv decodes it: the --label as given (not trimmed), the words of a bad CSV as they were.
+      convert: encode === null ? undefined : {
+        applies: (path) => /\.csv$/i.test(path),
+        make: (path, bytes) => {
+          const made = csvAsCbor(encode, path, bytes.toString('utf8'), o.label === undefined ? {} : { label: o.label });
+          return { name: made.name, bytes: made.bytes, sample: { kind: 'sensor', label: made.label, lengthMs: made.lengthMs } };
+        },
+      },
+    },
     () => {},
   );
-  return { ...samplesOf(store, outcomes), problems: [...problems, ...refusals(outcomes)] };
+  // In the order given: a file left out for its extension where it was named, among the others' outcomes.
+  outcomes.forEach((r, i) => {
+    if (r.status === 'refused') problems.push({ at: fileAt[i]!, path: r.path, reason: r.reason });
+  });
+  problems.sort((a, b) => a.at - b.at);
+  return { ...samplesOf(store, outcomes), problems: problems.map(({ path, reason }) => ({ path, reason })) };
 }
 
 /** A file the sample view could not open is refused now, with what is wrong in it. */

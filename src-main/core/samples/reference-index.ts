@@ -101,6 +101,12 @@ export class ReferenceIndex {
       error: null, note: r.note ?? null, platform_sample_id: null, uploaded_at: null, extra: '{}',
       quality: r.quality?.report ?? null, flagged: r.quality?.flagged ?? 0, held_back: r.quality?.held ? 1 : 0,
     }));
+    this.writeRows(rows);
+    return rows;
+  }
+
+  /** Inserts rows made elsewhere (SampleStore.addCopies), in as few statements; the caller's transaction makes them one commit. */
+  writeRows(rows: readonly SampleRow[]): void {
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
       const part = rows.slice(i, i + ROWS_PER_INSERT);
       let st = this.#inserts.get(part.length);
@@ -110,7 +116,6 @@ export class ReferenceIndex {
       for (const row of part) for (const c of COLUMNS) values[k++] = row[c];
       st.run(...values);
     }
-    return rows;
   }
 }
 

@@ -13,8 +13,10 @@ import { FLAGGED_LEVEL, rowToSample, type SampleRow } from './sample-row.js';
 import { errorCode, storageProblemAt } from '../fs/storage-error.js';
 import type { RebuiltRow } from './sample-rebuild.js';
 import { newSampleId } from './sample-id.js';
+import { ReferenceIndex } from './reference-index.js';
 import { lengthFromBytes } from './formats/sample-length.js';
-import { readSidecar, SIDECAR_SUFFIX, SidecarWriter, sidecarName } from './sidecar.js';
+import { readSidecar, SIDECAR_SUFFIX, SidecarWriter, sidecarName, sidecarOf } from './sidecar.js';
+import { removeAll, renameAll, writeSynced, type SyncedWrite } from '../fs/synced-writes.js';
 import type { QualityFile } from './quality/check-sample.js';
 import type { QualityGate, QualityVerdict } from './quality/policy.js';
 
@@ -34,6 +36,25 @@ export interface NewSample {
   queue?: boolean;
   note?: string | null;
   extra?: Record<string, unknown>;
+}
+
+/** Bytes we own that become one sample of a batch (addCopies). */
+export interface NewCopy {
+  input: NewSample;
+  bytes: Uint8Array;
+  /** The file they were made from, so importing it again finds this sample; null = none (a CSV made into CBOR). */
+  source: { path: string; sha256: string } | null;
+  /** The bytes' hash when the caller has it (a bulk import hashes every file as it reads it). */
+  sha256?: string;
+}
+
+/** Where a new row's file is and what it holds. */
+interface RowPlace {
+  file: string;
+  owned: boolean;
+  source: { path: string; sha256: string } | null;
+  bytes: number;
+  sha256: string;
 }
 
 export interface SampleStoreOptions {
@@ -72,6 +93,7 @@ export class SampleStore {
   readonly #statements = new Map<string, Statement>();
   readonly #bytes = new Map<string, Buffer>();
   readonly #sidecars: SidecarWriter;
+  #references: ReferenceIndex | null = null;
   #cachedBytes = 0;
   #closed = false;
   /** Set when this start found the index lost and rebuilt it; null otherwise. */
@@ -151,6 +173,54 @@ export class SampleStore {
     if (input.lengthMs === undefined) input = { ...input, lengthMs: lengthFromBytes(input.name, bytes) };
     const verdict = await this.inspect({ bytes }, input);
     return this.#indexSaved(rel, () => this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict));
+  }
+
+  /**
+   * addBytes for many at once (an import of single files), with its guarantee kept per batch: no
+   * row ever points at a torn file. Every file and its sidecar are written to temp names and made
+   * durable together (fs/synced-writes.ts: one sync of the file system, not an fsync per file),
+   * then the sidecars and after them the files are moved into place, the folder synced once, and
+   * all rows inserted in one transaction. A crash before the commit leaves either temp files,
+   * which the next start removes (nothing was added: run the import again), or whole files beside
+   * whole sidecars, which the next start indexes from their sidecars as the commit would have,
+   * source included (running the import again finds them). Samples come back in the order given.
+   */
+  async addCopies(items: readonly NewCopy[]): Promise<Sample[]> {
+    if (items.length === 0) return [];
+    const dir = join(this.dataDir, SAMPLES_DIR);
+    const rows: SampleRow[] = [];
+    const sidecars: SyncedWrite[] = [];
+    const files: SyncedWrite[] = [];
+    for (const it of items) {
+      const id = newSampleId();
+      const file = `${id}${extname(it.input.name).toLowerCase() || '.bin'}`;
+      const input = it.input.lengthMs === undefined ? { ...it.input, lengthMs: lengthFromBytes(it.input.name, it.bytes) } : it.input;
+      const verdict = await this.inspect({ bytes: it.bytes }, input);
+      const row = this.#rowOf(id, input, { file: storedName(file), owned: true, source: it.source, bytes: it.bytes.byteLength, sha256: it.sha256 ?? sha256(it.bytes) }, verdict);
+      rows.push(row);
+      // The sidecar the SidecarWriter would write after the commit, written before it instead.
+      sidecars.push({ temp: join(dir, `.${sidecarName(id)}.tmp`), to: join(dir, sidecarName(id)), data: Buffer.from(JSON.stringify(sidecarOf(row))) });
+      files.push({ temp: join(dir, `.${file}.tmp`), to: join(dir, file), data: it.bytes });
+    }
+    await writeSynced(dir, [...sidecars, ...files]);
+    try {
+      await renameAll(sidecars);
+    } catch (err) {
+      await removeAll(files.map((f) => f.temp));
+      throw err;
+    }
+    try {
+      await renameAll(files);
+    } catch (err) {
+      await removeAll(sidecars.map((f) => f.to));
+      throw err;
+    }
+    await fsyncDir(dir);
+    this.#references ??= new ReferenceIndex(this.db);
+    const index = this.#references;
+    // The sidecars are on disk already: the rows go in without being marked for the SidecarWriter.
+    this.#indexSaved(rows.length === 1 ? rows[0]!.file : SAMPLES_DIR, () => this.db.transaction(() => index.writeRows(rows))(), rows.length);
+    return rows.map(rowToSample);
   }
 
   /**
@@ -418,7 +488,13 @@ export class SampleStore {
     return this.get(id);
   }
 
-  #insert(id: string, input: NewSample, where: { file: string; owned: boolean; source: { path: string; sha256: string } | null; bytes: number; sha256: string }, verdict: QualityVerdict | null = null): Sample {
+  #insert(id: string, input: NewSample, where: RowPlace, verdict: QualityVerdict | null = null): Sample {
+    const row = this.#rowOf(id, input, where, verdict);
+    this.#insertRow(row);
+    return rowToSample(row);
+  }
+
+  #rowOf(id: string, input: NewSample, where: RowPlace, verdict: QualityVerdict | null): SampleRow {
     const held = verdict?.held === true;
     const row: SampleRow = {
       id, name: input.name, file: where.file, owned: where.owned ? 1 : 0, source_path: where.source?.path ?? null, source_sha256: where.source?.sha256 ?? null,
@@ -430,8 +506,7 @@ export class SampleStore {
       next_attempt_at: 0, error: null, note: input.note ?? null, platform_sample_id: null, uploaded_at: null, extra: JSON.stringify(input.extra ?? {}),
       quality: verdict ? JSON.stringify(verdict.report) : null, flagged: verdict?.flagged ? FLAGGED_LEVEL[verdict.flagged] : 0, held_back: held ? 1 : 0,
     };
-    this.#insertRow(row);
-    return rowToSample(row);
+    return row;
   }
 
   #insertRow(row: SampleRow): void {
@@ -450,7 +525,7 @@ export class SampleStore {
    * Indexes a file already saved in the samples folder. If the index cannot take it (disk full,
    * read-only), the file stays where it is (the next start indexes it again) and the error says so.
    */
-  #indexSaved(rel: string, insert: () => Sample): Sample {
+  #indexSaved<T>(rel: string, insert: () => T, files = 1): T {
     try {
       return insert();
     } catch (err) {
@@ -459,8 +534,9 @@ export class SampleStore {
       const readonly = /READONLY|IOERR/.test(code);
       if (!full && !readonly) throw err;
       throw new CoreError('Unavailable',
-        `The sample was saved as ${join(this.dataDir, rel)}, but the index (${join(this.dataDir, 'samples.db')}) could not record it: ${full ? 'the disk is full' : 'the index cannot be written'} (${code || (err as Error).message}). ` +
-          `${full ? 'Free some space on that disk' : 'Make the data folder writable'}, then restart Capture Desk: the file is indexed again at start (check its label and category then).`,
+        (files === 1 ? `The sample was saved as ${join(this.dataDir, rel)}, but the index (${join(this.dataDir, 'samples.db')}) could not record it: ` : `${files} samples were saved in ${join(this.dataDir, rel)}, but the index (${join(this.dataDir, 'samples.db')}) could not record them: `) +
+          `${full ? 'the disk is full' : 'the index cannot be written'} (${code || (err as Error).message}). ` +
+          `${full ? 'Free some space on that disk' : 'Make the data folder writable'}, then restart Capture Desk: ${files === 1 ? 'the file is indexed again at start (check its label and category then)' : 'the files are indexed again at start, from the records saved beside them'}.`,
         { keptIn: join(this.dataDir, rel) });
     }
   }

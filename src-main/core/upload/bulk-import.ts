@@ -6,7 +6,7 @@ import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js
 import { lengthFromBytes } from '../samples/formats/sample-length.js';
 import { FLAGGED_LEVEL, rowToSample } from '../samples/sample-row.js';
 import { ReferenceIndex, referenceKey, type NewReference } from '../samples/reference-index.js';
-import type { SampleStore } from '../samples/sample-store.js';
+import type { NewCopy, NewSample, SampleStore } from '../samples/sample-store.js';
 import { readFiles } from './bulk-reader.js';
 import { ReadWorker, type HashedRead } from './read-worker.js';
 import type { FileAnnotation } from './folder-labels.js';
@@ -34,12 +34,14 @@ const READ_WHOLE_BYTES = 8 * 1024 * 1024;
  * SQLite opens: on a cold disk, reading is what a big upload waits on.
  */
 export class BulkReads {
-  readonly #reader = hashedReader();
+  readonly #reader: HashedReader;
   readonly #signs: (path: string) => boolean;
   #chunks: string[][] = [];
   #reads: Array<Promise<HashedRead[]> | null> = [];
 
-  constructor(run: Pick<ImportOptions, 'hmacKey'>) {
+  /** `worker` false: reads on this thread (one chunk or less, e.g. a drop of a few files: a thread costs more to start than it saves). */
+  constructor(run: Pick<ImportOptions, 'hmacKey'>, worker = true) {
+    this.#reader = worker ? hashedReader() : mainThreadReader();
     // Signing rewrites the content, so those files take the one-at-a-time path.
     this.#signs = (path) => run.hmacKey !== undefined && /\.(json|cbor)$/i.test(path);
   }
@@ -95,7 +97,7 @@ export async function importFiles(
   const o = run;
   const index = new ReferenceIndex(store.db);
   if (!reads) {
-    reads = new BulkReads(run);
+    reads = new BulkReads(run, paths.length > CHUNK);
     reads.start(paths);
   }
   const all: BulkOutcome[] = [];
@@ -112,14 +114,14 @@ export async function importFiles(
       const known = index.find(chunk.filter((_, k) => hashes[k] !== null));
       const fresh: Array<{ at: number; ref: NewReference; bytes: Buffer }> = [];
       const careful: number[] = [];
-      const copies: Array<{ at: number; ref: NewReference; bytes: Buffer; o: ImportOptions }> = [];
+      const copies: Array<{ at: number; copy: NewCopy }> = [];
       for (let k = 0; k < chunk.length; k++) {
         const path = chunk[k]!;
         const r = read.get(path);
         const hash = hashes[k] ?? null;
         if (!r || hash === null) {
-          if (r && !r.bytes && !r.tooBig) outcomes[k] = { path, status: 'refused', reason: r.error };
-          else careful.push(k); // big, or to be signed
+          if (r && !r.bytes && !r.tooBig && !converts(optionsFor(path), path)) outcomes[k] = { path, status: 'refused', reason: r.error };
+          else careful.push(k); // big, to be signed, or converted (which says why it cannot be read in its own words)
           continue;
         }
         const key = referenceKey(path, hash);
@@ -129,13 +131,20 @@ export async function importFiles(
           continue;
         }
         const fo = optionsFor(path);
+        if (converts(fo, path)) {
+          // Kept as another file (a CSV as CBOR): no source, so never found as imported before.
+          const made = convertedCopy(path, r.bytes!, fo);
+          if ('reason' in made) outcomes[k] = { path, status: 'refused', reason: made.reason };
+          else copies.push({ at: k, copy: made });
+          continue;
+        }
         const ref = referenceFor(path, r.bytes!, hash, fo);
         const refusal = fo.check?.(path, r.bytes!) ?? null;
         if (refusal !== null) {
           outcomes[k] = { path, status: 'refused', reason: refusal };
           continue;
         }
-        if (fo.copy) copies.push({ at: k, ref, bytes: r.bytes!, o: fo });
+        if (fo.copy) copies.push({ at: k, copy: copyOf(ref, r.bytes!, fo) });
         else fresh.push({ at: k, ref, bytes: r.bytes! });
       }
       // The app's store checks every new sample (the CLI's checks none): from the bytes at hand, not
@@ -147,13 +156,18 @@ export async function importFiles(
           f.ref.lengthMs ??= verdict.lengthMs ?? null;
         }
       }
-      const rows = store.db.transaction(() => index.insertRows(fresh.map((f) => f.ref), o))();
+      const rows = fresh.length === 0 ? [] : store.db.transaction(() => index.insertRows(fresh.map((f) => f.ref), o))();
       fresh.forEach((f, j) => {
         const row = rows[j]!;
         store.keepBytes(row.id, f.bytes);
         outcomes[f.at] = { path: f.ref.path, status: 'added', id: row.id, state: row.state, ...(o.withSamples ? { sample: rowToSample(row) } : {}) };
       });
-      for (const c of copies) outcomes[c.at] = await copyOne(store, c.ref, c.bytes, c.o);
+      // Copies are written and synced together and indexed in one transaction (see SampleStore.addCopies).
+      const kept = await store.addCopies(copies.map((c) => c.copy));
+      copies.forEach((c, j) => {
+        const sample = kept[j]!;
+        outcomes[c.at] = { path: chunk[c.at]!, status: 'added', id: sample.id, state: sample.state, sample };
+      });
       for (const k of careful) outcomes[k] = await importOne(store, chunk[k]!, optionsFor(chunk[k]!));
       all.push(...outcomes);
       onChunk(outcomes);
@@ -167,6 +181,16 @@ export async function importFiles(
 /** The one-at-a-time path (big files, files to sign); a file gone or unreadable since it was listed is refused, as on the fast path. */
 async function importOne(store: SampleStore, path: string, o: ImportOptions): Promise<BulkOutcome> {
   try {
+    if (converts(o, path)) {
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(path);
+      } catch (err) {
+        return { path, status: 'refused', reason: (err as Error).message }; // as importCsv says it
+      }
+      const made = convertedCopy(path, bytes, o);
+      return 'reason' in made ? { path, status: 'refused', reason: made.reason } : added(path, (await store.addCopies([made]))[0]!);
+    }
     if (o.copy) {
       // A copy is made of the whole file anyway: read it once, then as on the fast path.
       const st = await stat(path);
@@ -177,7 +201,7 @@ async function importOne(store: SampleStore, path: string, o: ImportOptions): Pr
       if (found) return { path, status: 'known', id: found.id, state: found.state };
       const refusal = o.check?.(path, bytes) ?? null;
       if (refusal !== null) return { path, status: 'refused', reason: refusal };
-      return await copyOne(store, referenceFor(path, bytes, hash, o), bytes, o);
+      return added(path, (await store.addCopies([copyOf(referenceFor(path, bytes, hash, o), bytes, o)]))[0]!);
     }
     const one = await importFile(store, path, o);
     return one.status === 'refused' ? one : { path: one.path, status: one.status, id: one.sample.id, state: one.sample.state, sample: one.sample };
@@ -192,15 +216,24 @@ async function importOne(store: SampleStore, path: string, o: ImportOptions): Pr
  * Reads and hashes on a worker thread; where one cannot be started, on the main thread with
  * asynchronous reads (slower, same results).
  */
-function hashedReader(): { read(paths: string[]): Promise<HashedRead[]>; close(): Promise<void> } {
+function hashedReader(): HashedReader {
   try {
     return new ReadWorker(READ_WHOLE_BYTES);
   } catch {
-    return {
-      read: async (paths) => (await readFiles(paths, LANES, READ_WHOLE_BYTES)).map((r) => (r.bytes ? { ...r, sha256: createHash('sha256').update(r.bytes).digest('hex') } : r)),
-      close: async () => {},
-    };
+    return mainThreadReader();
   }
+}
+
+interface HashedReader {
+  read(paths: string[]): Promise<HashedRead[]>;
+  close(): Promise<void>;
+}
+
+function mainThreadReader(): HashedReader {
+  return {
+    read: async (paths) => (await readFiles(paths, LANES, READ_WHOLE_BYTES)).map((r) => (r.bytes ? { ...r, sha256: createHash('sha256').update(r.bytes).digest('hex') } : r)),
+    close: async () => {},
+  };
 }
 
 function referenceFor(path: string, bytes: Buffer, sha256: string, o: ImportOptions): NewReference {
@@ -219,14 +252,32 @@ function referenceFor(path: string, bytes: Buffer, sha256: string, o: ImportOpti
  * and hashed are written once, and the copy remembers where it came from, so importing the same
  * file again finds it.
  */
-async function copyOne(store: SampleStore, ref: NewReference, bytes: Buffer, o: ImportOptions): Promise<BulkOutcome> {
-  const sample = await store.addBytes(
-    {
-      name: ref.name, kind: ref.kind, label: ref.label, category: o.category, metadata: o.metadata, boundingBoxes: o.boundingBoxes,
-      structuredLabels: o.structuredLabels ?? null, lengthMs: ref.lengthMs ?? null, addDateId: o.addDateId, allowDuplicates: o.allowDuplicates, queue: o.queue,
-    },
-    bytes,
-    { path: ref.path, sha256: ref.sha256 },
-  );
-  return { path: ref.path, status: 'added', id: sample.id, state: sample.state, sample };
+function copyOf(ref: NewReference, bytes: Buffer, o: ImportOptions): NewCopy {
+  return { input: { ...copyInput(ref.name, o), label: ref.label, lengthMs: ref.lengthMs ?? null }, bytes, source: { path: ref.path, sha256: ref.sha256 }, sha256: ref.sha256 };
+}
+
+function converts(o: ImportOptions, path: string): boolean {
+  return o.copy === true && o.convert !== undefined && o.convert.applies(path);
+}
+
+/** The copy ImportOptions.convert makes of a file, or why it cannot (its words). */
+function convertedCopy(path: string, bytes: Buffer, o: ImportOptions): NewCopy | { reason: string } {
+  try {
+    const made = o.convert!.make(path, bytes);
+    return { input: { ...copyInput(made.name, o), ...made.sample }, bytes: made.bytes, source: null };
+  } catch (err) {
+    return { reason: (err as Error).message };
+  }
+}
+
+/** What every copy of a run shares; kind and label from the name unless the caller says otherwise. */
+function copyInput(name: string, o: ImportOptions): NewSample {
+  return {
+    name, kind: fileKind(name) as SampleKind, label: o.label === undefined ? deriveLabel(name) : o.label, category: o.category, metadata: o.metadata,
+    boundingBoxes: o.boundingBoxes, structuredLabels: o.structuredLabels ?? null, addDateId: o.addDateId, allowDuplicates: o.allowDuplicates, queue: o.queue,
+  };
+}
+
+function added(path: string, sample: Sample): BulkOutcome {
+  return { path, status: 'added', id: sample.id, state: sample.state, sample };
 }

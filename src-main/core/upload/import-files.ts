@@ -31,6 +31,21 @@ export interface ImportOptions {
   withSamples?: boolean;
   /** Refuses a file before it is indexed: the reason in words, or null to take it (e.g. "not a readable WAV"). */
   check?: ((path: string, bytes: Buffer) => string | null) | undefined;
+  /**
+   * With `copy`: files kept as another file (a CSV of readings becomes acquisition CBOR). Such a
+   * sample names no source, so importing the file again adds it again; `check` is not asked, nor
+   * is the platform's size cap (it applies to what is kept). A throw from `make` refuses the file
+   * with the error's message.
+   */
+  convert?: { applies: (path: string) => boolean; make: (path: string, bytes: Buffer) => ConvertedFile } | undefined;
+}
+
+/** A file's bytes made into a sample's (ImportOptions.convert). */
+export interface ConvertedFile {
+  name: string;
+  bytes: Buffer;
+  /** Overrides what the run's options give (a label the caller derives itself, the length it read). */
+  sample: Partial<Pick<Sample, 'kind' | 'label' | 'lengthMs'>>;
 }
 
 /**
