@@ -22,8 +22,9 @@ const ACCEPTED = '.json, .cbor, .csv, .parquet, .wav, .jpg, .png, .mp4 or .avi';
  * path gets its own outcome with a reason a person can act on; none stops the others.
  *
  * The files go through the bulk import (core/upload/bulk-import.ts), as `upload` and `samples
- * import` do: read and hashed on a worker thread, checked from those bytes, indexed 256 to a
- * transaction with their length from the header. A drop of ten thousand files takes seconds.
+ * import` do: read and hashed (on a worker thread when there are more than 256), checked from those
+ * bytes, indexed 256 to a transaction with their length from the header. A drop of ten thousand
+ * files takes seconds; the window sends a drop 256 paths a call (src-renderer imports.svelte.ts).
  */
 export async function addPaths(store: SampleStore, paths: readonly string[], o: AddPathsOptions): Promise<AddPathResult[]> {
   const unique = [...new Set(paths)]; // the same file twice in one drop is added once

@@ -47,3 +47,28 @@ export async function addOneFile(api: Api, file: File, options: AddFileOptions, 
     return { status: 'refused', message: errorText(err) };
   }
 }
+
+/**
+ * Adds files by their paths in one call (the Electron window's drop of many files): the core reads
+ * and indexes them together, a few hundred to a transaction, instead of one call and one commit
+ * each. One outcome per path, in order; a failed call refuses them all with its words.
+ */
+export async function addByPaths(api: Api, paths: readonly string[], options: AddFileOptions): Promise<AddFileOutcome[]> {
+  try {
+    const { results } = await api.call('samples.addPaths', { paths: [...paths], ...options });
+    const byPath = new Map(results.map((r) => [r.path, r]));
+    const seen = new Set<string>();
+    return paths.map((path): AddFileOutcome => {
+      const r = byPath.get(path);
+      if (!r) return { status: 'refused', message: 'Capture Desk did not answer for this file; try again.' };
+      if (r.status === 'refused') return { status: 'refused', message: r.reason };
+      // The same file twice in one drop: added once, the second time found (as one file after the other would be).
+      const again = seen.has(path);
+      seen.add(path);
+      return { status: 'added', sample: r.sample, known: r.status === 'known' || again };
+    });
+  } catch (err) {
+    const message = errorText(err);
+    return paths.map(() => ({ status: 'refused', message }));
+  }
+}
