@@ -1,39 +1,20 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, readFile, readdir, rm, statfs, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { AtProgress, Sample } from '../../src-main/core/contract/contract.js';
 import { AtClient } from '../../src-main/core/serial/at/at-client.js';
 import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
-import { openPtyPair } from '../support/boards/pty.js';
+import { atBoard } from '../support/boards/board-on-pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
+import { fillDisk, smallDisk } from '../support/small-disk.js';
 
 // Issue 13: a sample recorded on a board with the platform's firmware is never lost between the
 // board and us. The board's copy goes only once ours is saved; what cannot be decoded is kept as it came.
-const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
 const cleanups = useCleanups();
 
 type BoardEvent = { event: string; fileName?: string; base64?: string; deleted?: boolean; files?: string[] };
 
-async function board(args: string[]) {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child: ChildProcess = spawn(process.execPath, [AT_BOARD, '--port', pty.boardPath, '--time-scale', '0.05', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  const events: BoardEvent[] = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l) as BoardEvent));
-  await expect.poll(() => events.some((e) => e.event === 'ready'), { timeout: 5000 }).toBe(true);
-  return { pty, events };
-}
+const board = (args: string[]) => atBoard<BoardEvent>(cleanups, ['--time-scale', '0.05', ...args]);
 
 /** The core with the board's port added in AT mode; in `dataDir` if given, else a new one. */
 async function core(hostPath: string, dataDir?: string) {
@@ -41,21 +22,6 @@ async function core(hostPath: string, dataDir?: string) {
   await c.call('serial.addPath', { path: hostPath });
   await c.call('serial.setSettings', { path: hostPath, settings: { mode: 'at' } });
   return c;
-}
-
-/** A small filesystem of its own (we run as root), filled until only `leaveKb` are free. */
-async function fullDisk(sizeKb: number): Promise<{ dir: string; fill: (leaveKb: number) => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'cd-at-disk-'));
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k`, 'tmpfs', dir], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`mount refused (${r.stderr.trim()}): this test needs root to mount a small tmpfs`);
-  cleanups.push(() => spawnSync('umount', ['-l', dir]));
-  return {
-    dir,
-    fill: async (leaveKb) => {
-      const st = await statfs(dir);
-      await writeFile(join(dir, 'filler'), Buffer.alloc(Math.max(0, st.bavail * st.bsize - leaveKb * 1024)));
-    },
-  };
 }
 
 const request = (path: string) => ({ path, sensor: 'Built-in accelerometer', frequencyHz: 62.5, lengthMs: 1000, label: 'knock', category: 'training', metadata: {} });
@@ -80,10 +46,10 @@ describe('a board sample that cannot be decoded', () => {
 describe('a board sample that cannot be saved here', () => {
   it('on a full disk: fails naming the file the board still holds, which was not deleted there', async () => {
     const { pty, events: board$ } = await board(['--at-version', '1.6.0', '--storage', 'file']);
-    const disk = await fullDisk(2048);
-    const dataDir = join(disk.dir, 'data');
+    const disk = await smallDisk(cleanups, 2048);
+    const dataDir = join(disk, 'data');
     const { call, events } = await core(pty.hostPath, dataDir);
-    await disk.fill(0);
+    await fillDisk(disk);
     const err = await call<Sample>('at.record', request(pty.hostPath)).then(() => null, (e: unknown) => e as Error & { code: string });
     const onBoard = board$.find((e) => e.event === 'sample')!;
     expect(err?.message).toMatch(/read from the board but could not be saved: Could not write to .*data\/samples: the disk is full \(ENOSPC\)\. Free some space on that disk\. The board still holds it as "\/fs\/knock\.0" \(it was not deleted there\)/);

@@ -1,32 +1,26 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { SerialPort } from 'serialport';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CoreError } from '../../src-main/core/errors.js';
 import { verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { AtClient } from '../../src-main/core/serial/at/at-client.js';
 import { AtCommandError } from '../../src-main/core/serial/at/at-errors.js';
 import type { AtSampleStage } from '../../src-main/core/serial/at/at-sampling.js';
 import type { BytePort } from '../../src-main/core/serial/at/at-transport.js';
-import { openPtyPair, socatAvailable } from '../support/boards/pty.js';
+import { atBoard } from '../support/boards/board-on-pty.js';
+import { socatAvailable } from '../support/boards/pty.js';
+import { useCleanups } from '../support/cleanups.js';
 
 /**
  * The AT client against a simulated official-firmware board (test/support/boards/at-board.mjs)
  * on the far end of a socat PTY pair, opened through serialport exactly as real hardware is.
  */
-const BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
 const POLL = { timeout: 5_000, interval: 20 };
 const HMAC_KEY = 'lab-hmac-key-0123456789abcdef';
 const API_KEY = 'ei_0123456789abcdef0123456789abcdef';
 
 interface BoardEvent { event: string; [k: string]: unknown }
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 /** Exactly what the app does with a real port, plus a record of baud-rate changes. */
 function bytePortOf(port: SerialPort, bauds: number[]): BytePort {
@@ -50,19 +44,7 @@ function bytePortOf(port: SerialPort, bauds: number[]): BytePort {
 }
 
 async function startBoard(args: string[]) {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child = spawn(process.execPath, [BOARD, '--port', pty.boardPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-  });
-  const events: BoardEvent[] = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l) as BoardEvent));
-  await expect.poll(() => events.some((e) => e.event === 'ready'), POLL).toBe(true);
-
+  const { pty, events } = await atBoard<BoardEvent>(cleanups, args);
   const port = new SerialPort({ path: pty.hostPath, baudRate: 115200, autoOpen: false });
   await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
   cleanups.push(() => new Promise<void>((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve())));

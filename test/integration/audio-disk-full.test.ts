@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, stat, statfs, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AudioLevels, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { startCore, useCaptureWorker, useCleanups } from '../support/core-harness.js';
+import { fillDisk, smallDisk } from '../support/small-disk.js';
 
 // Issue 13, item 2 for microphones: the real PulseAudio virtual microphone recorded into a data
 // folder on a small tmpfs that fills up. The recording stops when the disk is full (not when
@@ -15,14 +14,6 @@ import { startCore, useCaptureWorker, useCleanups } from '../support/core-harnes
 const worker = useCaptureWorker();
 const cleanups = useCleanups();
 
-async function smallDisk(sizeKb: number): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'cd-audio-disk-'));
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k`, 'tmpfs', dir], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`mount refused (${r.stderr.trim()}): this test needs root to mount a small tmpfs`);
-  cleanups.push(() => spawnSync('umount', ['-l', dir]));
-  return dir;
-}
-
 const open = (dataDir: string, env: Record<string, string>) => startCore(cleanups, { dataDir, uploads: false, serial: null, audio: { workerPath: worker(), env } });
 
 describe('a microphone recording on a disk that fills up', () => {
@@ -30,7 +21,7 @@ describe('a microphone recording on a disk that fills up', () => {
     const server = testPulseFromEnv();
     const tone = playTone({ env: server.env, sink: server.sink, tones: [{ freq: 1000, amp: 0.5 }] });
     cleanups.push(() => tone.stop());
-    const disk = await smallDisk(4096);
+    const disk = await smallDisk(cleanups, 4096);
     const dataDir = join(disk, 'data');
     const first = await open(dataDir, server.env);
     await first.call('stream.start', { sourceId: 'audio:default' });
@@ -38,8 +29,7 @@ describe('a microphone recording on a disk that fills up', () => {
     await expect.poll(() => first.events.filter(([n, p]) => n === 'audio.levels' && (p as AudioLevels).rmsDbfs > -12).length, { timeout: 15_000 }).toBeGreaterThan(3);
 
     // About 3 s of 16 kHz mono (32 KB/s) fit; then the disk is full.
-    const st0 = await statfs(disk);
-    await writeFile(join(disk, 'filler'), Buffer.alloc(st0.bavail * st0.bsize - 96 * 1024));
+    const filler = await fillDisk(disk, 96);
     const started = Date.now();
     const st = await first.call<RecordingStatus>('record.start', { sourceIds: ['audio:default'], label: 'hum', category: 'training', metadata: { room: 'lab' }, queue: false });
     const ended = () => first.finished(st.sessionId);
@@ -60,7 +50,7 @@ describe('a microphone recording on a disk that fills up', () => {
     await first.close();
 
     // Space freed; the next start recovers the WAV.
-    await rm(join(disk, 'filler'));
+    await rm(filler);
     const next = await open(dataDir, server.env);
     const { samples } = await next.call<{ samples: Sample[] }>('samples.list', {});
     expect(samples).toHaveLength(1);

@@ -1,17 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCore } from '../../src-main/core/app.js';
 import type { CallResult, Classification } from '../../src-main/core/contract/contract.js';
 import { createLogger } from '../../src-main/core/log.js';
 import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
 import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.mjs';
-import { openPtyPair } from '../support/boards/pty.js';
+import { lineBoard } from '../support/boards/board-on-pty.js';
+import { useCleanups } from '../support/cleanups.js';
 import { runCli } from '../support/cli.js';
 import { fixedPorts } from '../support/fake-hardware.js';
 import { seriesOf } from '../support/ingestion-server/classify-data.js';
@@ -22,13 +21,9 @@ import { startIngestionServer, type IngestionServer } from '../support/ingestion
 // from the PulseAudio test microphone, uploaded to testing on the emulated platform, classified
 // there; the JSON lines checked window by window against the platform's own model.
 
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const WORKER = fileURLToPath(new URL('../../dist/audio/capture-worker.js', import.meta.url));
 const KEY = 'ei_test_key';
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 interface WindowLine { start_ms: number; end_ms: number; label: string; confidence: number; scores: Record<string, number>; block?: string; anomaly?: number }
 interface SummaryLine { summary: true; windows: number; by_label: Record<string, number>; expected: string | null; agree: number | null; block?: string; classified_at: string; kept: boolean }
@@ -41,15 +36,7 @@ async function platform(): Promise<IngestionServer> {
 const dataDir = async () => join(await mkdtemp(join(tmpdir(), 'cd-classify-')), 'data');
 
 async function boardTake(srv: IngestionServer, dir: string, label = 'wave', extra: string[] = ['--upload', '--ingestion-url', srv.url, '--api-key', KEY], lengthMs = '3000', category = 'testing') {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child: ChildProcess = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100'], { stdio: 'ignore' });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
+  const { pty } = await lineBoard(cleanups, ['--rate', '100']);
   const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', lengthMs, '--label', label, '--category', category, ...extra, '--data-dir', dir]);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { id: string; state: string; platform: { sample_id: number | null } };

@@ -1,32 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { AtBoardInfo, AtProgress, Sample } from '../../src-main/core/contract/contract.js';
 import { verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
-import { openPtyPair } from '../support/boards/pty.js';
+import { atBoard } from '../support/boards/board-on-pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 
-const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
 const cleanups = useCleanups();
 
 async function setup(boardArgs: string[]) {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child: ChildProcess = spawn(process.execPath, [AT_BOARD, '--port', pty.boardPath, ...boardArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  const boardEvents: Array<Record<string, unknown>> = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => boardEvents.push(JSON.parse(l)));
-  await expect.poll(() => boardEvents.some((e) => e.event === 'ready'), { timeout: 5000 }).toBe(true);
-
+  const { pty, events: boardEvents } = await atBoard(cleanups, boardArgs);
   const { call, events, dataDir } = await startCore(cleanups, { uploads: false });
   await call('serial.addPath', { path: pty.hostPath });
   await call('serial.setSettings', { path: pty.hostPath, settings: { mode: 'at' } });

@@ -1,17 +1,14 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { AudioLevels, RecordingStatus, Sample, Source } from '../../src-main/core/contract/contract.js';
 import { playTone, startPulse, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
-import { openPtyPair } from '../support/boards/pty.js';
+import { lineBoard } from '../support/boards/board-on-pty.js';
 import { startCore, useCaptureWorker, useCleanups } from '../support/core-harness.js';
 
 // The app side of microphones through the real parts: the core with a real AudioSupervisor (its
 // capture process opens the PulseAudio null sink's monitor like a microphone), a tone played into
 // the sink with pacat, a line board on a PTY, and everything driven through the contract.
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const worker = useCaptureWorker();
 const cleanups = useCleanups();
 
@@ -55,10 +52,7 @@ describe('microphones in the app (real PulseAudio virtual microphone)', () => {
     // The choice is remembered.
     expect(await call('audio.settings')).toMatchObject({ deviceId: 'default' });
 
-    const pty = await openPtyPair();
-    cleanups.push(() => pty.close());
-    const board = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100'], { stdio: 'ignore' });
-    cleanups.push(() => board.kill('SIGKILL'));
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
     await call('serial.addPath', { path: pty.hostPath });
     const serial = `serial:${pty.hostPath}`;
     await call('stream.start', { sourceId: serial });

@@ -1,16 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../src-main/core/app.js';
-import type { CallResult, Classification, ClassifyState, CollectSummary, EventName, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
+import { describe, expect, it } from 'vitest';
+import type { Classification, ClassifyState, CollectSummary, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { memoryKeychain, type Keychain } from '../../src-main/core/secrets/keychain.js';
-import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
-import { openPtyPair } from '../support/boards/pty.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { lineBoard } from '../support/boards/board-on-pty.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 import { seriesOf } from '../support/ingestion-server/classify-data.js';
 import { classifySeries, DEFAULT_IMPULSE } from '../support/ingestion-server/classify-model.js';
 import { startIngestionServer, type IngestionServer } from '../support/ingestion-server/server.js';
@@ -19,38 +14,18 @@ import { startIngestionServer, type IngestionServer } from '../support/ingestion
 // contract, uploaded by the app's queue, classified once the platform confirmed them, the summary
 // sent as an event and kept; a restarted core shows the kept result without asking again.
 
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const KEY = 'ei_test_key';
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
+/** The core on `dataDir` (a restart passes the same folder and keychain), and the classify states it sent. */
 async function start(dataDir: string, keychain: Keychain) {
-  const core: Core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain, serial: serialportOpener }, log: createLogger(() => {}) });
-  let closed = false;
-  const close = async () => {
-    if (!closed) await core.close();
-    closed = true;
-  };
-  cleanups.push(close);
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code, details: r.error.details });
-    return r.value as T;
-  };
-  const states = () => events.filter(([n]) => n === 'samples.classifyState').map(([, p]) => p as ClassifyState);
-  return { core, call, events, states, close };
+  const app = await startCore(cleanups, { dataDir, keychain });
+  const states = () => app.events.filter(([n]) => n === 'samples.classifyState').map(([, p]) => p as ClassifyState);
+  return { ...app, states };
 }
 
 async function board() {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100'], { stdio: 'ignore' });
-  cleanups.push(() => child.kill('SIGKILL'));
-  return pty.hostPath;
+  return (await lineBoard(cleanups)).pty.hostPath;
 }
 
 async function record(app: Awaited<ReturnType<typeof start>>, sourceId: string, label: string, category: string): Promise<string> {

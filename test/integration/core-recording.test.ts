@@ -1,16 +1,13 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { simulatedImuRow } from '../../src-main/core/stream/simulated-imu.js';
-import { openPtyPair } from '../support/boards/pty.js';
+import { lineBoard } from '../support/boards/board-on-pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const cleanups = useCleanups();
 
 describe('recording through the contract', () => {
@@ -45,10 +42,7 @@ describe('recording through the contract', () => {
 
   it('records two sources in one session (simulated + a board on a PTY) until stopped', async () => {
     const { call, saved } = await startCore(cleanups);
-    const pty = await openPtyPair();
-    cleanups.push(() => pty.close());
-    const board = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100'], { stdio: 'ignore' });
-    cleanups.push(() => board.kill('SIGKILL'));
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
     await call('serial.addPath', { path: pty.hostPath });
     const serial = `serial:${pty.hostPath}`;
     await call('stream.start', { sourceId: serial });

@@ -1,61 +1,29 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdir, mkdtemp, readFile, rm, statfs, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
 import { silentLogger } from '../../src-main/core/log.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { boardValue } from '../support/boards/line-board-values.mjs';
+import { lineBoard } from '../support/boards/board-on-pty.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { runCli } from '../support/cli.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
+import { fillDisk, smallDisk } from '../support/small-disk.js';
 
 // Issue 13, item 2: a data folder that fills up mid-capture, or cannot be written at all.
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const cleanups = useCleanups();
-
-/** A small filesystem of its own, mounted for the test (we run as root). */
-async function smallDisk(sizeKb: number, opts = ''): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'cd-disk-'));
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k${opts}`, 'tmpfs', dir], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`mount refused (${r.stderr.trim()}): these tests need root to mount a small tmpfs`);
-  cleanups.push(() => spawnSync('umount', ['-l', dir]));
-  return dir;
-}
-
-/** Fills the disk until only `leaveKb` are free. */
-async function fill(dir: string, leaveKb: number): Promise<string> {
-  const st = await statfs(dir);
-  const free = st.bavail * st.bsize;
-  const filler = join(dir, 'filler');
-  await writeFile(filler, Buffer.alloc(Math.max(0, free - leaveKb * 1024)));
-  return filler;
-}
-
-async function board(args: string[]) {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child: ChildProcess = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  return pty;
-}
 
 describe('a data folder that fills up during a recording', () => {
   it('stops cleanly, says the disk is full, keeps every row on disk, and recovers them once space is freed', async () => {
-    const disk = await smallDisk(4096);
+    const disk = await smallDisk(cleanups, 4096);
     const dataDir = join(disk, 'data');
     expect((await runCli(['samples', 'list', '--data-dir', dataDir])).code).toBe(0); // index and folders exist
-    const filler = await fill(disk, 96);
-    const pty = await board(['--rate', '1000']);
+    const filler = await fillDisk(disk, 96);
+    const { pty } = await lineBoard(cleanups, ['--rate', '1000']);
     const started = Date.now();
     const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--frequency', '1000', '--length-ms', '30000', '--label', 'full', '--data-dir', dataDir]);
     expect(r.code, r.stderr).toBe(1);
@@ -82,12 +50,12 @@ describe('a data folder that fills up during a recording', () => {
 
 describe('the app when its disk fills during a recording', () => {
   it('ends that recording with the reason and where the rows are, and records again once space is freed', async () => {
-    const disk = await smallDisk(4096);
+    const disk = await smallDisk(cleanups, 4096);
     const dataDir = join(disk, 'data');
     const { call, saved, close } = await startCore(cleanups, { dataDir, serial: null, uploads: false });
     const ended = (sessionId: string) => saved(sessionId, 20_000);
     await call('stream.start', { sourceId: 'simulated:imu', rateHz: 1000 });
-    const filler = await fill(disk, 64);
+    const filler = await fillDisk(disk, 64);
     const st = await call<RecordingStatus>('record.start', { sourceIds: ['simulated:imu'], label: 'full', category: 'training', queue: false });
     const failed = await ended(st.sessionId);
     expect(failed.state).toBe('failed');
@@ -112,11 +80,11 @@ describe('the app when its disk fills during a recording', () => {
 
 describe('the index on a full disk', () => {
   it('says the sample file is saved but not indexed, loses nothing, and indexes it at the next start', async () => {
-    const disk = await smallDisk(2048);
+    const disk = await smallDisk(cleanups, 2048);
     const dataDir = join(disk, 'data');
     const store = await SampleStore.open(dataDir, silentLogger);
     // Room for the sample file (one 4 KB page), none for the index's journal to grow.
-    const filler = await fill(disk, 8);
+    const filler = await fillDisk(disk, 8);
     const bytes = Buffer.alloc(3000, 7);
     const outcome = await store.addBytes({ name: 'take.cbor', kind: 'sensor', label: 'x', category: 'training' }, bytes).catch((e: unknown) => e);
     expect(outcome).toBeInstanceOf(Error);
@@ -145,7 +113,7 @@ describe('a data folder that cannot be written at start-up', () => {
   });
 
   it('names the folder and what to do when its disk is read-only', async () => {
-    const disk = await smallDisk(1024);
+    const disk = await smallDisk(cleanups, 1024);
     await mkdir(join(disk, 'data'));
     expect(spawnSync('mount', ['-o', 'remount,ro', disk]).status).toBe(0);
     const pty = await openPtyPair();

@@ -1,10 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { encodeRows } from '../../src-main/core/capture/cbor-rows.js';
 import { recoverRecordings } from '../../src-main/core/capture/recording-recovery.js';
@@ -13,6 +9,7 @@ import { createLogger } from '../../src-main/core/log.js';
 import { decodeAcquisition, detectAcquisitionFormat, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { memoryKeychain, type Keychain } from '../../src-main/core/secrets/keychain.js';
+import { atBoard } from '../support/boards/board-on-pty.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 import { lockedKeychain } from '../support/locked-keychain.js';
@@ -21,7 +18,6 @@ import { lockedKeychain } from '../support/locked-keychain.js';
 // failed to start kept, and a recording recovered at start. Each is saved unsigned when the
 // project's HMAC key cannot be read, and says so where that path speaks to the user. The keychain
 // is the real adapter; only keytar under it answers as a Secret Service with a locked keyring.
-const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
 const HMAC = 'lab-hmac-key-0123456789abcdef';
 const UNSIGNED = /saved unsigned: the project's HMAC key could not be read \(.*locked.*\); unlock or fix the keychain, then record again if the project needs signed data/;
 
@@ -29,24 +25,8 @@ const cleanups = useCleanups();
 
 const locked = lockedKeychain;
 
-async function atBoard() {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child: ChildProcess = spawn(process.execPath, [AT_BOARD, '--port', pty.boardPath, '--time-scale', '0.05', '--at-version', '1.6.0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  const events: Array<{ event: string }> = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l) as { event: string }));
-  await expect.poll(() => events.some((e) => e.event === 'ready'), { timeout: 5000 }).toBe(true);
-  return pty.hostPath;
-}
-
 async function recordOnBoard(keychain: Keychain, setKey: boolean) {
-  const path = await atBoard();
+  const path = (await atBoard(cleanups, ['--time-scale', '0.05', '--at-version', '1.6.0'])).pty.hostPath;
   const { call, logLines: lines, dataDir } = await startCore(cleanups, { keychain, uploads: false });
   if (setKey) await call('keys.set', { kind: 'hmac-key', key: HMAC });
   await call('serial.addPath', { path });

@@ -1,37 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src-main/core/log.js';
 import { decodeAcquisition, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { UploadQueue } from '../../src-main/core/upload/upload-queue.js';
 import { boardValue } from '../support/boards/line-board-values.mjs';
-import { openPtyPair } from '../support/boards/pty.js';
+import { NOISY_BOARD, startBoard } from '../support/boards/board-on-pty.js';
+import { useCleanups } from '../support/cleanups.js';
 import { runCli } from '../support/cli.js';
 
 // Issue 13: a take whose rate cannot be measured is kept, says so, and is finished afterwards.
-const NOISY_BOARD = fileURLToPath(new URL('../support/boards/numbers-then-garbage.mjs', import.meta.url));
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function noisyBoard(args: string[]) {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child: ChildProcess = spawn(process.execPath, [NOISY_BOARD, '--port', pty.boardPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  return pty;
-}
+const cleanups = useCleanups();
 
 const lastJson = (out: string) => JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown> & { id: string; file: string };
 
@@ -54,7 +35,7 @@ async function tryQueue(dataDir: string, id: string): Promise<{ queued: number }
 
 describe('a take whose sampling rate cannot be measured (numbers for 3 s, then garbage)', () => {
   it('is kept with every row, exits 1 with needs_attention and a note; set-rate finishes, signs and makes it queueable', async () => {
-    const pty = await noisyBoard(['--rate', '100', '--good-ms', '3000']);
+    const { pty } = await startBoard(cleanups, NOISY_BOARD, ['--rate', '100', '--good-ms', '3000']);
     const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-keep-')), 'data');
     const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '6000', '--label', 'loose', '--data-dir', dataDir]);
     expect(r.code, r.stderr).toBe(1);

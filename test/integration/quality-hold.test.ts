@@ -1,16 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { QueueStatus, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
-import { openPtyPair } from '../support/boards/pty.js';
+import { lineBoard } from '../support/boards/board-on-pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const KEY = 'ei_quality';
 const cleanups = useCleanups();
 
@@ -21,14 +18,6 @@ async function coreWithPlatform() {
   return { srv, call, events };
 }
 
-async function board(args: string[]) {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100', ...args], { stdio: 'ignore' });
-  cleanups.push(() => child.kill('SIGKILL'));
-  return pty;
-}
-
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('data quality through the core, with real boards on PTYs', () => {
@@ -36,8 +25,8 @@ describe('data quality through the core, with real boards on PTYs', () => {
     const { srv, call, events } = await coreWithPlatform();
 
     // One board stalls its loop for 300 ms every second (the readings due then are never sent).
-    const gapped = await board(['--pause-every', '1000:300']);
-    const clean = await board([]);
+    const { pty: gapped } = await lineBoard(cleanups, ['--rate', '100', '--pause-every', '1000:300']);
+    const { pty: clean } = await lineBoard(cleanups, ['--rate', '100']);
     for (const p of [gapped, clean]) {
       await call('serial.addPath', { path: p.hostPath });
       await call('stream.start', { sourceId: `serial:${p.hostPath}` });

@@ -1,46 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeAcquisition, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { openError } from '../../src-main/core/serial/serialport-opener.js';
 import { boardValue } from '../support/boards/line-board-values.mjs';
+import { atBoard, lineBoard } from '../support/boards/board-on-pty.js';
 import { openPtyPair } from '../support/boards/pty.js';
+import { useCleanups } from '../support/cleanups.js';
 import { runCli } from '../support/cli.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
-const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function board(script: string, args: string[]) {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child: ChildProcess = spawn(process.execPath, [script, '--port', pty.boardPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  const events: Array<Record<string, unknown>> = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l)));
-  return { pty, child, events };
-}
+const cleanups = useCleanups();
 
 const dataDir = async () => join(await mkdtemp(join(tmpdir(), 'cd-rec-serial-')), 'data');
 const lastJson = (out: string) => JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown> & { file: string };
 
 describe('capture-desk record serial --mode lines (PTY board)', () => {
   it('records every row the board printed, in order, with the rate measured to within 0.2%', async () => {
-    const { pty } = await board(LINE_BOARD, ['--rate', '100']);
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
     const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '4000', '--label', 'wave', '--axes', 'ax,ay,az', '--units', 'm/s2,m/s2,m/s2', '--metadata', '{"board":"sim"}', '--data-dir', await dataDir()]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/Detected 3 axes: ax, ay, az/);
@@ -64,7 +42,7 @@ describe('capture-desk record serial --mode lines (PTY board)', () => {
   });
 
   it('counts bad lines, keeps them out of the sample, and still measures the rate', async () => {
-    const { pty, child, events } = await board(LINE_BOARD, ['--rate', '100', '--bad-every', '25']);
+    const { pty, child, events } = await lineBoard(cleanups, ['--rate', '100', '--bad-every', '25']);
     const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '4000', '--data-dir', await dataDir()]);
     expect(r.code, r.stderr).toBe(0);
     const s = lastJson(r.stdout);
@@ -86,18 +64,18 @@ describe('capture-desk record serial --mode lines (PTY board)', () => {
   });
 
   it('understands name:value pairs and tab-separated lines', async () => {
-    const { pty } = await board(LINE_BOARD, ['--rate', '50', '--sep', 'pairs', '--axes', '2']);
+    const { pty } = await lineBoard(cleanups, ['--rate', '50', '--sep', 'pairs', '--axes', '2']);
     const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '1500', '--data-dir', await dataDir()]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('Detected 2 axes: accX, accY');
-    const tab = await board(LINE_BOARD, ['--rate', '50', '--sep', 'tab', '--eol', 'lf']);
+    const tab = await lineBoard(cleanups, ['--rate', '50', '--sep', 'tab', '--eol', 'lf']);
     const t = await runCli(['record', 'serial', '--port', tab.pty.hostPath, '--length-ms', '1500', '--frequency', '50', '--data-dir', await dataDir()]);
     expect(t.code, t.stderr).toBe(0);
     expect(lastJson(t.stdout).interval_ms).toBe(20);
   });
 
   it('keeps a capture cut short by an unplug as an incomplete sample', async () => {
-    const { pty } = await board(LINE_BOARD, ['--rate', '100']);
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
     const run = runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '20000', '--label', 'cut', '--data-dir', await dataDir()]);
     await new Promise((r) => setTimeout(r, 2500));
     await pty.close(); // the USB cable comes out
@@ -122,7 +100,7 @@ describe('capture-desk record serial --mode lines (PTY board)', () => {
   it('uploads with --upload, signed with the HMAC key, and exits 0 only when confirmed', async () => {
     const srv = await startIngestionServer({ hmacKey: 'proj-hmac' });
     cleanups.push(() => srv.close());
-    const { pty } = await board(LINE_BOARD, ['--rate', '100']);
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
     const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '1500', '--label', 'up', '--category', 'testing', '--hmac-key', 'proj-hmac',
       '--upload', '--ingestion-url', srv.url, '--api-key', 'ei_test_key', '--data-dir', await dataDir()]);
     expect(r.code, r.stderr).toBe(0);
@@ -157,8 +135,7 @@ describe('capture-desk record serial --mode lines (PTY board)', () => {
 
 describe('capture-desk record serial --mode at (official-firmware board on a PTY)', () => {
   it('samples on the board, reads it back and keeps the device-signed bytes exactly', async () => {
-    const { pty, events } = await board(AT_BOARD, ['--at-version', '1.3.0', '--storage', 'buffer', '--time-scale', '0.05']);
-    await expect.poll(() => events.some((e) => e.event === 'ready'), { timeout: 5000 }).toBe(true);
+    const { pty, events } = await atBoard(cleanups, ['--at-version', '1.3.0', '--storage', 'buffer', '--time-scale', '0.05']);
     const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--mode', 'at', '--length-ms', '2000', '--label', 'knock', '--hmac-key', 'board-key', '--data-dir', await dataDir()]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/Sensor ".+" at [\d.]+ Hz/);

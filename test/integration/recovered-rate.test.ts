@@ -1,39 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Sample } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
-import { openPtyPair } from '../support/boards/pty.js';
+import { lineBoard } from '../support/boards/board-on-pty.js';
+import { useCleanups } from '../support/cleanups.js';
 import { CLI, runCli, startServe } from '../support/cli.js';
+import { stopChild } from '../support/stop-child.js';
 import { TestWsClient } from '../support/ws-client.js';
 
 /**
  * Issue 19 §1: a numeric-line take killed with kill -9 mid-way is recovered with the rate the
  * finished take would have got, not the first lines' estimate the recording's header holds.
  */
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function board(args: string[]) {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, ...args], { stdio: 'ignore' });
-  cleanups.push(() => stop(child));
-  return pty;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGKILL');
-  await once(child, 'exit');
-}
+const cleanups = useCleanups();
 
 async function dataDir(): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), 'cd-recovered-rate-'));
@@ -44,7 +26,7 @@ async function dataDir(): Promise<string> {
 /** `record serial` for 30 s, kill -9 `killAfterMs` after it says it records; returns what its header says of the rate. */
 async function recordAndKill(host: string, dir: string, killAfterMs: number, args: string[] = []): Promise<{ intervalMs: number; rateMeasured?: boolean }> {
   const rec = spawn(process.execPath, [CLI, 'record', 'serial', '--port', host, '--length-ms', '30000', '--label', 'kill', '--data-dir', dir, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  cleanups.push(() => stop(rec));
+  cleanups.push(() => stopChild(rec));
   let err = '';
   await new Promise<void>((resolve, reject) => {
     rec.stderr!.on('data', (d) => {
@@ -54,7 +36,7 @@ async function recordAndKill(host: string, dir: string, killAfterMs: number, arg
     rec.once('exit', (code) => reject(new Error(`record serial exited (${code}) before recording: ${err}`)));
   });
   await new Promise((r) => setTimeout(r, killAfterMs));
-  await stop(rec);
+  await stopChild(rec);
   const [header] = (await readdir(join(dir, 'recordings'))).filter((f) => f.endsWith('.json'));
   return (JSON.parse(await readFile(join(dir, 'recordings', header!), 'utf8')) as { context: { intervalMs: number; rateMeasured?: boolean } }).context;
 }
@@ -73,7 +55,7 @@ describe('kill -9 of `record serial` mid-take: `samples recover` measures the ra
   ];
   for (const [name, rateHz, args, kills] of cases) {
     for (const killAfterMs of kills) it(`${name}, killed ${killAfterMs} ms in: within 0.5 % of the true interval`, async () => {
-      const pty = await board(['--rate', String(rateHz), ...args]);
+      const { pty } = await lineBoard(cleanups, ['--rate', String(rateHz), ...args]);
       const trueMs = 1000 / rateHz;
       const dir = await dataDir();
       const header = await recordAndKill(pty.hostPath, dir, killAfterMs);
@@ -94,7 +76,7 @@ describe('kill -9 of `record serial` mid-take: `samples recover` measures the ra
   }
 
   it('a rate given with --frequency is kept as given', async () => {
-    const pty = await board(['--rate', '100']);
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
     const dir = await dataDir();
     const header = await recordAndKill(pty.hostPath, dir, 1500, ['--frequency', '104']);
     expect(header.intervalMs).toBe(1000 / 104);
@@ -110,11 +92,11 @@ describe('kill -9 of `record serial` mid-take: `samples recover` measures the ra
 
 describe('kill -9 of the app (browser shell) recording a numeric-line board', () => {
   it('the next start has the sample with the rate measured from its rows', async () => {
-    const pty = await board(['--rate', '100']);
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
     const dir = await dataDir();
     const sourceId = `serial:${pty.hostPath}`;
     const first = await startServe(['--port', '0', '--data-dir', dir]);
-    cleanups.push(() => stop(first.child));
+    cleanups.push(() => stopChild(first.child));
     const client = await TestWsClient.connect(`${first.url.replace(/^http/, 'ws')}ws`);
     const call = async (method: string, input: unknown) => {
       const r = await client.call(method, input);
@@ -125,10 +107,10 @@ describe('kill -9 of the app (browser shell) recording a numeric-line board', ()
     await call('record.start', { sourceIds: [sourceId], label: 'app', category: 'training', queue: false });
     await new Promise((r) => setTimeout(r, 5000));
     client.close();
-    await stop(first.child);
+    await stopChild(first.child);
 
     const second = await startServe(['--port', '0', '--data-dir', dir]);
-    cleanups.push(() => stop(second.child));
+    cleanups.push(() => stopChild(second.child));
     const again = await TestWsClient.connect(`${second.url.replace(/^http/, 'ws')}ws`);
     cleanups.push(() => again.close());
     const r = await again.call('samples.list', {});

@@ -1,26 +1,36 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { socatAvailable } from '../support/boards/pty.js';
-import { lineBoard, listSamples, startConnect, startPlatform, type Cleanups, type ConnectEvent } from '../support/connect-run.js';
+import { useCleanups } from '../support/cleanups.js';
+import { lineBoard, listSamples, startConnect, startPlatform, type ConnectEvent, type Platform } from '../support/connect-run.js';
 
 /**
  * The connection's life under `capture-desk connect`: the platform drops it, goes away and comes
  * back on the same port, drops it in the middle of a take; and `connect` itself killed mid-take.
  */
-const cleanups: Cleanups = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 const kinds = (events: ConnectEvent[]) => events.map((e) => e.event);
+
+/** The platform, a 100 Hz board, and `connect` serving it as `deviceId`, once it said it is connected. */
+async function connected(deviceId: string) {
+  const p = await startPlatform(cleanups);
+  const b = await lineBoard(cleanups);
+  const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', deviceId]);
+  await c.waitEvent((e) => e.event === 'connected');
+  return { p, b, c };
+}
+
+/** The platform asks `deviceId` for a take; resolves once the device says it started sampling. */
+async function takeStarted(p: Platform, deviceId: string, label: string, lengthMs: number) {
+  expect(await p.startSampling(deviceId, { label, lengthMs })).toMatchObject({ success: true });
+  await p.remote.waitFor((m) => m.message.sampleStarted === true);
+}
 
 // Each test runs real processes end to end; a loaded machine (npm test runs files in parallel) needs the room.
 describe.skipIf(!socatAvailable())('capture-desk connect: reconnecting', { timeout: 45_000 }, () => {
   it('after the platform drops the socket, and after it goes away and comes back on the same port: reconnects with a new hello each time (1 s, then doubling), sampling works again', async () => {
-    const p = await startPlatform(cleanups);
-    const b = await lineBoard(cleanups);
-    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-dropped']);
-    await c.waitEvent((e) => e.event === 'connected');
+    const { p, c } = await connected('bench-dropped');
     expect(p.remote.hellos).toBe(1);
 
     let from = c.events.length;
@@ -53,12 +63,8 @@ describe.skipIf(!socatAvailable())('capture-desk connect: reconnecting', { timeo
   });
 
   it('a take in flight when the connection drops is finished, kept and uploaded exactly once', async () => {
-    const p = await startPlatform(cleanups);
-    const b = await lineBoard(cleanups);
-    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-inflight']);
-    await c.waitEvent((e) => e.event === 'connected');
-    expect(await p.startSampling('bench-inflight', { label: 'through', lengthMs: 2000 })).toMatchObject({ success: true });
-    await p.remote.waitFor((m) => m.message.sampleStarted === true);
+    const { p, c } = await connected('bench-inflight');
+    await takeStarted(p, 'bench-inflight', 'through', 2000);
     p.remote.drop('bench-inflight');
 
     const dropped = c.events.indexOf(await c.waitEvent((e) => e.event === 'disconnected'));
@@ -79,12 +85,8 @@ describe.skipIf(!socatAvailable())('capture-desk connect: reconnecting', { timeo
   });
 
   it('SIGINT mid-take: the take finishes its length and is uploaded, the platform hears sampleFinished, then exit 0', async () => {
-    const p = await startPlatform(cleanups);
-    const b = await lineBoard(cleanups);
-    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-stopping']);
-    await c.waitEvent((e) => e.event === 'connected');
-    expect(await p.startSampling('bench-stopping', { label: 'whole', lengthMs: 2000 })).toMatchObject({ success: true });
-    await p.remote.waitFor((m) => m.message.sampleStarted === true);
+    const { p, c } = await connected('bench-stopping');
+    await takeStarted(p, 'bench-stopping', 'whole', 2000);
     expect(await c.stop('SIGINT')).toBe(0);
     expect(kinds(c.events)).toEqual(['connected', 'sample-requested', 'sample-saved', 'sample-finished', 'disconnected']);
     expect(p.log('bench-stopping').filter((m) => m.dir === 'in').map((m) => m.type).slice(-2)).toEqual(['sampleUploading', 'sampleFinished']);
@@ -94,12 +96,8 @@ describe.skipIf(!socatAvailable())('capture-desk connect: reconnecting', { timeo
   });
 
   it('connect killed with -9 mid-take: the next start recovers the recording as an incomplete local sample, never uploaded', async () => {
-    const p = await startPlatform(cleanups);
-    const b = await lineBoard(cleanups);
-    const first = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--device-id', 'bench-killed']);
-    await first.waitEvent((e) => e.event === 'connected');
-    expect(await p.startSampling('bench-killed', { label: 'cut', lengthMs: 5000 })).toMatchObject({ success: true });
-    await p.remote.waitFor((m) => m.message.sampleStarted === true);
+    const { p, b, c: first } = await connected('bench-killed');
+    await takeStarted(p, 'bench-killed', 'cut', 5000);
     await new Promise((r) => setTimeout(r, 1000));
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();

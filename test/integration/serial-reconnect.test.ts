@@ -1,28 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { StreamBatch } from '../../src-main/core/contract/contract.js';
-import { openPtyPair } from '../support/boards/pty.js';
+import { lineBoard } from '../support/boards/board-on-pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const cleanups = useCleanups();
-
-function startBoard(port: string): ChildProcess {
-  const child = spawn(process.execPath, [LINE_BOARD, '--port', port, '--rate', '100'], { stdio: 'ignore' });
-  cleanups.push(() => child.kill('SIGKILL'));
-  return child;
-}
 
 describe('serial streaming through the core with a real port', () => {
   it('reports an unplug and reconnects by itself when the same board returns', async () => {
     const ptyDir = await mkdtemp(join(tmpdir(), 'cd-replug-'));
-    const first = await openPtyPair({ dir: ptyDir });
-    cleanups.push(() => first.close());
-    startBoard(first.boardPath);
+    const { pty: first } = await lineBoard(cleanups, ['--rate', '100'], { ptyDir });
 
     const { core, events } = await startCore(cleanups);
     const sourceId = `serial:${first.hostPath}`;
@@ -44,9 +33,7 @@ describe('serial streaming through the core with a real port', () => {
     await until(() => events.some(([n, p]) => n === 'stream.state' && (p as { state: string; error?: { code: string } }).error?.code === 'Disconnected'), 10_000, 'disconnect');
     const before = rows();
 
-    const second = await openPtyPair({ dir: ptyDir }); // same board, same port name
-    cleanups.push(() => second.close());
-    startBoard(second.boardPath);
+    await lineBoard(cleanups, ['--rate', '100'], { ptyDir }); // same board, same port name
     await until(() => events.filter(([n, p]) => n === 'stream.state' && (p as { state: string }).state === 'started').length >= 2, 15_000, 'restart');
     await until(() => rows() > before + 100, 10_000, 'rows after');
     expect(await core.dispatch('stream.stop', { sourceId })).toMatchObject({ ok: true, value: { stopped: true } });

@@ -9,20 +9,18 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
+import type { Cleanups } from './cleanups.js';
 import { CLI as BUILT_CLI } from './cli.js';
-import { openPtyPair, type PtyPair } from './boards/pty.js';
+import { stopChild } from './stop-child.js';
 import { startIngestionServer, type IngestionServer, type StartSamplingRequest } from './ingestion-server/server.js';
 import { startRemoteManagement, type RemoteMgmtServer } from './remote-mgmt/server.js';
 
 export const API_KEY = 'ei_connect_test_api_key_5f2d9a7c31e04b68';
 export const HMAC_KEY = 'connect-test-hmac-key-8c1f77e2a9';
 export const PROJECT_ID = 1;
-const LINE_BOARD = fileURLToPath(new URL('./boards/line-board.mjs', import.meta.url));
-const AT_BOARD = fileURLToPath(new URL('./boards/at-board.mjs', import.meta.url));
 
-export type Cleanups = Array<() => unknown>;
+export type { Cleanups } from './cleanups.js';
 
 /** The built CLI (CAPTURE_DESK_TEST_CLI may point at a copy, so a build running beside the tests cannot pull it away). */
 const CLI = process.env.CAPTURE_DESK_TEST_CLI ?? BUILT_CLI;
@@ -79,45 +77,8 @@ function typeOf(m: Record<string, unknown>): string {
   return key;
 }
 
-export interface Board {
-  pty: PtyPair;
-  child: ChildProcess;
-  events: Array<Record<string, unknown>>;
-  /** Unplugs it: the board and its PTY go away. */
-  unplug(): Promise<void>;
-}
-
-async function board(cleanups: Cleanups, script: string, args: string[], kill: NodeJS.Signals): Promise<Board> {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const child = spawn(process.execPath, [script, '--port', pty.boardPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill(kill);
-      await once(child, 'exit');
-    }
-  };
-  cleanups.push(stop);
-  const events: Array<Record<string, unknown>> = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l) as Record<string, unknown>));
-  return { pty, child, events, unplug: async () => (await pty.close(), await stop()) };
-}
-
-/** A board printing numeric lines (line-board.mjs: row i, axis a is boardValue(i, a)). */
-export function lineBoard(cleanups: Cleanups, args: string[] = ['--rate', '100']): Promise<Board> {
-  return board(cleanups, LINE_BOARD, args, 'SIGKILL');
-}
-
-/** A board with the platform's official firmware (at-board.mjs), ready to answer. */
-export async function atBoard(cleanups: Cleanups, args: string[] = ['--at-version', '1.6.0', '--storage', 'file', '--time-scale', '0.05']): Promise<Board> {
-  const b = await board(cleanups, AT_BOARD, args, 'SIGTERM');
-  const deadline = Date.now() + 5000;
-  while (!b.events.some((e) => e.event === 'ready')) {
-    if (Date.now() > deadline) throw new Error('the AT board did not get ready');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return b;
-}
+// Boards for `connect` to serve: the same boards on PTYs as every integration test starts.
+export { atBoard, lineBoard, type Board } from './boards/board-on-pty.js';
 
 export type ConnectEvent = Record<string, unknown> & { event: string; device_id: string };
 
@@ -179,12 +140,7 @@ export async function startConnect(cleanups: Cleanups, p: Platform, args: string
       return exited;
     },
   };
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  });
+  cleanups.push(() => stopChild(child));
   return c;
 }
 

@@ -15,7 +15,6 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll } from 'vitest';
 import { createCore, type Core, type CoreOptions } from '../../src-main/core/app.js';
 import { AudioSupervisor } from '../../src-main/core/audio/audio-supervisor.js';
 import type { CallResult, EventName, RecordingStatus } from '../../src-main/core/contract/contract.js';
@@ -26,12 +25,13 @@ import type { PortLister } from '../../src-main/core/serial/port-lister.js';
 import type { SerialOpener } from '../../src-main/core/serial/byte-link.js';
 import { serialportOpener } from '../../src-main/core/serial/serialport-opener.js';
 import { buildCaptureWorker } from './audio/build-worker.mjs';
+import { useBeforeAll } from './before-all.js';
+import type { Cleanups } from './cleanups.js';
 import { fixedPorts } from './fake-hardware.js';
 
-/** Clean-ups of one test, run after it in reverse order (the last thing started stops first). */
-export type Cleanups = Array<() => unknown>;
+export { useCleanups, type Cleanups } from './cleanups.js';
 
-/** core.dispatch unwrapped: the value, or a thrown Error carrying the wire error's `code`. */
+/** core.dispatch unwrapped: the value, or a thrown Error carrying the wire error's `code` and `details`. */
 export type Call = <T = unknown>(method: string, input?: unknown) => Promise<T>;
 
 type MemoryKeychain = ReturnType<typeof memoryKeychain>;
@@ -81,25 +81,9 @@ export interface CoreHarness<K extends Keychain = MemoryKeychain> {
   close(): Promise<void>;
 }
 
-/** The test file's clean-up list: what a test pushes runs after it, last pushed first. */
-export function useCleanups(): Cleanups {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  });
-  return cleanups;
-}
-
 /** Bundles the audio capture worker once for the file (before its tests); returns its path. */
 export function useCaptureWorker(): () => string {
-  let path: string | undefined;
-  beforeAll(async () => {
-    path = await buildCaptureWorker();
-  }, 60_000);
-  return () => {
-    if (!path) throw new Error('the capture worker is not built yet: call the getter inside a test');
-    return path;
-  };
+  return useBeforeAll('the capture worker', buildCaptureWorker, { timeoutMs: 60_000 });
 }
 
 /** Starts the core as `options` say; see the top of this file for what it starts and cleans up. */
@@ -127,7 +111,7 @@ export async function startCore<K extends Keychain = MemoryKeychain>(cleanups: C
   core.onEvent((n, p) => events.push([n, p]));
   const call: Call = async <T>(method: string, input: unknown = {}) => {
     const r: CallResult = await core.dispatch(method, input);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code, details: r.error.details });
     return r.value as T;
   };
   const finished = (sessionId: string) =>

@@ -4,15 +4,16 @@
 // with SIGINT.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { rename, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { LEVEL_BOARD, startBoard } from './boards/board-on-pty.js';
 import { levelOfRow, levelRow } from './boards/level-board-values.mjs';
-import { openPtyPair, type PtyPair } from './boards/pty.js';
+import type { PtyPair } from './boards/pty.js';
+import type { Cleanups } from './cleanups.js';
 import { CLI, assertBuilt } from './cli.js';
-
-const LEVEL_BOARD = fileURLToPath(new URL('./boards/level-board.mjs', import.meta.url));
+import { stopChild } from './stop-child.js';
 
 /** What the board printed, as it says on exit: rows written and its level changes [[first row, level], …]. */
 export interface BoardReport {
@@ -30,33 +31,26 @@ export interface LevelBoard {
   row(report: BoardReport, i: number): number[];
 }
 
-export async function levelBoard(cleanups: Array<() => unknown>, o: { level: number; rate?: number; axes?: number }): Promise<LevelBoard> {
-  const pty = await openPtyPair();
-  cleanups.push(() => pty.close());
-  const levelFile = join(pty.boardPath, '..', 'level');
+export async function levelBoard(cleanups: Cleanups, o: { level: number; rate?: number; axes?: number }): Promise<LevelBoard> {
+  const levelDir = await mkdtemp(join(tmpdir(), 'cd-level-'));
+  cleanups.push(() => rm(levelDir, { recursive: true, force: true }));
+  const levelFile = join(levelDir, 'level');
   await writeFile(levelFile, String(o.level));
   const axes = o.axes ?? 3;
-  const child: ChildProcess = spawn(process.execPath, [LEVEL_BOARD, '--port', pty.boardPath, '--rate', String(o.rate ?? 62.5), '--axes', String(axes), '--level', String(o.level), '--level-file', levelFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const exited = once(child, 'exit');
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  });
+  const board = await startBoard(cleanups, LEVEL_BOARD, ['--rate', String(o.rate ?? 62.5), '--axes', String(axes), '--level', String(o.level), '--level-file', levelFile]);
+  // Its report is its last line, read once its output is closed.
+  const closed = once(board.child, 'close');
   return {
-    pty,
+    pty: board.pty,
     setLevel: async (level) => {
       // Renamed into place: the board never reads a half-written file.
       await writeFile(`${levelFile}.new`, String(level));
       await rename(`${levelFile}.new`, levelFile);
     },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-      return JSON.parse(out.trim().split('\n').at(-1)!) as BoardReport;
+      if (board.child.exitCode === null && board.child.signalCode === null) board.child.kill('SIGTERM');
+      await closed;
+      return board.events.at(-1) as unknown as BoardReport;
     },
     row: (report, i) => levelRow(i, levelOfRow(report.changes, i), axes),
   };
@@ -77,7 +71,7 @@ export interface LiveRun {
 }
 
 /** Starts `capture-desk classify live ARGS --json` in the background. */
-export function startClassifyLive(cleanups: Array<() => unknown>, args: string[], o: { env?: NodeJS.ProcessEnv } = {}): LiveRun {
+export function startClassifyLive(cleanups: Cleanups, args: string[], o: { env?: NodeJS.ProcessEnv } = {}): LiveRun {
   assertBuilt();
   const child = spawn(process.execPath, [CLI, 'classify', 'live', ...args, '--json'], { env: { ...process.env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Array<Record<string, any>> = [];
@@ -87,12 +81,7 @@ export function startClassifyLive(cleanups: Array<() => unknown>, args: string[]
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // Lines still in the pipe are read before the test looks at them.
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await closed;
-    }
-  });
+  cleanups.push(() => stopChild(child, 'SIGKILL', 'close'));
   return {
     child,
     lines,

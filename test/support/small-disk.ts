@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFile, mkdtemp, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Cleanups } from './cleanups.js';
 
 /**
  * A small filesystem of its own (tmpfs), so a test can fill it for real. Needs root to mount; a
@@ -12,6 +13,13 @@ export async function mountSmallDisk(sizeKb: number): Promise<{ dir: string; unm
   const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k`, 'tmpfs', dir], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`mount refused (${r.stderr.trim()}): these tests need root to mount a small tmpfs`);
   return { dir, unmount: () => void spawnSync('umount', ['-l', dir]) };
+}
+
+/** A small disk for one test: mounted now, unmounted after the test. Returns the mount point. */
+export async function smallDisk(cleanups: Cleanups, sizeKb: number): Promise<string> {
+  const { dir, unmount } = await mountSmallDisk(sizeKb);
+  cleanups.push(unmount);
+  return dir;
 }
 
 /**
