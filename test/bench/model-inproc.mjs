@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { bundleForNode } from '../support/audio/build-worker.mjs';
+import { prng } from '../support/seeded-random.mjs';
 
 const BARE = fileURLToPath(new URL('./model-bare-worker.mjs', import.meta.url));
 const DIST_WORKER = fileURLToPath(new URL('../../dist/model/model-worker.js', import.meta.url));
@@ -32,24 +33,12 @@ export const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 
-/** Deterministic pseudo-random numbers in [0, 1). */
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A window the model would meet: audio = a 440 Hz tone with noise at int16 scale; sensors = a wobble per axis. */
 export function windowFor(d) {
   const axes = d.axes ?? 1;
   const n = d.frameSampleCount * axes;
   const w = new Float32Array(n);
-  const r = rng(n);
+  const r = prng(n);
   for (let i = 0; i < n; i++) {
     const row = Math.floor(i / axes);
     const axis = i % axes;
@@ -160,7 +149,7 @@ async function threadTimes() {
  */
 function syntheticMic(rateHz) {
   const BLOCK = Math.round((1024 * rateHz) / 48_000);
-  const r = rng(7);
+  const r = prng(7);
   let phase = 0;
   return {
     name: 'the synthetic microphone', axisNames: ['audio'], rateHz, audio: true,

@@ -16,24 +16,14 @@
 // {"event":"sample","fileName","storage","length","sha256","base64"} (the exact bytes stored),
 // {"event":"baud","baudRate":N}, {"event":"unlink","fileName","deleted":bool,"files":[...]} (what the
 // board still holds afterwards, so a test can tell whether a sample was deleted there).
-import { parseArgs } from 'node:util';
 import { SerialPort } from 'serialport';
 import { Firmware } from './at-board-firmware.mjs';
+import { boardArgs } from './board-args.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    port: { type: 'string' },
-    'at-version': { type: 'string', default: '1.3.0' },
-    storage: { type: 'string', default: 'buffer' },
-    'transfer-baud': { type: 'string', default: '115200' },
-    'device-id': { type: 'string', default: '5A:1B:C3:D4:E5:F6' },
-    'device-type': { type: 'string', default: 'SIMULATED_AT_BOARD' },
-    'time-scale': { type: 'string', default: '0.02' },
-    inferencing: { type: 'boolean', default: false },
-    'truncate-sample': { type: 'boolean', default: false },
-  },
+const o = boardArgs({
+  'at-version': '1.3.0', storage: 'buffer', 'transfer-baud': '115200', 'device-id': '5A:1B:C3:D4:E5:F6',
+  'device-type': 'SIMULATED_AT_BOARD', 'time-scale': '0.02', inferencing: false, 'truncate-sample': false,
 });
-if (!o.port) throw new Error('--port is required');
 if (!['buffer', 'file', 'upload'].includes(o.storage)) throw new Error('--storage must be buffer, file or upload');
 
 const emit = (ev) => process.stdout.write(JSON.stringify(ev) + '\n');

@@ -16,22 +16,12 @@
 // like an unplug) until stdin ends or SIGTERM.
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
-import { FuzzLines, prng } from './fuzz-lines.mjs';
+import { boardArgs } from './board-args.mjs';
+import { prng } from '../seeded-random.mjs';
+import { FuzzLines } from './fuzz-lines.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    port: { type: 'string' },
-    seed: { type: 'string' },
-    log: { type: 'string' },
-    rate: { type: 'string', default: '1000000' },
-    seconds: { type: 'string', default: '30' },
-    'prelude-hz': { type: 'string', default: '200' },
-    bursts: { type: 'boolean', default: false },
-    'long-chance': { type: 'string', default: String(1 / 20000) },
-  },
-});
-if (!o.port || !o.seed || !o.log) throw new Error('--port, --seed and --log are required');
+const o = boardArgs({ seed: undefined, log: undefined, rate: '1000000', seconds: '30', 'prelude-hz': '200', bursts: false, 'long-chance': String(1 / 20000) });
+if (!o.seed || !o.log) throw new Error('--seed and --log are required');
 const seed = Number(o.seed);
 const rate = Number(o.rate);
 const seconds = Number(o.seconds);

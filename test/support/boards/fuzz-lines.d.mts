@@ -1,4 +1,3 @@
-export declare function prng(seed: number): () => number;
 export type FuzzKind = 'good' | 'blank' | 'text' | 'nan' | 'width' | 'garbage' | 'nul' | 'too-long';
 export declare const KINDS: readonly FuzzKind[];
 export declare const REASON: Record<Exclude<FuzzKind, 'good' | 'blank'>, 'text' | 'nan' | 'width' | 'garbage' | 'too-long'>;

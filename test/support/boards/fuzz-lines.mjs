@@ -12,17 +12,7 @@
 // Good line k is `k,<a>,<b>`: its first value is its index among the good lines, so a recording
 // shows exactly which readings it holds.
 
-/** mulberry32: small, fast, and the same sequence on every machine for a given seed. */
-export function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { prng } from '../seeded-random.mjs';
 
 /** Piece kinds; every one but 'good' and 'blank' is a line the reader must reject for `REASON[kind]`. */
 export const KINDS = ['good', 'blank', 'text', 'nan', 'width', 'garbage', 'nul', 'too-long'];

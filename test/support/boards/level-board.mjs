@@ -13,22 +13,11 @@
 // On exit (SIGTERM, or the host end gone) it prints one JSON line to stdout: {"rows" written,
 // "changes": [[first row, level], …]}, the board's own timeline of level changes in rows.
 import { createWriteStream, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { boardArgs } from './board-args.mjs';
+import { exitWithReport } from './board-exit.mjs';
 import { levelRow } from './level-board-values.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    port: { type: 'string' },
-    rate: { type: 'string', default: '62.5' },
-    axes: { type: 'string', default: '3' },
-    level: { type: 'string', default: '0.5' },
-    schedule: { type: 'string' },
-    'schedule-file': { type: 'string' },
-    'level-file': { type: 'string' },
-    'burst-ms': { type: 'string', default: '10' },
-  },
-});
-if (!o.port) throw new Error('--port is required');
+const o = boardArgs({ rate: '62.5', axes: '3', level: '0.5', schedule: undefined, 'schedule-file': undefined, 'level-file': undefined, 'burst-ms': '10' });
 const rate = Number(o.rate);
 const axes = Number(o.axes);
 const schedule = o['schedule-file'] ? JSON.parse(readFileSync(o['schedule-file'], 'utf8')) : o.schedule ? JSON.parse(o.schedule) : [];
@@ -72,14 +61,6 @@ const timer = setInterval(() => {
 
 function finish(abrupt = false) {
   clearInterval(timer);
-  const report = () => process.stdout.write(JSON.stringify({ rows: row, changes }) + '\n');
-  if (abrupt) {
-    report();
-    process.exit(0);
-  }
-  out.end(() => {
-    report();
-    process.exit(0);
-  });
+  exitWithReport(out, () => ({ rows: row, changes }), abrupt);
 }
 process.on('SIGTERM', () => finish());

@@ -14,28 +14,14 @@
 // On exit it prints one JSON line to stdout: {"rows", "bad" lines written, "skipped": row indices a
 // bad line replaced, "gaps": [first row, rows skipped] per --pause-every stall}.
 import { createWriteStream } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { boardArgs } from './board-args.mjs';
+import { exitWithReport } from './board-exit.mjs';
 import { boardValue } from './line-board-values.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    port: { type: 'string' },
-    rate: { type: 'string', default: '100' },
-    axes: { type: 'string', default: '3' },
-    eol: { type: 'string', default: 'crlf' },
-    sep: { type: 'string', default: 'comma' },
-    header: { type: 'boolean', default: false },
-    rows: { type: 'string', default: '0' },
-    'bad-every': { type: 'string', default: '0' },
-    noise: { type: 'string', default: '0' },
-    'pause-at': { type: 'string', default: '-1' },
-    'pause-ms': { type: 'string', default: '0' },
-    'pause-every': { type: 'string', default: '' },
-    'exit-at': { type: 'string', default: '-1' },
-    'burst-ms': { type: 'string', default: '10' },
-  },
+const o = boardArgs({
+  rate: '100', axes: '3', eol: 'crlf', sep: 'comma', header: false, rows: '0', 'bad-every': '0', noise: '0',
+  'pause-at': '-1', 'pause-ms': '0', 'pause-every': '', 'exit-at': '-1', 'burst-ms': '10',
 });
-if (!o.port) throw new Error('--port is required');
 const rate = Number(o.rate);
 const axes = Number(o.axes);
 const eol = o.eol === 'lf' ? '\n' : '\r\n';
@@ -115,14 +101,6 @@ const timer = setInterval(() => {
 
 function finish(abrupt = false) {
   clearInterval(timer);
-  const report = () => process.stdout.write(JSON.stringify({ rows: row, bad, skipped, gaps }) + '\n');
-  if (abrupt) {
-    report();
-    process.exit(0);
-  }
-  out.end(() => {
-    report();
-    process.exit(0);
-  });
+  exitWithReport(out, () => ({ rows: row, bad, skipped, gaps }), abrupt);
 }
 process.on('SIGTERM', () => finish());

@@ -8,11 +8,10 @@
 // Good rows are boardValue(i, a) for i = 0, 1, 2…, so a test can check each kept row. On exit
 // (SIGTERM) it prints {"rows": good rows written} on stdout.
 import { createWriteStream } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { boardArgs } from './board-args.mjs';
 import { boardValue } from './line-board-values.mjs';
 
-const { values: o } = parseArgs({ options: { port: { type: 'string' }, rate: { type: 'string', default: '100' }, 'good-ms': { type: 'string', default: '2000' } } });
-if (!o.port) throw new Error('--port is required');
+const o = boardArgs({ rate: '100', 'good-ms': '2000' });
 const rate = Number(o.rate);
 const goodMs = Number(o['good-ms']);
 const out = createWriteStream(o.port);

@@ -19,24 +19,13 @@ import type { LineReaderPort } from '../../../src-main/core/serial/line-reader-p
 import { DEFAULT_PORT_SETTINGS } from '../../../src-main/core/serial/port-registry.js';
 import { serialLinesFactory } from '../../../src-main/core/serial/serial-lines-source.js';
 import { StreamHub } from '../../../src-main/core/stream/stream-hub.js';
+import { prng } from '../../support/seeded-random.mjs';
 
 const log = createLogger(() => {});
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-/** A small seeded generator, so a failing case can be run again exactly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Board {
   rateHz: number;
@@ -78,13 +67,11 @@ function* chunks(b: Board): Generator<{ atMs: number; text: string }> {
 }
 
 /**
- * The serial source, hub and recorder the app and `record serial` use, fed by a simulated board
- * on a simulated clock; "killed" `killAtMs` after the recording started (nothing finishes it),
- * then recovered as the next start would.
+ * The app's serial source for a simulated board on a simulated clock. `start()` opens it and lets it
+ * settle on the line width after a few lines, as `record serial` does; `feedUntil(ms)` then delivers
+ * the board's chunks up to that time.
  */
-async function recordAndKill(b: Board, killAtMs: number, o: { frequencyHz?: number } = {}): Promise<{ sample: Sample; headerIntervalMs: number; rows: number; liveHz: number | null; store: SampleStore }> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'cd-rate-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+function simulatedPort(b: Board, settings: typeof DEFAULT_PORT_SETTINGS) {
   const now = { t: 0 };
   const clock: Clock = { now: () => now.t, every: systemClock.every };
   let deliver: ((b: Buffer) => void) | null = null;
@@ -97,8 +84,8 @@ async function recordAndKill(b: Board, killAtMs: number, o: { frequencyHz?: numb
     close: async () => undefined,
   };
   const opener: SerialOpener = { open: async () => link, exists: async () => true };
-  const hub = new StreamHub(new EventBus(), clock);
-  const settings = { ...DEFAULT_PORT_SETTINGS, frequencyHz: o.frequencyHz ?? null };
+  const bus = new EventBus();
+  const hub = new StreamHub(bus, clock);
   let reader: LineReaderPort | null = null;
   hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener, clock, log, createReader: (r) => (reader = createLineReader(r)) }));
   cleanups.push(() => hub.stopAll());
@@ -112,11 +99,29 @@ async function recordAndKill(b: Board, killAtMs: number, o: { frequencyHz?: numb
     }
   };
   const sourceId = 'serial:/dev/sim';
-  const starting = hub.start(sourceId);
-  while (!deliver) await new Promise((r) => setImmediate(r));
-  // Detection: the source settles on the width after a few lines, as `record serial` does.
-  feedUntil(60);
-  await starting;
+  return {
+    now, bus, hub, sourceId, feedUntil,
+    reader: () => reader!,
+    async start() {
+      const starting = hub.start(sourceId);
+      while (!deliver) await new Promise((r) => setImmediate(r));
+      feedUntil(60);
+      await starting;
+    },
+  };
+}
+
+/**
+ * The serial source, hub and recorder the app and `record serial` use, fed by a simulated board
+ * on a simulated clock; "killed" `killAtMs` after the recording started (nothing finishes it),
+ * then recovered as the next start would.
+ */
+async function recordAndKill(b: Board, killAtMs: number, o: { frequencyHz?: number } = {}): Promise<{ sample: Sample; headerIntervalMs: number; rows: number; liveHz: number | null; store: SampleStore }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'cd-rate-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const port = simulatedPort(b, { ...DEFAULT_PORT_SETTINGS, frequencyHz: o.frequencyHz ?? null });
+  const { now, hub, sourceId, feedUntil } = port;
+  await port.start();
   const store = await SampleStore.open(dataDir, log);
   cleanups.push(() => store.close());
   const rec = await StreamRecording.start(hub, store, { sourceId, label: 'k', category: 'training', metadata: {}, deviceType: 'SERIAL_LINES' });
@@ -125,7 +130,7 @@ async function recordAndKill(b: Board, killAtMs: number, o: { frequencyHz?: numb
   feedUntil(t0 + killAtMs);
   const rows = rec.rows;
   // What `record serial` would have written at Stop (the reader's own estimate).
-  const liveHz = reader!.snapshot().frequencyHz;
+  const liveHz = port.reader().snapshot().frequencyHz;
   // What a kill -9 leaves: every row the recorder had handed to the file system by then.
   const [headerName] = (await readdir(join(dataDir, 'recordings'))).filter((f) => f.endsWith('.json'));
   const rowsFile = join(dataDir, 'recordings', headerName!.replace(/\.json$/, '.rows'));
@@ -142,34 +147,12 @@ const relErr = (intervalMs: number, b: Board) => intervalMs / (1000 / (b.rateHz 
 async function recordInApp(b: Board, stopAtMs: number): Promise<Sample> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cd-rate-'));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const now = { t: 0 };
-  const clock: Clock = { now: () => now.t, every: systemClock.every };
-  let deliver: ((b: Buffer) => void) | null = null;
-  const link: ByteLink = {
-    path: '/dev/sim', onData: (cb) => ((deliver = cb), () => undefined), onClose: () => () => undefined,
-    write: async () => undefined, setBaudRate: async () => undefined, close: async () => undefined,
-  };
-  const bus = new EventBus();
-  const hub = new StreamHub(bus, clock);
-  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => ({ ...DEFAULT_PORT_SETTINGS }) }, opener: { open: async () => link, exists: async () => true }, clock, log, createReader: (r) => createLineReader(r) }));
-  cleanups.push(() => hub.stopAll());
+  const port = simulatedPort(b, { ...DEFAULT_PORT_SETTINGS });
+  const { bus, hub, sourceId, feedUntil } = port;
   const store = await SampleStore.open(dataDir, log);
   cleanups.push(() => store.close());
   const service = new RecordingService({ hub, store, bus, log, deviceName: () => 'test', hmacKey: async () => undefined, onSaved: () => {} });
-  const board = chunks(b);
-  const feedUntil = (ms: number) => {
-    for (;;) {
-      const c = board.next().value!;
-      now.t = c.atMs;
-      deliver!(Buffer.from(c.text));
-      if (c.atMs >= ms) return;
-    }
-  };
-  const sourceId = 'serial:/dev/sim';
-  const starting = hub.start(sourceId);
-  while (!deliver) await new Promise((r) => setImmediate(r));
-  feedUntil(60);
-  await starting;
+  await port.start();
   // The stream runs a while before Record is pressed; the source reports its stats every 500 ms.
   feedUntil(1000);
   await new Promise((r) => setTimeout(r, 600));

@@ -1,24 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { detectEvents } from '../../../src-main/core/review/segment/detect.js';
+import { prng } from '../../support/seeded-random.mjs';
 
-/** Seeded, so a failure can be reproduced. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(r() || 1e-12)) * Math.cos(2 * Math.PI * r());
 const dbfs = (db: number) => 10 ** (db / 20);
 
 const SR = 16_000;
 /** Background noise and a steady 50 Hz hum louder than it, with tone bursts ("words") and one click. */
 function audio(seconds: number, bursts: Array<[startS: number, lengthS: number, db?: number]>, clickAtS?: number) {
-  const r = rng(7);
+  const r = prng(7);
   const x = new Float64Array(seconds * SR);
   for (let i = 0; i < x.length; i++) x[i] = gauss(r) * dbfs(-50) + Math.sin((2 * Math.PI * 50 * i) / SR) * dbfs(-26);
   for (const [start, len, db = -20] of bursts) {
@@ -34,7 +24,7 @@ function audio(seconds: number, bursts: Array<[startS: number, lengthS: number, 
 
 /** 100 Hz accelerometer: gravity on z, noise on every axis, gesture bursts on the axis given. */
 function accel(seconds: number, bursts: Array<[startS: number, lengthS: number, axis: 0 | 1 | 2]>, glitchAtS?: number) {
-  const r = rng(11);
+  const r = prng(11);
   const rows = seconds * 100;
   const cols = [0, 1, 2].map((a) => Float64Array.from({ length: rows }, () => gauss(r) * 0.08 + (a === 2 ? 9.81 : 0)));
   for (const [start, len, axis] of bursts) {

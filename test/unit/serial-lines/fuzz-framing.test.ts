@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NumericLineReader } from '../../../src-main/core/serial/lines/line-stream.js';
-import { FuzzLines, prng, type FuzzExpected } from '../../support/boards/fuzz-lines.mjs';
+import { FuzzLines, type FuzzExpected } from '../../support/boards/fuzz-lines.mjs';
+import { prng } from '../../support/seeded-random.mjs';
 
 /**
  * The numeric-line reader against a seeded stream of good lines, text, NaNs, wrong widths, binary,
