@@ -11,22 +11,15 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { runCli } from '../support/cli.js';
 import { sensorDoc } from '../support/ingestion-server/fixtures.js';
-import { expectedTop, PRESETS, windowWithEnergy, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { expectedTop, PRESETS, rowsWithEnergies, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
 import { openView, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
-import { tableRow } from './sample-views.js';
+import { modelFilterFinds, tableRow } from './sample-views.js';
 
 const G = PRESETS.gestureNew; // 62.5 Hz (16 ms a row), windows of 125 rows (2000 ms), 3 axes; wave when mean |axis 0| >= 2
 
 /** Rows made of one model window per energy, in order. */
-function rowsOf(energies: number[]): number[][] {
-  const rows: number[][] = [];
-  for (const e of energies) {
-    const w = windowWithEnergy(G, e);
-    for (let r = 0; r < G.frameSampleCount; r++) rows.push([w[r * 3]!, w[r * 3 + 1]!, w[r * 3 + 2]!]);
-  }
-  return rows;
-}
+const rowsOf = (energies: number[]) => rowsWithEnergies(G, energies);
 
 async function addModel(dataDir: string, name: string, opts: TestModelOptions = G): Promise<void> {
   const { dir } = await writeTestModel(await mkdtemp(join(tmpdir(), 'cd-e2e-model-')), opts);
@@ -113,15 +106,8 @@ test('a never-uploaded sample classified on this computer from its sample view: 
   await expect(row.getByTestId('model-says')).toHaveText(new RegExp(`^wave: ${waves} of ${n} windows.* · on this computer: gestures$`));
   await expect(row).toHaveAttribute('data-state', 'local');
   expect(waves * 2).toBeGreaterThan(n); // most windows say wave: so does the take
-  const menu = page.getByTestId('filter-model');
-  await menu.locator('summary').click();
-  await menu.getByRole('checkbox', { name: 'wave 1' }).check();
-  await expect(page.getByTestId('matching-count')).toHaveText('1 matching');
-  await expect(row).toBeVisible();
-  expect(new URL(page.url()).hash).toContain('model=wave');
   // It agrees with the take's label, offline: "the model disagrees" finds nothing.
-  await menu.getByRole('checkbox', { name: 'Model disagrees with the label' }).check();
-  await expect(page.getByTestId('samples-none')).toContainText('No samples match');
+  await modelFilterFinds(page, row, 'wave');
 
   // After a reload the sample view opens on the kept result, its model picked; nothing runs again.
   await page.goto(shell.url);

@@ -8,7 +8,7 @@ import { classifySeries, DEFAULT_IMPULSE, slidingWindows, type EmulatedImpulse }
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import type { IngestionServer } from '../support/ingestion-server/server.js';
 import { addFiles, connectPlatform, openView } from './app-page.js';
-import { tableRow } from './sample-views.js';
+import { modelFilterFinds, tableRow } from './sample-views.js';
 import { expect, test } from './fixtures.js';
 
 /**
@@ -195,14 +195,7 @@ test('a PTY board take uploaded to testing, classified from its sample view: ban
     await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
     await expect(view).toBeHidden();
-    const menu = page.getByTestId('filter-model');
-    await menu.locator('summary').click();
-    await menu.getByRole('checkbox', { name: 'wave 1' }).check();
-    await expect(page.getByTestId('matching-count')).toHaveText('1 matching');
-    await expect(row).toBeVisible();
-    expect(new URL(page.url()).hash).toContain('model=wave');
-    await menu.getByRole('checkbox', { name: 'Model disagrees with the label' }).check();
-    await expect(page.getByTestId('samples-none')).toContainText('No samples match');
+    await modelFilterFinds(page, row, 'wave');
   } finally {
     board?.kill('SIGTERM');
     await pty?.close();

@@ -3,7 +3,8 @@ import { expect } from './fixtures.js';
 
 /**
  * The views that show samples, read the way a person reads them: the samples table, the class
- * balance, the added-files list, the upload queue and the sample view. Used by views-follow.spec.ts.
+ * balance, the added-files list, the upload queue and the sample view. Used by views-follow.spec.ts
+ * and the classify specs.
  */
 
 export const tableRow = (page: Page, name: string | RegExp): Locator => page.getByTestId('sample-table').locator('tbody tr', { has: page.locator('td.name', { hasText: name }) });
@@ -62,6 +63,21 @@ export async function remove(page: Page, names: string[]): Promise<void> {
   await select(page, names);
   await bulk(page).getByRole('button', { name: 'Delete…' }).click();
   await bulk(page).getByRole('button', { name: 'Delete', exact: true }).click();
+}
+
+/**
+ * The table's "Model says" filter on a take the model called `label` throughout: `label` finds that
+ * row alone, and says so in the address; "Model disagrees with the label" then finds nothing.
+ */
+export async function modelFilterFinds(page: Page, row: Locator, label: string): Promise<void> {
+  const menu = page.getByTestId('filter-model');
+  await menu.locator('summary').click();
+  await menu.getByRole('checkbox', { name: `${label} 1` }).check();
+  await expect(page.getByTestId('matching-count')).toHaveText('1 matching');
+  await expect(row).toBeVisible();
+  expect(new URL(page.url()).hash).toContain(`model=${label}`);
+  await menu.getByRole('checkbox', { name: 'Model disagrees with the label' }).check();
+  await expect(page.getByTestId('samples-none')).toContainText('No samples match');
 }
 
 /** label · category · state in the sample view's header. */

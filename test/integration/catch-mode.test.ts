@@ -2,11 +2,9 @@
 // test knows where it made the model disagree), the built CLI and the core's ModelService. The
 // gesture model has an anomaly block: a verdict's anomaly names the last board row it heard
 // (see classify-live.test.ts); a caught sample's axis 1 names each board row it holds.
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SpawnModelWorker } from '../../src-main/core/model/model-runner.js';
+import { describe, expect, it } from 'vitest';
 import type { LiveModelStatus, ModelVerdict, ModelVerdictBatch } from '../../src-main/core/contract/model-schema.js';
 import type { Sample } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
@@ -17,7 +15,8 @@ import { runCli } from '../support/cli.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 import { lastRowOf, levelBoard, startClassifyLive, type BoardReport, type LevelBoard } from '../support/live-cli.js';
 import { PRESETS, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
-import { testModelSpawner } from '../support/models/worker.js';
+import { useModelSpawner } from '../support/models/worker.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 const GESTURE = { ...PRESETS.gestureNew, hasAnomaly: true };
 const LOW = 0.5;
@@ -28,17 +27,13 @@ const THRESHOLD = 0.6;
 const MISS_ROWS = Math.ceil((125 * (1.8 - LOW)) / (HIGH - LOW)); // 37
 
 const cleanups = useCleanups();
-let root: string;
-let spawn: SpawnModelWorker;
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'cd-catch-'));
-  spawn = await testModelSpawner();
-}, 60_000);
+const root = useTempDir('cd-catch-', { keep: true });
+const spawn = useModelSpawner();
 
 let n = 0;
 async function dataWith(name: string, opts: TestModelOptions): Promise<string> {
-  const data = join(root, `data-${n++}`);
-  const r = await runCli(['model', 'add', (await writeTestModel(join(root, `export-${n++}`), opts)).dir, '--name', name, '--data-dir', data]);
+  const data = join(root(), `data-${n++}`);
+  const r = await runCli(['model', 'add', (await writeTestModel(join(root(), `export-${n++}`), opts)).dir, '--name', name, '--data-dir', data]);
   if (r.code !== 0) throw new Error(`model add: ${r.stderr}`);
   return data;
 }
@@ -173,8 +168,8 @@ describe('classify live --catch (the built CLI)', () => {
 
 describe('catch mode in the app (ModelService through createCore)', () => {
   it('model.live.start on a PTY board: verdicts batched, status counted, a caught sample in samples.list', async () => {
-    const { call, events, dataDir } = await startCore(cleanups, { modelWorker: spawn });
-    await call('models.add', { path: (await writeTestModel(join(root, `export-${n++}`), GESTURE)).dir, name: 'gesture' });
+    const { call, events, dataDir } = await startCore(cleanups, { modelWorker: spawn() });
+    await call('models.add', { path: (await writeTestModel(join(root(), `export-${n++}`), GESTURE)).dir, name: 'gesture' });
     const board = await levelBoard(cleanups, { level: LOW });
     const sourceId = `serial:${board.pty.hostPath}`;
     await call('stream.start', { sourceId });

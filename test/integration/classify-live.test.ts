@@ -163,12 +163,17 @@ describe('capture-desk classify live --microphone (the PulseAudio test microphon
     const server = testPulseFromEnv();
     const mic = await privateSink(server.env);
     cleanups.push(() => mic.unload());
+    /** Three seconds of the microphone through the kws model: it ends well, with 3 verdicts or more, each saying `label`. */
+    const listen = async (label: string) => {
+      const run = startClassifyLive(cleanups, ['--model', 'kws', '--microphone', '--seconds', '3', '--data-dir', data], { env: mic.env });
+      expect(await run.exit, run.stderr()).toBe(0);
+      const verdicts = run.verdicts();
+      expect(verdicts.length).toBeGreaterThanOrEqual(3);
+      expect(verdicts.map((v) => v.label)).toEqual(verdicts.map(() => label));
+      return { run, verdicts };
+    };
 
-    const quiet = startClassifyLive(cleanups, ['--model', 'kws', '--microphone', '--seconds', '3', '--data-dir', data], { env: mic.env });
-    expect(await quiet.exit, quiet.stderr()).toBe(0);
-    const silent = quiet.verdicts();
-    expect(silent.length).toBeGreaterThanOrEqual(3);
-    expect(silent.map((v) => v.label)).toEqual(silent.map(() => 'noise'));
+    const { run: quiet, verdicts: silent } = await listen('noise');
     expect(silent[0]!.t_ms).toBeGreaterThanOrEqual(1000);
     for (let j = 1; j < silent.length; j++) expect(silent[j]!.t_ms - silent[j - 1]!.t_ms).toBe(250);
     expect(quiet.stderr()).toMatch(/captured at 16000 Hz \(the model's rate\)/);
@@ -177,11 +182,7 @@ describe('capture-desk classify live --microphone (the PulseAudio test microphon
     // amplitude 0.5: mean |x| = 0.5 × 32767 × 2/π ≈ 10,400, far over the model's 1000
     const tone = playTone({ env: mic.env, sink: mic.sink, tones: [{ freq: 440, amp: 0.5 }] });
     cleanups.push(() => tone.stop());
-    const loud = startClassifyLive(cleanups, ['--model', 'kws', '--microphone', '--seconds', '3', '--data-dir', data], { env: mic.env });
-    expect(await loud.exit, loud.stderr()).toBe(0);
-    const heard = loud.verdicts();
-    expect(heard.length).toBeGreaterThanOrEqual(3);
-    expect(heard.map((v) => v.label)).toEqual(heard.map(() => 'tone'));
+    const { run: loud, verdicts: heard } = await listen('tone');
     expect(loud.lines.at(-1)).toMatchObject({ summary: true, windows: heard.length, by_label: { tone: heard.length } });
   }, 90_000);
 });

@@ -5,51 +5,38 @@
 // a missing model, a misfit and a too-short sample refused with a sentence. No platform settings,
 // no key: the environment has none and the data folder gets none.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClassificationStore } from '../../src-main/core/classify/classification-store.js';
 import { digestOf } from '../../src-main/core/classify/classify-result.js';
 import { silentLogger } from '../../src-main/core/log.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { runCli } from '../support/cli.js';
 import { sensorDoc } from '../support/ingestion-server/fixtures.js';
-import { expectedTop, PRESETS, windowWithEnergy, writeTestModel } from '../support/models/test-model.mjs';
+import { expectedTop, PRESETS, rowsWithEnergies, windowWithEnergy, writeTestModel } from '../support/models/test-model.mjs';
+import { useTempDir } from '../support/temp-dir.js';
 
 const G = PRESETS.gestureNew; // 62.5 Hz (16 ms a row), 125 rows a window (2000 ms), 3 axes
 const NO_PLATFORM = { CAPTURE_DESK_API_KEY: '', CAPTURE_DESK_HMAC_KEY: '' };
-let root: string;
+const root = useTempDir('cd-cli-classify-local-');
 let n = 0;
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'cd-cli-classify-local-'));
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
 
 interface WindowLine { start_ms: number; end_ms: number; label: string; confidence: number; scores: Record<string, number>; anomaly?: number | null }
 interface SummaryLine { summary: true; windows: number; by_label: Record<string, number>; expected: string | null; agree: number | null; classified_at: string; kept: boolean }
 const lines = (out: string) => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
-function rowsOf(energies: number[], axes = 3): number[][] {
-  const rows: number[][] = [];
-  for (const e of energies) {
-    const w = windowWithEnergy(G, e);
-    for (let r = 0; r < G.frameSampleCount; r++) rows.push([w[r * 3]!, w[r * 3 + 1]!, w[r * 3 + 2]!].slice(0, axes));
-  }
-  return rows;
-}
+const rowsOf = (energies: number[], axes = 3) => rowsWithEnergies(G, energies, axes);
 
 /** A data folder with model "gestures" added by the CLI, and a way to import acquisition files into it. */
 async function folder(opts = G) {
-  const data = join(root, `data-${n++}`);
+  const data = join(root(), `data-${n++}`);
   await mkdir(data);
-  const { dir } = await writeTestModel(join(root, `export-${n++}`), opts);
+  const { dir } = await writeTestModel(join(root(), `export-${n++}`), opts);
   const add = await runCli(['model', 'add', dir, '--name', 'gestures', '--data-dir', data], { env: NO_PLATFORM });
   expect(add.code, add.stderr).toBe(0);
   const importRows = async (name: string, label: string, rows: number[][], intervalMs = 16): Promise<string> => {
-    const file = join(root, `${name}.json`);
+    const file = join(root(), `${name}.json`);
     await writeFile(file, JSON.stringify(sensorDoc(rows, intervalMs)));
     const r = await runCli(['samples', 'import', file, '--label', label, '--category', 'testing', '--data-dir', data, '--json'], { env: NO_PLATFORM });
     expect(r.code, r.stderr).toBe(0);

@@ -1,28 +1,22 @@
 // `capture-desk model add/list/info/remove` through the built CLI (npm test builds it first), on
 // exports written by the test model kit: the JSON it prints, its exit codes, the sentence for each
 // bad input, and a data folder with nothing half-added in it afterwards.
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { PRESETS, writeTestModel, zipTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { useTempDir } from '../support/temp-dir.js';
 
-let root: string;
+const root = useTempDir('cd-cli-model-');
 let n = 0;
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'cd-cli-model-'));
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
 
 const dataDir = async () => {
-  const d = join(root, `data-${n++}`);
+  const d = join(root(), `data-${n++}`);
   await mkdir(d);
   return d;
 };
-const exportOf = async (opts: TestModelOptions) => (await writeTestModel(join(root, `export-${n++}`), opts)).dir;
+const exportOf = async (opts: TestModelOptions) => (await writeTestModel(join(root(), `export-${n++}`), opts)).dir;
 const model = (args: string[], data: string) => runCli(['model', ...args, '--data-dir', data]);
 const jsonLines = (out: string) => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
 const modelsDir = async (data: string) => (await readdir(join(data, 'models')).catch(() => [] as string[])).sort();
@@ -30,7 +24,7 @@ const modelsDir = async (data: string) => (await readdir(join(data, 'models')).c
 describe('capture-desk model add / list / info / remove', () => {
   it('adds a newer build from its zip and describes it in JSON; list, info and remove agree', async () => {
     const data = await dataDir();
-    const zip = await zipTestModel(await exportOf(PRESETS.gestureNew), join(root, 'gestures-v3.zip'), { extra: { 'run-impulse.js': '// example\n' } });
+    const zip = await zipTestModel(await exportOf(PRESETS.gestureNew), join(root(), 'gestures-v3.zip'), { extra: { 'run-impulse.js': '// example\n' } });
     const add = await model(['add', zip, '--json'], data);
     expect(add.code, add.stderr).toBe(0);
     const [m] = jsonLines(add.stdout);
@@ -99,11 +93,11 @@ describe('capture-desk model add / list / info / remove', () => {
   // Each bad input: exit 1, the sentence naming what is wrong, and nothing left in models/ but
   // the model added before it.
   const refusals: Array<[string, () => Promise<string[]>, RegExp]> = [
-    ['a zip without the two files (saying what it holds)', async () => [await zipTestModel(await exportOf(PRESETS.gestureNew), join(root, `partial-${n++}.zip`), { only: ['edge-impulse-standalone.js'], extra: { 'README.txt': 'hi', 'docs/run-impulse.js': '//' } })],
+    ['a zip without the two files (saying what it holds)', async () => [await zipTestModel(await exportOf(PRESETS.gestureNew), join(root(), `partial-${n++}.zip`), { only: ['edge-impulse-standalone.js'], extra: { 'README.txt': 'hi', 'docs/run-impulse.js': '//' } })],
       /partial-\d+\.zip does not hold the export's two files \(edge-impulse-standalone\.js and edge-impulse-standalone\.wasm\): it holds edge-impulse-standalone\.js, README\.txt, docs\/run-impulse\.js\. Choose "WebAssembly" on the platform's deployment page/],
     ['an image model', async () => [await exportOf(PRESETS.image)], /This model finds objects in images; Capture Desk runs models on sensor and audio streams\./],
     ['a file that is not the glue', async () => {
-      const d = join(root, `notglue-${n++}`);
+      const d = join(root(), `notglue-${n++}`);
       await mkdir(d);
       await writeFile(join(d, 'run-impulse.js'), 'const m = require("./edge-impulse-standalone");\nconsole.log(m);\n');
       await writeFile(join(d, 'run-impulse.wasm'), Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
@@ -113,7 +107,7 @@ describe('capture-desk model add / list / info / remove', () => {
     ['a model that fails on a window of zeros', async () => [await exportOf({ ...PRESETS.audioNew, faults: { resultError: -5 } })], /The model failed on a window of zeros \(run_classifier returned -5: its signal processing failed\)/],
     ['a name already used', async () => [await exportOf(PRESETS.gestureOld), '--name', 'taken', '--axes', '3'], /A model named "taken" is already added\. Choose another name \(--name on the command line\), or remove that one first \(Settings → Models, or "capture-desk model remove taken"\)\./],
     ['--axes that contradict the model', async () => [await exportOf(PRESETS.gestureNew), '--name', 'two', '--axes', '2'], /--axes 2 does not match the model, which says it takes 3 axes/],
-    ['a path that is not there', async () => [join(root, 'nowhere.zip')], /There is no file or folder at .*nowhere\.zip\. Give the export's \.zip/],
+    ['a path that is not there', async () => [join(root(), 'nowhere.zip')], /There is no file or folder at .*nowhere\.zip\. Give the export's \.zip/],
     ['a wasm that does not start within 10 s', async () => [await exportOf({ ...PRESETS.gestureNew, faults: { neverStarts: true } })], /The model's WebAssembly did not start within 10 s\. The export may be damaged/],
   ];
   it.each(refusals)('refuses %s: exit 1 with the sentence, nothing half-added', async (_what, make, message) => {
@@ -172,7 +166,7 @@ describe('capture-desk model add / list / info / remove', () => {
     expect(list.stdout).toMatch(/^a +microphone, 16000 Hz, 1000 ms windows, 1 axis, labels noise, tone {2}\[missing\]$/m);
     expect(list.stdout).toMatch(/^g +accelerometer.* {2}\[changed\]$/m);
     // Such a model is refused when it would run, with the same sentence, not crashed on.
-    const live = await runCli(['classify', 'live', '--model', 'g', '--port', join(root, 'no-such-port'), '--seconds', '1', '--data-dir', data]);
+    const live = await runCli(['classify', 'live', '--model', 'g', '--port', join(root(), 'no-such-port'), '--seconds', '1', '--data-dir', data]);
     expect(live.code).toBe(1);
     expect(live.stderr).toMatch(/Model "g": edge-impulse-standalone\.wasm in .* changed since it was added/);
     // And removed on request.

@@ -1,17 +1,13 @@
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCore } from '../../src-main/core/app.js';
-import type { BulkResult, CallResult, Classification, ClassificationDigest, EventName, JobProgress, Sample, SampleFacets } from '../../src-main/core/contract/contract.js';
-import { createLogger } from '../../src-main/core/log.js';
-import type { SpawnModelWorker } from '../../src-main/core/model/model-runner.js';
-import { memoryKeychain } from '../../src-main/core/secrets/keychain.js';
-import { fixedPorts } from '../support/fake-hardware.js';
+import { describe, expect, it } from 'vitest';
+import type { BulkResult, Classification, ClassificationDigest, JobProgress, Sample, SampleFacets } from '../../src-main/core/contract/contract.js';
+import { startCore, useCleanups } from '../support/core-harness.js';
 import { encodeCbor, sensorDoc, wav } from '../support/ingestion-server/fixtures.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
-import { expectedTop, PRESETS, windowWithEnergy, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
-import { testModelSpawner } from '../support/models/worker.js';
+import { expectedTop, PRESETS, rowsWithEnergies, windowWithEnergy, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { useModelSpawner } from '../support/models/worker.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 // Classifying samples already in the data folder with a model added on this computer (issue 26,
 // part 4), through the core's contract with the real model worker and test exports: the result is
@@ -21,54 +17,29 @@ import { testModelSpawner } from '../support/models/worker.js';
 // that does not fit is left with its reason while the rest go on.
 
 const G = PRESETS.gestureNew; // 62.5 Hz (16 ms a row), 125 rows a window (2000 ms), 3 axes; wave when mean |axis 0| >= 2
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
-let spawn: SpawnModelWorker;
-let root: string;
-beforeAll(async () => {
-  spawn = await testModelSpawner();
-  root = await mkdtemp(join(tmpdir(), 'cd-local-classify-'));
-}, 60_000);
+const spawn = useModelSpawner();
+const root = useTempDir('cd-local-classify-', { keep: true });
 
 async function start(o: { platform?: boolean } = {}) {
   const srv = o.platform ? await startIngestionServer() : null;
   if (srv) cleanups.push(() => srv.close());
-  const dataDir = join(await mkdtemp(join(root, 'core-')), 'data');
-  const core = await createCore({ dataDir, shell: 'cli', hardware: { ports: fixedPorts([]), keychain: memoryKeychain(), modelWorker: spawn }, log: createLogger(() => {}) });
-  cleanups.push(() => core.close());
-  const events: Array<[EventName, unknown]> = [];
-  core.onEvent((n, p) => events.push([n, p]));
-  const call = async <T>(m: string, i: unknown = {}): Promise<T> => {
-    const r: CallResult = await core.dispatch(m, i);
-    if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code, details: r.error.details });
-    return r.value as T;
-  };
-  if (srv) {
-    await call('settings.set', { ingestionUrl: srv.url, managementUrl: srv.managementUrl, projectId: 1, qualityHold: 'off' });
-    await call('keys.set', { kind: 'api-key', key: 'ei_test_key' });
-  }
+  const dataDir = join(await mkdtemp(join(root(), 'core-')), 'data');
+  const platform = srv ? { emulator: srv, settings: { qualityHold: 'off' }, apiKey: 'ei_test_key' } : {};
+  const { call, events } = await startCore(cleanups, { dataDir, serial: null, modelWorker: spawn(), ...platform });
   const progress = (jobId: string) => events.filter(([n, p]) => n === 'samples.progress' && (p as JobProgress).jobId === jobId).map(([, p]) => p as JobProgress);
   return { call, events, progress, srv };
 }
 
 let models = 0;
 async function addModel(app: Awaited<ReturnType<typeof start>>, name: string, opts: TestModelOptions = G) {
-  const { dir } = await writeTestModel(join(root, `export-${models++}`), opts);
+  const { dir } = await writeTestModel(join(root(), `export-${models++}`), opts);
   return app.call<{ name: string; hash: string }>('models.add', { path: dir, name });
 }
 
 /** Rows (3 axes) made of one model window per energy, in order: window k is windowWithEnergy(energies[k]). */
-function rowsOf(energies: number[]): number[][] {
-  const rows: number[][] = [];
-  for (const e of energies) {
-    const w = windowWithEnergy(G, e);
-    for (let r = 0; r < G.frameSampleCount; r++) rows.push([w[r * 3]!, w[r * 3 + 1]!, w[r * 3 + 2]!]);
-  }
-  return rows;
-}
+const rowsOf = (energies: number[]) => rowsWithEnergies(G, energies);
 
 /** The window of `rows` (same rate as the model) starting at startMs, interleaved as the model reads it. */
 function windowAt(rows: number[][], startMs: number): Float32Array {

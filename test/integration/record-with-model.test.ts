@@ -2,31 +2,25 @@
 // computed from the take's own rows (windows at i × stride from its start), found by the
 // "Model says" filter like the platform's results: through the core, a PTY level board and the
 // gesture test model in its worker thread.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Classification, RecordingStatus, Sample } from '../../src-main/core/contract/contract.js';
-import type { SpawnModelWorker } from '../../src-main/core/model/model-runner.js';
 import type { LiveModelStatus } from '../../src-main/core/contract/model-schema.js';
 import { socatAvailable } from '../support/boards/pty.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 import { levelBoard } from '../support/live-cli.js';
 import { PRESETS, writeTestModel } from '../support/models/test-model.mjs';
-import { testModelSpawner } from '../support/models/worker.js';
+import { useModelSpawner } from '../support/models/worker.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 const cleanups = useCleanups();
-let root: string;
-let spawn: SpawnModelWorker;
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'cd-record-model-'));
-  spawn = await testModelSpawner();
-});
+const root = useTempDir('cd-record-model-', { keep: true });
+const spawn = useModelSpawner();
 
 describe.skipIf(!socatAvailable())('recording while a model runs', { timeout: 60_000 }, () => {
   it('keeps the model\'s windows with the take, from its own rows, and the "Model says" filter finds it', async () => {
-    const { call, saved } = await startCore(cleanups, { modelWorker: spawn });
-    await call('models.add', { path: (await writeTestModel(join(root, 'export'), PRESETS.gestureNew)).dir, name: 'gesture' });
+    const { call, saved } = await startCore(cleanups, { modelWorker: spawn() });
+    await call('models.add', { path: (await writeTestModel(join(root(), 'export'), PRESETS.gestureNew)).dir, name: 'gesture' });
     // A high level all along: every window of the take says wave, while its label says idle.
     const board = await levelBoard(cleanups, { level: 5 });
     const sourceId = `serial:${board.pty.hostPath}`;

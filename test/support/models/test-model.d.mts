@@ -64,6 +64,7 @@ export declare function zipTestModel(
 ): Promise<string>;
 export declare function expectedTop(opts: TestModelOptions, window: Float32Array): ExpectedAnswer;
 export declare function windowWithEnergy(opts: TestModelOptions, energy: number): Float32Array;
+export declare function rowsWithEnergies(opts: TestModelOptions, energies: number[], axes?: number): number[][];
 
 export declare const PRESETS: {
   readonly gestureOld: TestModelOptions;

@@ -143,6 +143,20 @@ export function windowWithEnergy(opts, energy) {
   return w;
 }
 
+/**
+ * Rows of readings (one array a row) made of one window per energy, in order: window k is
+ * windowWithEnergy(opts, energies[k]). `axes`: keep only each row's first so many axes.
+ */
+export function rowsWithEnergies(opts, energies, axes) {
+  const cfg = normalise(opts);
+  const rows = [];
+  for (const e of energies) {
+    const w = windowWithEnergy(opts, e);
+    for (let r = 0; r < cfg.frameSampleCount; r++) rows.push(Array.from(w.subarray(r * cfg.axes, r * cfg.axes + (axes ?? cfg.axes))));
+  }
+  return rows;
+}
+
 // ---- zip: enough of PKZIP (local headers, deflate, central directory, CRC-32) for unzip/yauzl.
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
@@ -170,30 +184,26 @@ function zipEntries(entries) {
     const packed = deflateRawSync(data);
     const crc = crc32(data);
     const flags = /[^\x20-\x7e]/.test(name) ? 0x0800 : 0; // bit 11: UTF-8 name
+    // From "version needed" to the name's length, the local header and the central directory
+    // entry hold the same fields; they only start at different offsets.
+    const common = (b, at) => {
+      b.writeUInt16LE(20, at); // version needed
+      b.writeUInt16LE(flags, at + 2);
+      b.writeUInt16LE(8, at + 4); // deflate
+      b.writeUInt16LE(DOS_TIME, at + 6);
+      b.writeUInt16LE(DOS_DATE, at + 8);
+      b.writeUInt32LE(crc, at + 10);
+      b.writeUInt32LE(packed.length, at + 14);
+      b.writeUInt32LE(data.length, at + 18);
+      b.writeUInt16LE(nameBytes.length, at + 22);
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed
-    local.writeUInt16LE(flags, 6);
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt16LE(DOS_TIME, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    local.writeUInt16LE(0, 28);
+    common(local, 4); // extra field length (28): none
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, 2.0 (so permissions below apply)
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(flags, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt16LE(DOS_TIME, 12);
-    central.writeUInt16LE(DOS_DATE, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
+    common(central, 6);
     central.writeUInt32LE((0o100644 << 16) >>> 0, 38); // external attributes: regular file rw-r--r--
     central.writeUInt32LE(offset, 42);
     locals.push(local, nameBytes, packed);
