@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bundleForNode } from '../support/audio/build-worker.mjs';
+import { monoWav } from '../support/audio/wav-bytes.mjs';
 
 const HOUR_S = 3600;
 
@@ -21,22 +22,7 @@ function sensorHour() {
 }
 
 function wavHour(rate = 16_000) {
-  const frames = HOUR_S * rate;
-  const b = Buffer.alloc(44 + frames * 2);
-  b.write('RIFF', 0, 'latin1');
-  b.writeUInt32LE(36 + frames * 2, 4);
-  b.write('WAVEfmt ', 8, 'latin1');
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(rate, 24);
-  b.writeUInt32LE(rate * 2, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36, 'latin1');
-  b.writeUInt32LE(frames * 2, 40);
-  for (let i = 0; i < frames; i++) b.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 997 * i) / rate)) || 1, 44 + i * 2);
-  return b;
+  return monoWav(HOUR_S * rate, rate, (i) => Math.round(6000 * Math.sin((2 * Math.PI * 997 * i) / rate)) || 1);
 }
 
 async function best(n, fn) {

@@ -3,6 +3,7 @@ import { startIngestionServer } from '../support/ingestion-server/server.js';
 import type { EmulatedImpulse, FilesResponse, IngestionServer } from '../support/ingestion-server/server.js';
 import { DEFAULT_IMPULSE, slidingWindows } from '../support/ingestion-server/classify-model.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
+import { monoWav } from '../support/audio/wav-bytes.mjs';
 
 // The emulated platform's classify/v2: a deterministic model over the stored sample, shaped as
 // the spec's classification result, with the error cases tests need.
@@ -39,22 +40,7 @@ function stillThenWave(): number[][] {
 
 /** 16-bit mono PCM sine of `freq` Hz at amplitude `amp` (0…1). */
 function toneWav(ms: number, freq: number, amp = 0.5, rate = 16_000): Buffer {
-  const frames = Math.round((rate * ms) / 1000);
-  const b = Buffer.alloc(44 + frames * 2);
-  b.write('RIFF', 0, 'latin1');
-  b.writeUInt32LE(36 + frames * 2, 4);
-  b.write('WAVEfmt ', 8, 'latin1');
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(rate, 24);
-  b.writeUInt32LE(rate * 2, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36, 'latin1');
-  b.writeUInt32LE(frames * 2, 40);
-  for (let i = 0; i < frames; i++) b.writeInt16LE(Math.round(amp * 32767 * Math.sin((2 * Math.PI * freq * i) / rate)), 44 + i * 2);
-  return b;
+  return monoWav(Math.round((rate * ms) / 1000), rate, (i) => Math.round(amp * 32767 * Math.sin((2 * Math.PI * freq * i) / rate)));
 }
 
 const top = (r: Record<string, number>): string => Object.entries(r).filter(([k]) => k !== 'anomaly').sort((a, b) => b[1] - a[1])[0]![0];

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Encoder } from 'cbor-x';
+import { monoWav } from '../audio/wav-bytes.mjs';
 
 /** Builders for valid (and deliberately broken) upload payloads, shared by tests and benchmarks. */
 
@@ -48,21 +49,7 @@ export function signed(doc: SensorDoc, key: string, format: 'json' | 'cbor'): Bu
 
 /** 16-bit mono PCM; `ms` of silence at `rate` Hz. */
 export function wav(ms: number, rate = 16_000): Buffer {
-  const dataBytes = Math.round((rate * ms) / 1000) * 2;
-  const b = Buffer.alloc(44 + dataBytes);
-  b.write('RIFF', 0, 'latin1');
-  b.writeUInt32LE(36 + dataBytes, 4);
-  b.write('WAVEfmt ', 8, 'latin1');
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(rate, 24);
-  b.writeUInt32LE(rate * 2, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36, 'latin1');
-  b.writeUInt32LE(dataBytes, 40);
-  return b;
+  return monoWav(Math.round((rate * ms) / 1000), rate);
 }
 
 export const png = (): Buffer => Buffer.concat([
