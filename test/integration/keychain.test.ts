@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CoreError } from '../../src-main/core/errors.js';
 import { KEYCHAIN_SERVICE, keytarKeychain } from '../../src-main/core/secrets/keychain.js';
 import { ProjectKeys, projectAccount, resolveApiKey } from '../../src-main/core/secrets/project-keys.js';
+import { rejectionOf } from '../support/errors.js';
 
 const noKeyring = process.env.CAPTURE_DESK_NO_KEYRING === '1';
 // A project ID no real project has, unique per run, so a developer's own keyring is never touched
@@ -18,14 +19,7 @@ const PROJECT = 900_000_000 + Math.floor(Math.random() * 90_000_000);
 const API_KEY = `ei_it_${process.pid}_${Date.now().toString(36)}`;
 const HMAC_KEY = `hmac_it_${process.pid}_${Date.now().toString(36)}`;
 
-async function rejection(p: Promise<unknown>): Promise<CoreError> {
-  const err = await p.then(
-    () => expect.unreachable('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(CoreError);
-  return err as CoreError;
-}
+const rejection = (p: Promise<unknown>) => rejectionOf(p, CoreError);
 
 /**
  * Looks an account up from a separate Node process that loads keytar afresh, as another run of the

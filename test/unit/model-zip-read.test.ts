@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readZip, ZipError } from '../../src-main/core/model/zip-read.js';
+import { thrownBy } from '../support/errors.js';
 
 // The archives are written by Python's zipfile, an independent writer, so the reader is not only
 // checked against itself.
@@ -45,15 +46,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs fn and returns the ZipError it throws (failing when it throws nothing or something else). */
-function zipError(fn: () => unknown): ZipError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ZipError);
-    return e as ZipError;
-  }
-  throw new Error('expected a ZipError');
-}
+const zipError = (fn: () => unknown) => thrownBy(fn, ZipError);
 
 /** Index of the central-directory header for `name` in an archive. */
 function centralHeader(buf: Buffer, name: string): number {

@@ -4,18 +4,12 @@ import { KEYCHAIN_SERVICE, keytarKeychain, memoryKeychain, type KeytarLike } fro
 import { classifyKeychainError } from '../../src-main/core/secrets/keychain-errors.js';
 import { ProjectKeys, projectAccount, resolveApiKey } from '../../src-main/core/secrets/project-keys.js';
 import { redactSecrets } from '../../src-main/core/secrets/redact.js';
+import { rejectionOf } from '../support/errors.js';
 
 const KEY = 'ei_0123456789abcdef0123456789abcdef';
 const HMAC = 'f00dfeedf00dfeedf00dfeedf00dfeed';
 
-async function rejection(p: Promise<unknown>): Promise<CoreError> {
-  const err = await p.then(
-    () => expect.unreachable('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(CoreError);
-  return err as CoreError;
-}
+const rejection = (p: Promise<unknown>) => rejectionOf(p, CoreError);
 
 /** keytar as it behaves on Linux, with every call failing the way libsecret says `raw`. */
 function failingKeytar(raw: string): () => Promise<KeytarLike> {

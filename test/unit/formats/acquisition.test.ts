@@ -6,6 +6,7 @@ import {
   ZERO_SIGNATURE, decodeAcquisition, detectAcquisitionFormat, encodeAcquisition, verifyAcquisitionSignature,
   type AcquisitionDraft, type AcquisitionFormat,
 } from '../../../src-main/core/samples/formats/acquisition.js';
+import { thrownBy } from '../../support/errors.js';
 
 const KEY = 'a1b2c3d4e5f6';
 const FORMATS: AcquisitionFormat[] = ['json', 'cbor'];
@@ -23,15 +24,7 @@ function draft(values: number[][] = [[1, -2, 9.81], [0.5, 1e-7, -123456.789]]): 
   };
 }
 
-function errorOf(fn: () => unknown): CoreError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CoreError);
-    return err as CoreError;
-  }
-  throw new Error('expected a CoreError');
-}
+const errorOf = (fn: () => unknown) => thrownBy(fn, CoreError);
 
 /** The signing rule done independently: zero the 64 hex characters in the bytes, HMAC the result. */
 function independentHmac(bytes: Buffer, signature: string, key: string): string {
