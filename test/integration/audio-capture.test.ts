@@ -1,15 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AudioRecording } from '../../src-main/core/audio/audio-recording.js';
 import { AudioSupervisor, type AudioSupervisorOptions } from '../../src-main/core/audio/audio-supervisor.js';
 import { CoreError } from '../../src-main/core/errors.js';
-import { silentLogger } from '../../src-main/core/log.js';
-import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { buildCaptureWorker } from '../support/audio/build-worker.mjs';
+import { useCaptureBench } from '../support/audio/capture-bench.js';
 import { playTone, privateSink, startPulse, testPulseFromEnv, type PrivateSink } from '../support/audio/pulse.mjs';
 import { captureBreaks, dominantFrequencies, readWav, spectrum, type Tone } from '../support/audio/signal.mjs';
 
@@ -19,28 +16,15 @@ import { captureBreaks, dominantFrequencies, readWav, spectrum, type Tone } from
 const run = promisify(execFile);
 let workerPath: string;
 let server: { env: { PULSE_SERVER: string }; sink: string };
-let dir: string;
-let store: SampleStore;
-const sups: AudioSupervisor[] = [];
+const bench = useCaptureBench('audio-it-');
 
 beforeAll(async () => {
   server = testPulseFromEnv();
   workerPath = await buildCaptureWorker();
 }, 60_000);
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'audio-it-'));
-  store = await SampleStore.open(dir, silentLogger);
-});
-afterEach(async () => {
-  await Promise.all(sups.splice(0).map((s) => s.close()));
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
 
 function supervisor(env: Record<string, string>, o: Partial<AudioSupervisorOptions> = {}): AudioSupervisor {
-  const sup = new AudioSupervisor({ log: silentLogger, workerPath, env: { ...process.env, ...env }, restartDelaysMs: false, ...o });
-  sups.push(sup);
-  return sup;
+  return bench.supervisor(workerPath, env, o);
 }
 
 /** Plays `tones` into `sink`, records `lengthMs` at `rate` from the default input, returns the WAV. */
@@ -51,10 +35,10 @@ async function recordTones(tones: Tone[], o: { rate: number; lengthMs: number; s
     await sup.start({ sampleRate: o.rate });
     await sup.whenLive(10_000);
     await new Promise((r) => setTimeout(r, 200)); // past the filter's start-up
-    const rec = await AudioRecording.start(sup, store, { label: 'tone', category: 'training', metadata: { tones: tones.map((t) => t.freq).join('+') }, lengthMs: o.lengthMs });
+    const rec = await AudioRecording.start(sup, bench.store, { label: 'tone', category: 'training', metadata: { tones: tones.map((t) => t.freq).join('+') }, lengthMs: o.lengthMs });
     const outcome = await rec.done;
     await sup.stop();
-    const path = join(dir, outcome.sample.file);
+    const path = join(bench.dir, outcome.sample.file);
     return { ...outcome, path, wav: await readWav(path), underruns: tone.underruns };
   } finally {
     await tone.stop();
@@ -117,10 +101,10 @@ describe('audio capture from a real (virtual) microphone', () => {
         await sup.start({ sampleRate: 16_000 });
         await sup.whenLive(10_000);
         await new Promise((r) => setTimeout(r, 800));
-        const rec = await AudioRecording.start(sup, store, { label: 'pre', category: 'training', lengthMs: 1000, preRollMs: 500 });
+        const rec = await AudioRecording.start(sup, bench.store, { label: 'pre', category: 'training', lengthMs: 1000, preRollMs: 500 });
         const { sample } = await rec.done;
         expect(sample.extra).toMatchObject({ rows: 24_000, pre_roll_ms: 500 });
-        const wav = await readWav(join(dir, sample.file));
+        const wav = await readWav(join(bench.dir, sample.file));
         expect(captureBreaks(wav.samples, 997, 16_000, { playerUnderruns: tone.underruns })).toMatchObject({ blamed: 0 }); // joined seamlessly
       } finally {
         await tone.stop();
@@ -134,14 +118,14 @@ describe('audio capture from a real (virtual) microphone', () => {
         await sup.start({ sampleRate: 16_000 });
         await sup.whenLive(10_000);
         const firstPid = sup.status.workerPid!;
-        const rec = await AudioRecording.start(sup, store, { label: 'cut', category: 'training', lengthMs: 10_000 });
+        const rec = await AudioRecording.start(sup, bench.store, { label: 'cut', category: 'training', lengthMs: 10_000 });
         await new Promise((r) => setTimeout(r, 1000));
         process.kill(firstPid, 'SIGABRT'); // what node-web-audio-api does when a device fails
         const { sample, error } = await rec.done;
         expect(error?.code).toBe('Unavailable');
         expect(error?.message).toMatch(/signal SIGABRT/);
         expect(sample.incomplete).toBe(true);
-        expect((await readWav(join(dir, sample.file))).frames).toBeGreaterThan(8000);
+        expect((await readWav(join(bench.dir, sample.file))).frames).toBeGreaterThan(8000);
         await expect.poll(() => sup.status.state, { timeout: 10_000 }).toBe('capturing');
         expect(sup.status.workerPid).not.toBe(firstPid);
         await sup.whenLive(10_000);
@@ -160,7 +144,7 @@ describe('audio capture from a real (virtual) microphone', () => {
       const pick = devices.find((d) => !d.default)!; // a concrete device, as picked from the list
       await sup.start({ deviceId: pick.id, sampleRate: 16_000 });
       await sup.whenLive(10_000);
-      const rec = await AudioRecording.start(sup, store, { label: 'unplugged', category: 'training', lengthMs: 30_000 });
+      const rec = await AudioRecording.start(sup, bench.store, { label: 'unplugged', category: 'training', lengthMs: 30_000 });
       await new Promise((r) => setTimeout(r, 1500));
       await tone.stop();
       await pulse.stop(); // "unplug"
@@ -169,7 +153,7 @@ describe('audio capture from a real (virtual) microphone', () => {
       expect(error?.details).toMatchObject({ disconnected: true, deviceId: pick.id });
       expect(error?.message).toMatch(/was disconnected/);
       expect(sample.incomplete).toBe(true);
-      const wav = await readWav(join(dir, sample.file));
+      const wav = await readWav(join(bench.dir, sample.file));
       expect(wav.frames).toBeGreaterThan(16_000); // the 1.5 s before the unplug (+ up to the detection)
       expect(wav.frames).toBeLessThan(16_000 * 6);
       expect(sup.status.state).toBe('failed');

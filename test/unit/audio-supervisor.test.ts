@@ -1,46 +1,25 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AudioRecording } from '../../src-main/core/audio/audio-recording.js';
 import { AudioSupervisor, type AudioSupervisorOptions, type DeviceChange } from '../../src-main/core/audio/audio-supervisor.js';
 import type { LevelReport } from '../../src-main/core/audio/levels.js';
 import { CoreError } from '../../src-main/core/errors.js';
-import { silentLogger } from '../../src-main/core/log.js';
-import { SampleStore } from '../../src-main/core/samples/sample-store.js';
+import { useCaptureBench } from '../support/audio/capture-bench.js';
+import { rejectionOf } from '../support/errors.js';
 import { readWav, toneDiscontinuities } from '../support/audio/signal.mjs';
 
 // The supervisor and recorder against a scripted capture process (same protocol, no sound
 // server): process deaths here are real SIGABRTs, raised by process.abort() in the fake.
 const FAKE = fileURLToPath(new URL('../support/audio/fake-worker.mjs', import.meta.url));
 
-let dir: string;
-let store: SampleStore;
-const sups: AudioSupervisor[] = [];
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'audio-sup-'));
-  store = await SampleStore.open(dir, silentLogger);
-});
-afterEach(async () => {
-  await Promise.all(sups.splice(0).map((s) => s.close()));
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const bench = useCaptureBench('audio-sup-');
 
 function supervisor(script: Record<string, unknown> = {}, o: Partial<AudioSupervisorOptions> = {}): AudioSupervisor {
-  const sup = new AudioSupervisor({
-    log: silentLogger, workerPath: FAKE, env: { ...process.env, FAKE_AUDIO: JSON.stringify(script) }, restartDelaysMs: false, ...o,
-  });
-  sups.push(sup);
-  return sup;
+  return bench.supervisor(FAKE, { FAKE_AUDIO: JSON.stringify(script) }, o);
 }
 
-async function rejection(p: Promise<unknown>): Promise<CoreError> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(CoreError);
-  return err as CoreError;
-}
+const rejection = (p: Promise<unknown>) => rejectionOf(p, CoreError);
 
 const alive = (pid: number) => {
   try {
@@ -85,13 +64,13 @@ describe('AudioSupervisor', () => {
   it('records a WAV sample of exactly the set length, with label, category and metadata', async () => {
     const sup = supervisor({ freq: 1000 });
     await sup.start({ deviceId: 'fake-1', sampleRate: 16_000 });
-    const rec = await AudioRecording.start(sup, store, { label: 'yes', category: 'testing', metadata: { subject: 'ana' }, lengthMs: 500, queue: true });
+    const rec = await AudioRecording.start(sup, bench.store, { label: 'yes', category: 'testing', metadata: { subject: 'ana' }, lengthMs: 500, queue: true });
     const { sample, error } = await rec.done;
     expect(error).toBeNull();
     expect(sample).toMatchObject({ kind: 'audio', label: 'yes', category: 'testing', metadata: { subject: 'ana' }, lengthMs: 500, incomplete: false, state: 'queued' });
     expect(sample.name).toMatch(/^yes\.[0-9a-f]{8}\.wav$/);
     expect(sample.extra).toMatchObject({ rows: 8000, interval_ms: 0.0625, sample_rate: 16_000, device: 'Fake microphone' });
-    const wav = await readWav(join(dir, sample.file));
+    const wav = await readWav(join(bench.dir, sample.file));
     expect(wav).toMatchObject({ sampleRate: 16_000, channels: 1, frames: 8000 });
     expect(toneDiscontinuities(wav.samples, 1000, 16_000, { skip: 2 }).count).toBe(0);
   });
@@ -100,19 +79,19 @@ describe('AudioSupervisor', () => {
     const sup = supervisor({ freq: 997 }, { maxPreRollMs: 1000 });
     await sup.start({ sampleRate: 8000 });
     await new Promise((r) => setTimeout(r, 600));
-    const rec = await AudioRecording.start(sup, store, { label: null, category: 'training', lengthMs: 250, preRollMs: 400 });
+    const rec = await AudioRecording.start(sup, bench.store, { label: null, category: 'training', lengthMs: 250, preRollMs: 400 });
     expect(rec.preRollFrames).toBe(3200);
     const { sample } = await rec.done;
     expect(sample.extra).toMatchObject({ rows: 3200 + 2000, pre_roll_ms: 400 });
     expect(sample.name).toMatch(/^unlabeled\./);
-    const wav = await readWav(join(dir, sample.file));
+    const wav = await readWav(join(bench.dir, sample.file));
     expect(toneDiscontinuities(wav.samples, 997, 8000, { skip: 2 }).count).toBe(0);
   });
 
   it('records until stopped when no length is set', async () => {
     const sup = supervisor();
     await sup.start();
-    const rec = await AudioRecording.start(sup, store, { label: 'x', category: 'training' });
+    const rec = await AudioRecording.start(sup, bench.store, { label: 'x', category: 'training' });
     await new Promise((r) => setTimeout(r, 300));
     const { sample } = await rec.stop();
     expect(sample.extra.rows as number).toBeGreaterThan(3000);
@@ -122,7 +101,7 @@ describe('AudioSupervisor', () => {
   it('ends a recording, complete, when the capture is stopped under it', async () => {
     const sup = supervisor();
     await sup.start();
-    const rec = await AudioRecording.start(sup, store, { label: 'x', category: 'training', lengthMs: 60_000 });
+    const rec = await AudioRecording.start(sup, bench.store, { label: 'x', category: 'training', lengthMs: 60_000 });
     await new Promise((r) => setTimeout(r, 200));
     await sup.stop();
     const { sample, error } = await rec.done;
@@ -143,7 +122,7 @@ describe('AudioSupervisor', () => {
   it('keeps the part recorded before the capture process died as an incomplete sample, then restarts capture', async () => {
     const sup = supervisor({ abortAfterMs: 700 }, { restartDelaysMs: [100] });
     await sup.start();
-    const rec = await AudioRecording.start(sup, store, { label: 'cut', category: 'training', lengthMs: 5000 });
+    const rec = await AudioRecording.start(sup, bench.store, { label: 'cut', category: 'training', lengthMs: 5000 });
     const errors: CoreError[] = [];
     sup.errors.on((e) => errors.push(e));
     const { sample, error } = await rec.done;
@@ -155,7 +134,7 @@ describe('AudioSupervisor', () => {
     const rows = sample.extra.rows as number;
     expect(rows).toBeGreaterThan(5000);
     expect(rows).toBeLessThan(16_000);
-    const wav = await readWav(join(dir, sample.file));
+    const wav = await readWav(join(bench.dir, sample.file));
     expect(wav.frames).toBe(rows); // a valid WAV of what was recorded
     // The app's supervisor brings the capture back by itself.
     await expect.poll(() => sup.status.state, { timeout: 5000 }).toBe('capturing');
@@ -164,7 +143,7 @@ describe('AudioSupervisor', () => {
   it('reports a device that dropped out as Disconnected and keeps the partial recording', async () => {
     const sup = supervisor({ faultAfterMs: 400 });
     await sup.start({ deviceId: 'fake-1' });
-    const rec = await AudioRecording.start(sup, store, { label: 'gone', category: 'training', lengthMs: 5000 });
+    const rec = await AudioRecording.start(sup, bench.store, { label: 'gone', category: 'training', lengthMs: 5000 });
     const { sample, error } = await rec.done;
     expect(error?.code).toBe('Disconnected');
     expect(error?.details).toMatchObject({ disconnected: true });
@@ -186,7 +165,7 @@ describe('AudioSupervisor', () => {
   });
 
   it('refuses to record when nothing is capturing', async () => {
-    const err = await rejection(AudioRecording.start(supervisor(), store, { label: null, category: 'training' }));
+    const err = await rejection(AudioRecording.start(supervisor(), bench.store, { label: null, category: 'training' }));
     expect(err.code).toBe('Unavailable');
   });
 
