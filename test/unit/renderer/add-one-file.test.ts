@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../../src-main/core/app.js';
 import { createLogger } from '../../../src-main/core/log.js';
 import { memoryKeychain } from '../../../src-main/core/secrets/keychain.js';
-import { createApi, type Api } from '../../../src-renderer/lib/api/client.js';
+import type { Api } from '../../../src-renderer/lib/api/client.js';
 import { addOneFile, MAX_DROP_BYTES } from '../../../src-renderer/lib/samples/add-one-file.js';
 import { fixedPorts } from '../../support/fake-hardware.js';
 import { encodeCbor, sensorDoc } from '../../support/ingestion-server/fixtures.js';
+import { coreApi } from '../../support/renderer/core-api.js';
 
 const MB = 1024 * 1024;
 let work: string;
@@ -21,11 +22,7 @@ const calls: string[] = [];
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'cd-add-one-'));
   core = await createCore({ dataDir: join(work, 'data'), shell: 'electron', uploads: false, hardware: { ports: fixedPorts([]), keychain: memoryKeychain() }, log: createLogger(() => {}) });
-  api = createApi({
-    call: (method, input) => (calls.push(method), core.dispatch(method, input)),
-    onEvent: (l) => core.onEvent(l),
-    onStatus: () => () => {},
-  });
+  api = coreApi(() => core, (method) => calls.push(method));
   await api.call('settings.set', { qualityHold: 'off' });
 });
 afterAll(async () => {

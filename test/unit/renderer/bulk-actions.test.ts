@@ -11,7 +11,7 @@ import type { BulkResult, Sample } from '../../../src-main/core/contract/contrac
 import { createLogger } from '../../../src-main/core/log.js';
 import { Db } from '../../../src-main/core/samples/sqlite.js';
 import { memoryKeychain } from '../../../src-main/core/secrets/keychain.js';
-import { createApi, type Api } from '../../../src-renderer/lib/api/client.js';
+import type { Api } from '../../../src-renderer/lib/api/client.js';
 import * as bulk from '../../../src-renderer/lib/samples/bulk.js';
 import { MatchingBulk } from '../../../src-renderer/lib/state/bulk-matching.svelte.js';
 import { JobRunner } from '../../../src-renderer/lib/state/jobs.svelte.js';
@@ -19,6 +19,7 @@ import { SampleIndex } from '../../../src-renderer/lib/state/sample-index.svelte
 import { SamplesState } from '../../../src-renderer/lib/state/samples.svelte.js';
 import { fixedPorts } from '../../support/fake-hardware.js';
 import { encodeCbor, sensorDoc } from '../../support/ingestion-server/fixtures.js';
+import { coreApi } from '../../support/renderer/core-api.js';
 
 let work: string;
 let dataDir: string;
@@ -31,14 +32,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'cd-bulk-renderer-'));
   dataDir = join(work, 'data');
   core = await openCore();
-  api = createApi({
-    call: (method, input) => {
-      calls.push(method);
-      return core.dispatch(method, input);
-    },
-    onEvent: (l) => core.onEvent(l),
-    onStatus: () => () => {},
-  });
+  api = coreApi(() => core, (method) => calls.push(method));
   await api.call('settings.set', { qualityHold: 'off' });
 });
 afterAll(async () => {

@@ -2,36 +2,12 @@
 // bounded buffers, drawing once per frame and announcing only a change of the shown label
 // (test/e2e/live-model.spec.ts runs it against the real core, a PTY board and Chromium).
 import { describe, expect, it } from 'vitest';
-import type { EventName, LiveModelStatus, MethodName, ModelVerdict } from '../../../src-main/core/contract/contract.js';
-import { ApiError, type Api } from '../../../src-renderer/lib/api/client.js';
+import type { LiveModelStatus, MethodName, ModelVerdict } from '../../../src-main/core/contract/contract.js';
+import { ApiError } from '../../../src-renderer/lib/api/client.js';
 import { majority, smoothed } from '../../../src-renderer/lib/models/live-verdicts.js';
 import { stripPieces } from '../../../src-renderer/lib/models/strip-layout.js';
 import { KEEP_MS, LiveModelState, MAX_PENDING, MAX_WINDOWS } from '../../../src-renderer/lib/state/live-model.svelte.js';
-
-type Handler = (input: never) => unknown;
-
-function fakeApi(handlers: Partial<Record<MethodName, Handler>> = {}) {
-  const calls: Array<{ method: MethodName; input: unknown }> = [];
-  const listeners = new Map<EventName, Set<(p: unknown) => void>>();
-  const api: Api = {
-    call: (async (method: MethodName, input: unknown) => {
-      calls.push({ method, input });
-      const h = handlers[method];
-      if (!h) throw new Error(`unexpected call ${method}`);
-      return h(input as never);
-    }) as Api['call'],
-    on: ((name: EventName, l: (p: unknown) => void) => {
-      const set = listeners.get(name) ?? new Set();
-      listeners.set(name, set);
-      set.add(l);
-      return () => set.delete(l);
-    }) as Api['on'],
-    onStatus: () => () => {},
-  };
-  const emit = (name: EventName, payload: unknown) => listeners.get(name)?.forEach((l) => l(payload));
-  const listening = () => [...listeners.values()].reduce((n, s) => n + s.size, 0);
-  return { api, calls, emit, listening };
-}
+import { fakeApi, type Handler } from '../../support/renderer/fake-api.js';
 
 /** A frame scheduler the test runs by hand, counting what was asked of it. */
 function frames() {

@@ -1,35 +1,12 @@
 // The sample view's classification state and the table's "model says" column, against a fake Api
 // that answers like the core (the e2e spec runs them against the real core and platform emulator).
 import { describe, expect, it, vi } from 'vitest';
-import type { Classification, ClassificationDigest, ClassifyState, EventName, MethodName, ModelEntry } from '../../../src-main/core/contract/contract.js';
-import { ApiError, type Api } from '../../../src-renderer/lib/api/client.js';
+import type { Classification, ClassificationDigest, ClassifyState, ModelEntry } from '../../../src-main/core/contract/contract.js';
+import { ApiError } from '../../../src-renderer/lib/api/client.js';
 import { ModelSays } from '../../../src-renderer/lib/state/model-says.svelte.js';
 import { SampleClassification } from '../../../src-renderer/lib/state/sample-classification.svelte.js';
 import type { SampleChange, SampleIndex } from '../../../src-renderer/lib/state/sample-index.svelte.js';
-
-type Handler = (input: never) => unknown;
-
-function fakeApi(handlers: Partial<Record<MethodName, Handler>>) {
-  const calls: Array<{ method: MethodName; input: unknown }> = [];
-  const listeners = new Map<EventName, Set<(p: unknown) => void>>();
-  const api: Api = {
-    call: (async (method: MethodName, input: unknown) => {
-      calls.push({ method, input });
-      const h = handlers[method];
-      if (!h) throw new Error(`unexpected call ${method}`);
-      return h(input as never);
-    }) as Api['call'],
-    on: ((name: EventName, l: (p: unknown) => void) => {
-      const set = listeners.get(name) ?? new Set();
-      listeners.set(name, set);
-      set.add(l);
-      return () => set.delete(l);
-    }) as Api['on'],
-    onStatus: () => () => {},
-  };
-  const emit = (name: EventName, payload: unknown) => listeners.get(name)?.forEach((l) => l(payload));
-  return { api, calls, emit };
-}
+import { fakeApi } from '../../support/renderer/fake-api.js';
 
 const result = (variant: 'int8' | 'float32', at = '2025-05-01T12:00:00.000Z'): Classification => ({
   sampleId: 's1', platformSampleId: 7, impulseId: null, variant, classifiedAt: at, lengthMs: 2000, windowSizeMs: 1000, windowIncreaseMs: 500, alreadyInDatabase: false, warning: null,
