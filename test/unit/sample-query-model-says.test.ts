@@ -1,33 +1,26 @@
 // The "model says" filter and facet of finding samples (issue 22 over issue 21's kept results), on a
 // real sample index in a temp folder: results are read from classify/v2-shaped answers and kept by
 // the classification store, so the JSON the SQL reads is the JSON the app writes.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClassificationStore } from '../../src-main/core/classify/classification-store.js';
 import { digestOf, readClassification, summarize } from '../../src-main/core/classify/classify-result.js';
 import type { ClassifyVariant } from '../../src-main/core/contract/classify-schema.js';
 import { collectSummary } from '../../src-main/core/classify/collect-summary.js';
 import type { Category, SampleQueryFilter } from '../../src-main/core/contract/contract.js';
-import { silentLogger } from '../../src-main/core/log.js';
 import { localResult, localVariant } from '../../src-main/core/model/classify-sample.js';
 import type { ModelEntry } from '../../src-main/core/contract/model-schema.js';
 import { runBulk } from '../../src-main/core/samples/bulk-actions.js';
 import { openDb } from '../../src-main/core/samples/db.js';
 import { facets, querySamples, whereOf } from '../../src-main/core/samples/sample-query.js';
-import { SampleStore } from '../../src-main/core/samples/sample-store.js';
+import { useCleanups } from '../support/cleanups.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
+import { tempStore } from '../support/temp-store.js';
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 async function setup() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'cd-model-says-'));
-  const store = await SampleStore.open(dataDir, silentLogger);
-  cleanups.push(() => store.close());
+  const { dir: dataDir, store } = await tempStore(cleanups, 'cd-model-says-');
   const kept = new ClassificationStore(store.db);
   let platformId = 100;
   /** A sample with `label`, as the queue leaves an uploaded one (platform id), unless `uploaded` is false. */

@@ -1,22 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UploadTally } from '../../src-main/cli/upload-tally.js';
-import { silentLogger } from '../../src-main/core/log.js';
-import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import type { BulkOutcome } from '../../src-main/core/upload/bulk-import.js';
 import { QueueStore } from '../../src-main/core/upload/queue-store.js';
+import { useCleanups } from '../support/cleanups.js';
+import { tempStore } from '../support/temp-store.js';
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 async function world() {
-  const dir = await mkdtemp(join(tmpdir(), 'cd-tally-'));
-  const store = await SampleStore.open(dir, silentLogger);
-  cleanups.push(() => rm(dir, { recursive: true, force: true }), () => store.close());
+  const { dir, store } = await tempStore(cleanups, 'cd-tally-');
   let n = 0;
   const add = (name: string) =>
     store.addReference({ name, kind: 'sensor', label: 'idle', category: 'training', queue: true }, { path: join(dir, `${name}.${n++}`), bytes: 10, sha256: `h${n}` });

@@ -1,21 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../../src-main/core/log.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { BindValue } from '../../../src-main/core/samples/db.js';
-import { SampleStore, type NewSample } from '../../../src-main/core/samples/sample-store.js';
+import type { NewSample } from '../../../src-main/core/samples/sample-store.js';
 import { DUE_IN_GROUP, OLDEST_DUE, QueueStore } from '../../../src-main/core/upload/queue-store.js';
+import { useCleanups } from '../../support/cleanups.js';
+import { tempStore } from '../../support/temp-store.js';
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 async function open() {
-  const dir = await mkdtemp(join(tmpdir(), 'cd-queue-store-'));
-  const store = await SampleStore.open(dir, createLogger(() => {}));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }), () => store.close());
+  const { dir, store } = await tempStore(cleanups, 'cd-queue-store-');
   let n = 0;
   const add = (name: string, extra: Partial<NewSample> = {}, size = 10) =>
     store.addReference({ name, kind: 'sensor', label: 'idle', category: 'training', queue: true, ...extra }, { path: join(dir, `${name}.${n++}`), bytes: size, sha256: `h${n}` });

@@ -1,20 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src-main/core/log.js';
+import { describe, expect, it } from 'vitest';
 import { ReferenceIndex, referenceKey, type ReferenceDefaults } from '../../../src-main/core/samples/reference-index.js';
-import { SampleStore } from '../../../src-main/core/samples/sample-store.js';
+import { useCleanups } from '../../support/cleanups.js';
+import { tempStore } from '../../support/temp-store.js';
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 async function open() {
-  const dir = await mkdtemp(join(tmpdir(), 'cd-reference-index-'));
-  const store = await SampleStore.open(dir, createLogger(() => {}));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }), () => store.close());
+  const { store } = await tempStore(cleanups, 'cd-reference-index-');
   return { store, index: new ReferenceIndex(store.db) };
 }
 
