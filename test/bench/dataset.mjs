@@ -23,6 +23,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { evictFiles, runQuiet } from './cold-cache.mjs';
 import { chromiumFigures } from './dataset-chromium.mjs';
 import { bundleSupport, startIngestionProcess } from './ingestion-process.mjs';
 import { connectClient, startServe } from './serial-procs.mjs';
@@ -80,26 +81,6 @@ async function writeExport(dir, from, count, fixtures) {
   await writeFile(join(dir, 'info.labels'), JSON.stringify({ version: 1, files }));
 }
 
-// Evicts the files from the page cache (POSIX_FADV_DONTNEED per file), so an import reads them from
-// disk like a first import does; the rest of a shared machine's cache stays.
-const EVICT_PY = `import os, sys
-for root, _, names in os.walk(sys.argv[1]):
-    for n in names:
-        fd = os.open(os.path.join(root, n), os.O_RDONLY)
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)`;
-
-function runQuiet(cmd, args) {
-  return new Promise((resolve) => spawn(cmd, args, { stdio: 'ignore' }).on('error', () => resolve(false)).on('close', (code) => resolve(code === 0)));
-}
-
-async function evict(dir) {
-  if (process.env.BENCH_DROP_CACHES === '0') return 'warm cache';
-  return (await runQuiet('python3', ['-c', EVICT_PY, dir])) ? 'cold cache (files evicted)' : 'warm cache (could not evict)';
-}
-
 function timeChild(args, env = {}) {
   return new Promise((resolve, reject) => {
     const start = performance.now();
@@ -119,7 +100,7 @@ function timeChild(args, env = {}) {
 
 /** One `samples import` of the export into `dataDir`, on cold files. */
 async function timedImport(exportDir, dataDir) {
-  const cache = await evict(exportDir);
+  const cache = await evictFiles(exportDir);
   const r = await timeChild([CLI, 'samples', 'import', exportDir, '--data-dir', dataDir]);
   if (r.code !== 0) say(`import exited with ${r.code}: ${r.stderr.split('\n').slice(-3).join(' | ')}`);
   return { ...r, cache };
@@ -265,7 +246,7 @@ async function addFilesFigure(client, dir, fixtures) {
   await mkdir(dir);
   await writeFiles(dir, SAMPLES, IMPORT, fixtures, (i) => `${LABELS[i % LABELS.length]}.${i}.cbor`);
   await runQuiet('sync', []);
-  const cache = await evict(dir);
+  const cache = await evictFiles(dir);
   const paths = Array.from({ length: IMPORT }, (_, k) => join(dir, `${LABELS[(SAMPLES + k) % LABELS.length]}.${SAMPLES + k}.cbor`));
   const t = performance.now();
   const { results } = await client.call('samples.addPaths', { paths, category: 'training' });

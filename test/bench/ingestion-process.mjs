@@ -2,32 +2,16 @@
 // the client being measured never shares an event loop or a core's time slice with it in-process.
 // Parent side: bundleSupport() + startIngestionProcess(). Run as a script, this file is the child.
 import { fork } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleTs } from './ts-bundle.mjs';
 
 const SUPPORT = fileURLToPath(new URL('../support/ingestion-server/', import.meta.url));
 
-/**
- * Bundles the emulator and its fixtures into plain ESM in a temp folder. Packages stay external but
- * are pinned to absolute URLs, so the bundle resolves the project's node_modules from anywhere.
- */
+/** Bundles the emulator and its fixtures into plain ESM (see ts-bundle.mjs). */
 export async function bundleSupport() {
-  const { build } = await import('esbuild');
-  const outdir = await mkdtemp(join(tmpdir(), 'capture-desk-bench-support-'));
-  const pinPackages = {
-    name: 'pin-packages',
-    setup(b) {
-      b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('node:') ? { path: args.path, external: true } : { path: import.meta.resolve(args.path), external: true }));
-    },
-  };
-  await build({
-    entryPoints: { server: join(SUPPORT, 'server.ts'), fixtures: join(SUPPORT, 'fixtures.ts') },
-    outdir, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20',
-    plugins: [pinPackages], logLevel: 'warning',
-  });
-  return { server: join(outdir, 'server.mjs'), fixtures: join(outdir, 'fixtures.mjs'), dir: outdir };
+  const b = await bundleTs({ server: join(SUPPORT, 'server.ts'), fixtures: join(SUPPORT, 'fixtures.ts') }, 'capture-desk-bench-support-');
+  return { server: b.path('server'), fixtures: b.path('fixtures'), dir: b.dir };
 }
 
 /**

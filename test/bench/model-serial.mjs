@@ -3,31 +3,16 @@
 // serial path. The serial section's paced writer (serial-writer.mjs: line i carries i) prints into
 // a socat PTY; `capture-desk serve` (serialport, line reader, stream hub) reads it; a contract
 // client here checks every row of the stream.batch events, as the serial section does
-// (serial-stream.mjs's rowChecker), while model.live.start runs the gesture test model on the same
+// (serial-stream.mjs's rowChecker and writer), while model.live.start runs the gesture test model on the same
 // source (ModelService → LiveModel on a hub tap → the model's worker thread inside serve).
-import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { connectClient, openPtyPair, procStat, startServe } from './serial-procs.mjs';
-import { rowChecker } from './serial-stream.mjs';
+import { rowChecker, startWriter } from './serial-stream.mjs';
 
-const WRITER = fileURLToPath(new URL('./serial-writer.mjs', import.meta.url));
 const DRAIN_MS = 10_000;
 /** Longest wait for the measured rate to settle before the model starts. */
 const SETTLE_MAX_MS = 2000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function startWriter(board, rate, seconds) {
-  const child = fork(WRITER, [board, String(rate), String(seconds)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const message = (type) => new Promise((resolve, reject) => {
-    const on = (m) => m.type === type && (child.off('message', on), resolve(m));
-    child.on('message', on);
-    child.once('exit', (code) => reject(new Error(`line writer exited with ${code} before '${type}'`)));
-  });
-  const done = message('done');
-  done.catch(() => {});
-  return { ready: message('ready'), done, go: () => child.send({ type: 'go' }), kill: () => child.kill() };
-}
 
 /**
  * `rate` lines/s for `seconds` into serve on `dataDir` (which holds the model `model`), the model

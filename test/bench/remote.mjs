@@ -15,8 +15,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { playTone, privateSink, startPulse } from '../support/audio/pulse.mjs';
+import { bundleTs } from './ts-bundle.mjs';
 
 const CLI = process.env.BENCH_CLI ?? fileURLToPath(new URL('../../dist/cli/capture-desk.js', import.meta.url));
 const SUPPORT = fileURLToPath(new URL('../support/', import.meta.url));
@@ -26,20 +27,8 @@ const BACK_TO_BACK = 50;
 
 /** The emulators are TypeScript: bundled into plain ESM that resolves this project's packages. */
 async function bundleEmulators() {
-  const { build } = await import('esbuild');
-  const outdir = await mkdtemp(join(tmpdir(), 'capture-desk-bench-remote-'));
-  const pinPackages = {
-    name: 'pin-packages',
-    setup(b) {
-      b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('node:') ? { path: args.path, external: true } : { path: import.meta.resolve(args.path), external: true }));
-    },
-  };
-  await build({
-    entryPoints: { ingestion: join(SUPPORT, 'ingestion-server/server.ts'), remote: join(SUPPORT, 'remote-mgmt/server.ts'), pty: join(SUPPORT, 'boards/pty.ts') },
-    outdir, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', plugins: [pinPackages], logLevel: 'warning',
-  });
-  const load = (n) => import(pathToFileURL(join(outdir, `${n}.mjs`)).href);
-  return { ingestion: await load('ingestion'), remote: await load('remote'), pty: await load('pty'), dir: outdir };
+  const b = await bundleTs({ ingestion: join(SUPPORT, 'ingestion-server/server.ts'), remote: join(SUPPORT, 'remote-mgmt/server.ts'), pty: join(SUPPORT, 'boards/pty.ts') }, 'capture-desk-bench-remote-');
+  return { ingestion: await b.load('ingestion'), remote: await b.load('remote'), pty: await b.load('pty'), dir: b.dir };
 }
 
 function median(xs) {

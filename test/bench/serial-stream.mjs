@@ -75,7 +75,8 @@ export function rowChecker(sourceId, total) {
   return s;
 }
 
-function startWriter(board, rate, seconds) {
+/** Forks the paced line writer (serial-writer.mjs) on the PTY's board end; it writes once told to go. */
+export function startWriter(board, rate, seconds) {
   const child = fork(WRITER, [board, String(rate), String(seconds)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const message = (type) => new Promise((resolve, reject) => {
     const onMessage = (m) => m.type === type && (child.off('message', onMessage), resolve(m));

@@ -15,6 +15,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { evictFiles, runQuiet } from './cold-cache.mjs';
 import { bundleSupport, startIngestionProcess } from './ingestion-process.mjs';
 
 const FILES = Number(process.env.BENCH_UPLOAD_FILES ?? 10_000);
@@ -46,38 +47,8 @@ async function pool(n, width, task) {
   await Promise.all(Array.from({ length: Math.min(width, n) }, worker));
 }
 
-// Evicts just the sensor files from the page cache (POSIX_FADV_DONTNEED per file), so every timed
-// step reads them from disk like a first upload does, without flushing the rest of a shared
-// machine's cache. Dirty pages cannot be dropped: the files are synced once after writing them.
-const EVICT_PY = `import os, sys
-d = sys.argv[1]
-for n in os.listdir(d):
-    fd = os.open(os.path.join(d, n), os.O_RDONLY)
-    try:
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)`;
-
-function runQuiet(cmd, args) {
-  return new Promise((resolve) => spawn(cmd, args, { stdio: 'ignore' }).on('error', () => resolve(false)).on('close', (code) => resolve(code === 0)));
-}
-
-/** Makes the files cold before a timed step; says which cache the step saw. */
-async function evictFiles(dir) {
-  if (process.env.BENCH_DROP_CACHES === '0') return 'warm cache';
-  if (await runQuiet('python3', ['-c', EVICT_PY, dir])) return 'cold cache (files evicted)';
-  // Fallback: the whole page cache, where the kernel lets us (root outside a container).
-  try {
-    await runQuiet('sync', []);
-    await writeFile('/proc/sys/vm/drop_caches', '3');
-    return 'cold cache (all caches dropped)';
-  } catch {
-    return 'warm cache';
-  }
-}
-
 async function readFloor(dir) {
-  const cache = await evictFiles(dir);
+  const cache = await evictFiles(dir, { dropAll: true });
   const start = performance.now();
   const names = await readdir(dir);
   let bytes = 0;
@@ -105,7 +76,7 @@ function timeChild(args) {
 async function measure(serverBundle, files, args) {
   const server = await startIngestionProcess(serverBundle);
   try {
-    const cache = await evictFiles(files);
+    const cache = await evictFiles(files, { dropAll: true });
     const run = await timeChild(args(server.url));
     const stats = await server.stats();
     if (run.code !== 0) process.stderr.write(`  client exited with ${run.code}\n  ${run.stdout}\n  ${run.stderr.split('\n').slice(-5).join('\n  ')}\n`);
