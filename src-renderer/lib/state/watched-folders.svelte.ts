@@ -2,9 +2,9 @@ import type { Category, MethodOutput } from '../../../src-main/core/contract/con
 import type { Api } from '../api/client.js';
 import { ApiError } from '../api/client.js';
 import type { MetadataEntry } from '../capture/capture-prefs.svelte.js';
+import type { LabelMode } from '../samples/label-mode.js';
 
 type FolderState = MethodOutput<'watch.list'>[number];
-export type LabelMode = 'filename' | 'fixed' | 'unlabeled';
 
 export interface FolderView extends FolderState {
   /** Files that were there before watching began: offered, never imported unasked. */
