@@ -1,6 +1,6 @@
 import type { Category, Sample } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
-import { addOneFile, MAX_DROP_BYTES, PLATFORM_MAX_BYTES, type PathOf } from '../samples/add-one-file.js';
+import { addByPaths, addOneFile, MAX_DROP_BYTES, PLATFORM_MAX_BYTES, type PathOf } from '../samples/add-one-file.js';
 import type { LabelMode } from '../samples/label-mode.js';
 import type { SampleIndex } from './sample-index.svelte.js';
 
@@ -17,7 +17,13 @@ export interface ImportItem {
   known: boolean;
 }
 
-/** Files dropped or picked on the Samples view, added one at a time so memory stays bounded. */
+/**
+ * A drop's files with a path on disk sent in one call: the core reads and indexes them a chunk at a
+ * time (256 to a transaction) on its main thread, and the list shows progress after each call.
+ */
+const PATHS_PER_CALL = 256;
+
+/** Files dropped or picked on the Samples view: by path a few hundred a call, by bytes one at a time so memory stays bounded. */
 export class Imports {
   category = $state<Category>('training');
   labelMode = $state<LabelMode>('filename');
@@ -65,17 +71,31 @@ export class Imports {
     this.clearFinished();
     this.items = [...this.items, ...fresh];
     const options = { category: this.category, queue: this.queue, ...(label === undefined ? {} : { label }) };
-    for (const [i, file] of files.entries()) {
-      const item = fresh[i]!;
-      if (item.id <= this.#cancelledUpTo) continue;
-      this.#set(item.id, { status: 'sending' });
-      const outcome = await addOneFile(this.api, file, options, this.pathOf);
-      if (outcome.status === 'refused') {
-        this.#set(item.id, { status: 'refused', message: outcome.message });
-      } else {
-        this.#releases.set(item.id, this.index.hold([outcome.sample]));
-        this.#set(item.id, { status: 'added', sample: outcome.sample, known: outcome.known });
+    const paths = files.map((f) => this.pathOf?.(f) ?? '');
+    for (let i = 0; i < files.length;) {
+      if (fresh[i]!.id <= this.#cancelledUpTo) {
+        i++;
+        continue;
       }
+      // Files with a path on disk go to the core together, PATHS_PER_CALL at a time (one call and
+      // one commit for them all, not one each); the others one at a time, by their bytes.
+      let end = i + 1;
+      if (paths[i] !== '') while (end < files.length && end - i < PATHS_PER_CALL && paths[end] !== '') end++;
+      const group = fresh.slice(i, end);
+      this.#setMany(new Map(group.map((item) => [item.id, { status: 'sending' }])));
+      const outcomes = paths[i] !== '' ? await addByPaths(this.api, paths.slice(i, end), options) : [await addOneFile(this.api, files[i]!, options, this.pathOf)];
+      const patches = new Map<number, Partial<ImportItem>>();
+      group.forEach((item, k) => {
+        const outcome = outcomes[k]!;
+        if (outcome.status === 'refused') {
+          patches.set(item.id, { status: 'refused', message: outcome.message });
+        } else {
+          this.#releases.set(item.id, this.index.hold([outcome.sample]));
+          patches.set(item.id, { status: 'added', sample: outcome.sample, known: outcome.known });
+        }
+      });
+      this.#setMany(patches);
+      i = end;
     }
   }
 
@@ -104,8 +124,12 @@ export class Imports {
     return label === '' ? false : label;
   }
 
-  #set(id: number, patch: Partial<ImportItem>): void {
-    this.items = this.items.map((i) => (i.id === id ? { ...i, ...patch } : i));
+  /** One pass over the list for a whole group (a drop of thousands is thousands of rows). */
+  #setMany(patches: ReadonlyMap<number, Partial<ImportItem>>): void {
+    this.items = this.items.map((i) => {
+      const patch = patches.get(i.id);
+      return patch ? { ...i, ...patch } : i;
+    });
   }
 
   #release(id: number): void {
