@@ -1,3 +1,4 @@
+import type { EventName, EventPayload } from '../../../src-main/core/contract/contract.js';
 import type { Api } from './client.js';
 
 /**
@@ -13,4 +14,17 @@ export function onReconnect(api: Api, fn: () => void): () => void {
       fn();
     }
   });
+}
+
+/**
+ * Keeps a view of the core current: each `event` goes to `accept`, and after a drop (its events
+ * lost) `reread` fetches the whole again. Returns the cleanup for an $effect.
+ */
+export function followEvent<E extends EventName>(api: Api, event: E, accept: (payload: EventPayload<E>) => void, reread: () => void): () => void {
+  const offEvent = api.on(event, accept);
+  const offReconnect = onReconnect(api, reread);
+  return () => {
+    offEvent();
+    offReconnect();
+  };
 }

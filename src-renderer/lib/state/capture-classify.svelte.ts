@@ -1,5 +1,6 @@
 import type { ClassificationDigest, ClassifyAfterUpload, ClassifyState } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
+import { answer } from '../api/answer.js';
 import { errorText } from '../format.js';
 
 /** One take of the last capture and what the model said about it so far. */
@@ -25,12 +26,9 @@ export class CaptureClassify {
   constructor(private readonly api: Api) {}
 
   async load(): Promise<void> {
-    try {
-      this.afterUpload = (await this.api.call('samples.classifyOptions', {})).afterUpload;
-      this.error = null;
-    } catch (err) {
-      this.error = errorText(err);
-    }
+    const r = await answer(() => this.api.call('samples.classifyOptions', {}));
+    if (r.ok) this.afterUpload = r.value.afterUpload;
+    this.error = r.error;
   }
 
   async set(v: ClassifyAfterUpload): Promise<void> {

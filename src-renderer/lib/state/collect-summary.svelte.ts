@@ -52,12 +52,6 @@ export class CollectSummaryState {
 
   /** Follows the sample index while shown; returns the cleanup for an $effect. */
   subscribe(): () => void {
-    const off = this.index.onChange(() => {
-      this.#settle.soon();
-    });
-    return () => {
-      off();
-      this.#settle.cancel();
-    };
+    return this.#settle.follow((changed) => this.index.onChange(changed));
   }
 }

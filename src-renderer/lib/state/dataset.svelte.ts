@@ -1,6 +1,6 @@
 import type { MethodOutput } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
-import { errorText } from '../format.js';
+import { answer } from '../api/answer.js';
 import type { SampleIndex } from './sample-index.svelte.js';
 import { Settle } from './settle.js';
 
@@ -24,26 +24,15 @@ export class DatasetState {
   async refresh(): Promise<void> {
     this.#settle.cancel();
     this.loading = true;
-    try {
-      this.data = await this.api.call('dataset.summary', {});
-      this.error = null;
-    } catch (err) {
-      this.error = errorText(err);
-    } finally {
-      this.loading = false;
-    }
+    const r = await answer(() => this.api.call('dataset.summary', {}));
+    if (r.ok) this.data = r.value;
+    this.error = r.error;
+    this.loading = false;
   }
 
   /** Samples changing (uploads finishing, relabels) or new settings: refresh once things settle. */
   subscribe(): () => void {
-    const soon = () => this.#settle.soon();
     // The sample index also says when the connection came back (events were lost meanwhile).
-    const offSamples = this.index.onChange(soon);
-    const offSettings = this.api.on('settings.changed', soon);
-    return () => {
-      offSamples();
-      offSettings();
-      this.#settle.cancel();
-    };
+    return this.#settle.follow((changed) => this.index.onChange(changed), (changed) => this.api.on('settings.changed', changed));
   }
 }

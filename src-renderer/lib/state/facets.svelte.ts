@@ -1,6 +1,6 @@
 import type { SampleFacets } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
-import { errorText } from '../format.js';
+import { answer } from '../api/answer.js';
 import type { SampleIndex } from './sample-index.svelte.js';
 import { Rerun } from './rerun.js';
 import { Settle } from './settle.js';
@@ -34,22 +34,13 @@ export class FacetsState {
   }
 
   async #load(): Promise<void> {
-    try {
-      this.data = await this.api.call('samples.facets', {});
-      this.error = null;
-    } catch (err) {
-      this.error = errorText(err);
-    }
+    const r = await answer(() => this.api.call('samples.facets', {}));
+    if (r.ok) this.data = r.value;
+    this.error = r.error;
   }
 
   /** Samples changing (or the connection back): refresh once things settle. Returns the cleanup for an $effect. */
   subscribe(): () => void {
-    const off = this.index.onChange(() => {
-      this.#settle.soon();
-    });
-    return () => {
-      off();
-      this.#settle.cancel();
-    };
+    return this.#settle.follow((changed) => this.index.onChange(changed));
   }
 }

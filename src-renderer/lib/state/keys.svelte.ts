@@ -1,6 +1,6 @@
 import type { KeyStatus } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
-import { errorText } from '../format.js';
+import { answer } from '../api/answer.js';
 
 export type KeyKind = 'api-key' | 'hmac-key';
 
@@ -14,12 +14,9 @@ export class KeysState {
   constructor(private readonly api: Api) {}
 
   async refresh(): Promise<void> {
-    try {
-      this.status = await this.api.call('keys.status', {});
-      this.error = null;
-    } catch (err) {
-      this.error = errorText(err);
-    }
+    const r = await answer(() => this.api.call('keys.status', {}));
+    if (r.ok) this.status = r.value;
+    this.error = r.error;
   }
 
   async set(kind: KeyKind, key: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type { ModelEntry } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
+import { answer } from '../api/answer.js';
 import { errorText, formatBytes } from '../format.js';
 import type { PathOf } from '../samples/add-one-file.js';
 
@@ -30,14 +31,10 @@ export class ModelsState {
   }
 
   async refresh(): Promise<void> {
-    try {
-      this.list = await this.api.call('models.list', {});
-      this.loadError = null;
-    } catch (err) {
-      this.loadError = errorText(err);
-    } finally {
-      this.loaded = true;
-    }
+    const r = await answer(() => this.api.call('models.list', {}));
+    if (r.ok) this.list = r.value;
+    this.loadError = r.error;
+    this.loaded = true;
   }
 
   /** Keeps the list current; returns the cleanup for an $effect. */

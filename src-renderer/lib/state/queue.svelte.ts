@@ -1,7 +1,7 @@
 import type { QueueStatus } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
-import { onReconnect } from '../api/reconnect.js';
-import { errorText } from '../format.js';
+import { answer } from '../api/answer.js';
+import { followEvent } from '../api/reconnect.js';
 
 export interface QueueProgress {
   /** Finished since the current round of uploads began (uploaded, or given up on). */
@@ -38,21 +38,13 @@ export class QueueState {
   constructor(private readonly api: Api) {}
 
   async refresh(): Promise<void> {
-    try {
-      this.#accept(await this.api.call('queue.status', {}));
-      this.error = null;
-    } catch (err) {
-      this.error = errorText(err);
-    }
+    const r = await answer(() => this.api.call('queue.status', {}));
+    if (r.ok) this.#accept(r.value);
+    this.error = r.error;
   }
 
   subscribe(): () => void {
-    const offChanged = this.api.on('queue.changed', (s) => this.#accept(s));
-    const offReconnect = onReconnect(this.api, () => void this.refresh());
-    return () => {
-      offChanged();
-      offReconnect();
-    };
+    return followEvent(this.api, 'queue.changed', (s) => this.#accept(s), () => void this.refresh());
   }
 
   async pause(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { RemoteDevice } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
-import { onReconnect } from '../api/reconnect.js';
+import { answer } from '../api/answer.js';
+import { followEvent } from '../api/reconnect.js';
 import { errorText } from '../format.js';
 import { ticks } from '../remote/remote-words.js';
 
@@ -48,25 +49,18 @@ export class RemoteDevicesState {
   }
 
   async refresh(): Promise<void> {
-    try {
-      const list = await this.api.call('remote.list', {});
+    const r = await answer(() => this.api.call('remote.list', {}));
+    if (r.ok) {
       const at = performance.now();
-      this.#known = Object.fromEntries(list.map((device) => [device.sourceId, { device, at }]));
-      this.loadError = null;
-    } catch (err) {
-      this.loadError = errorText(err);
+      this.#known = Object.fromEntries(r.value.map((device) => [device.sourceId, { device, at }]));
     }
+    this.loadError = r.error;
   }
 
   /** Keeps the links live; returns the cleanup for an $effect. */
   subscribe(): () => void {
-    const offChanged = this.api.on('remote.changed', (d) => this.#accept(d));
     // Events sent while the connection was down are lost: read the whole list again.
-    const offReconnect = onReconnect(this.api, () => void this.refresh());
-    return () => {
-      offChanged();
-      offReconnect();
-    };
+    return followEvent(this.api, 'remote.changed', (d) => this.#accept(d), () => void this.refresh());
   }
 
   /** Ticks `now` while a countdown is shown; returns the cleanup for an $effect. */

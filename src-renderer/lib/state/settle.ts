@@ -23,4 +23,17 @@ export class Settle {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
   }
+
+  /**
+   * `soon()` on every change the given subscriptions report (the sample index, a core event):
+   * how each view that refreshes after a burst follows what it counts. Returns the cleanup for an
+   * $effect: it unsubscribes them all and drops a wait.
+   */
+  follow(...subscriptions: Array<(changed: () => void) => () => void>): () => void {
+    const offs = subscriptions.map((subscribe) => subscribe(() => this.soon()));
+    return () => {
+      for (const off of offs) off();
+      this.cancel();
+    };
+  }
 }
