@@ -158,6 +158,30 @@ describe('RateEstimator: lost lines and pauses', () => {
     expect(relErr(s.frequencyHz!, hz)).toBeLessThan(0.001);
   });
 
+  it.each([
+    [100, 1, 1],
+    [100, 16, 2],
+    [200, 1, 1],
+    [62.5, 16, 2],
+  ])('counts dense losses exactly: a board that skips 3 of every 13 readings in stalls (%f Hz, %i ms polls, ±%i ms)', (hz, pollMs, noiseMs) => {
+    // Every 1.3 s of board time the loop stalls for 0.3 s: the readings due then are never sent
+    // (line-board --pause-every 1000:300). Early on, the period fitted with stalls not counted yet
+    // is 20 % long; the losses must still come out exact, and the period with them.
+    const dropped = new Set<number>();
+    const cycle = Math.round(1.3 * hz);
+    const gap = Math.round(0.3 * hz);
+    for (let c = 1; c * cycle < 20 * hz; c++) for (let i = 0; i < gap; i++) dropped.add(c * cycle - gap + i);
+    const seconds = 20;
+    // Losses in the last second may not be confirmed yet: count only what the stream had before.
+    const confirmed = [...dropped].filter((i) => i < (seconds - 1) * hz).length;
+    for (let seed = 1; seed <= 3; seed++) {
+      const s = estimate({ hz, seconds, pollMs, noiseMs, dropped, seed });
+      expect(s.droppedLines, `seed ${seed}`).toBeGreaterThanOrEqual(confirmed);
+      expect(s.droppedLines, `seed ${seed}`).toBeLessThanOrEqual(dropped.size);
+      expect(relErr(s.frequencyHz!, hz), `seed ${seed}`).toBeLessThan(0.001);
+    }
+  });
+
   it('counts lost lines at 1 Hz as soon as the next lines confirm it', () => {
     const s = estimate({ hz: 1, seconds: 60, pollMs: 16, noiseMs: 2, dropped: new Set([20, 35, 36]) });
     expect(s.droppedLines).toBe(3);

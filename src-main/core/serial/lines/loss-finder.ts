@@ -122,3 +122,46 @@ function slidingMin(src: Float64Array, len: number, w: number, out: Float64Array
     if (i >= w - 1) out[i - w + 1] = src[dq[head]!]!;
   }
 }
+
+/** Points apart that each period sample spans: enough to average out USB bursts, few enough that most span no loss. */
+const ROBUST_SPAN = 8;
+
+/**
+ * The period as the median of (t[i+m] − t[i]) / (n[i+m] − n[i]) over points [from, to): lines
+ * lost and not yet placed stretch only the few samples that span them, where they would bend a
+ * least-squares slope (a board skipping 30 of every 130 readings read as 82 Hz, not 100, and the
+ * losses searched for with that period were miscounted in turn). Null with too few points.
+ */
+export function robustSlope(n: Float64Array, t: Float64Array, from: number, to: number, scratch: Float64Array): number | null {
+  const m = Math.min(ROBUST_SPAN, Math.floor((to - from) / 4));
+  if (m < 1) return null;
+  let k = 0;
+  for (let i = from; i + m < to; i++) {
+    const dn = n[i + m]! - n[i]!;
+    if (dn > 0) scratch[k++] = (t[i + m]! - t[i]!) / dn;
+  }
+  if (k < 8) return null;
+  const q = scratch.subarray(0, k);
+  q.sort();
+  const med = q[k >> 1]!;
+  // The median alone leans toward the samples that span a loss (8 % of them shift it by a
+  // percentile of the rest: 1.6 % at 100 Hz under load). The mean of the samples near it does not.
+  const below = lowerQuartileDistance(q, med);
+  const limit = 3 * Math.max(below, 1e-9 * med);
+  let sum = 0;
+  let used = 0;
+  for (let i = 0; i < k; i++) {
+    if (Math.abs(q[i]! - med) <= limit) {
+      sum += q[i]!;
+      used++;
+    }
+  }
+  const p = used > 0 ? sum / used : med;
+  return p > 0 ? p : null;
+}
+
+/** Half the interquartile range of the sorted samples: their spread, robust to the few that span a loss. */
+function lowerQuartileDistance(sorted: Float64Array, med: number): number {
+  const k = sorted.length;
+  return Math.max(med - sorted[k >> 2]!, sorted[(3 * k) >> 2]! - med) * 1.4826 / 0.6745 / 2;
+}

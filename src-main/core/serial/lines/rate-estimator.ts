@@ -1,6 +1,6 @@
 import { CoreError } from '../../errors.js';
 import { niceRate } from './nice-rates.js';
-import { findFirstLoss, lossScratch, lossWindow, type LossScratch } from './loss-finder.js';
+import { findFirstLoss, lossScratch, lossWindow, robustSlope, type LossScratch } from './loss-finder.js';
 import { fitRate, fitScratch, segmentSse, type FitScratch, type RateFit } from './rate-fit.js';
 
 export interface RateSnapshot {
@@ -70,6 +70,8 @@ export class RateEstimator {
   readonly #ls: Int32Array;
   readonly #fitScratch: FitScratch;
   readonly #lossScratch: LossScratch;
+  /** Segments cut at big gaps, for a period that does not depend on their sizes. */
+  readonly #gapSeg: Int32Array;
   #head = 0;
   #size = 0;
   #lines = 0;
@@ -93,6 +95,7 @@ export class RateEstimator {
     [this.#seg, this.#ls] = [new Int32Array(c), new Int32Array(c)];
     this.#fitScratch = fitScratch(c);
     this.#lossScratch = lossScratch(c);
+    this.#gapSeg = new Int32Array(c);
   }
 
   /** `lines` readings completed by a chunk that arrived at `arrivalMs` (monotonic clock). */
@@ -125,7 +128,13 @@ export class RateEstimator {
   }
 
   snapshot(): RateSnapshot {
-    if (this.#sinceFit > 0 && this.#size > 0) this.#refit(this.#fitAt);
+    // As often as add() would refit, no more: a snapshot taken after every chunk must not give
+    // another answer than one taken twice a second (the search for losses is greedy, and each
+    // refit can only add to what the last one found).
+    if (this.#sinceFit > 0 && this.#size > 0) {
+      const last = this.#t[(this.#head + this.#size - 1) % this.#cap]!;
+      if (this.#size < 32 || last - this.#fitAt >= MIN_REFIT_INTERVAL_MS) this.#refit(last);
+    }
     const fit = this.#fit;
     const base = { droppedLines: this.#dropped, dropsDetectable: this.#lossWindow() !== null, pauses: this.#pauses, lines: this.#lines };
     if (!fit || this.#lines < 3 || fit.spanLines < 2) {
@@ -141,6 +150,20 @@ export class RateEstimator {
       relativeError: fit.relError,
       ...base,
     };
+  }
+
+  /**
+   * Lines found lost before reading number `line` (counted from 1, as `lines` counts them): the
+   * losses of a stretch of readings, wherever they were found from. A loss placed at a chunk
+   * counts as before all of that chunk's lines. Readings older than the window count its oldest.
+   */
+  lostBefore(line: number): number {
+    if (this.#sinceFit > 0 && this.#size > 0) this.snapshot();
+    for (let i = 0; i < this.#size; i++) {
+      const at = (this.#head + i) % this.#cap;
+      if (this.#c[at]! >= line) return this.#e[at]!;
+    }
+    return this.#dropped;
   }
 
   reset(): void {
@@ -183,7 +206,73 @@ export class RateEstimator {
     const fit = count >= 2 ? fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch) : null;
     if (!fit) return;
     this.#fit = fit;
+    this.#sizeBigGaps(count);
     this.#findLosses(count);
+  }
+
+  /**
+   * Silences far longer than the arrivals' spread, after which arrivals stay late (a board that
+   * stalls its loop and skips the readings due meanwhile: 30 of every 130 at 100 Hz), are sized
+   * at every refit with the period as it stands, not once with the period of when they were
+   * found: early on that period is biased by the very gaps not counted yet, and the greedy search
+   * kept 30 lost lines as 24 for good. A stalled host cannot look like this: the lines it reads
+   * late arrive together, so the silence holds as many lines as it lasted.
+   */
+  #sizeBigGaps(count: number): void {
+    const w = this.#lossWindow();
+    const fit = this.#fit!;
+    if (w === null) return;
+    let from = count;
+    while (from > 0 && this.#ls[from - 1] === this.#segment) from--;
+    if (count - from < MIN_POINTS_FOR_LOSSES) return;
+    const robust = robustSlope(this.#ln, this.#lt, from, count, this.#lossScratch.q);
+    const p0 = robust !== null && fit.slope > robust * 1.05 ? robust : fit.slope;
+    const big = Math.max(3 * p0, 4 * fit.spread);
+    // The period for sizing them is fitted between them (each stretch its own offset, as across a
+    // pause), so it does not depend on how they are sized: sizing with a period that did made
+    // the two agree on the wrong answer.
+    const seg = this.#gapSeg;
+    let cut = 0;
+    for (let i = 0; i < count; i++) seg[i] = this.#ls[i]! * 4096 + cut;
+    let gaps = 0;
+    for (let a = from + 1; a < count - w; a++) {
+      const ra = (this.#head + a) % this.#cap;
+      const rb = (this.#head + a - 1) % this.#cap;
+      if (this.#lt[a]! - this.#lt[a - 1]! - (this.#c[ra]! - this.#c[rb]!) * p0 >= big) {
+        cut++;
+        gaps++;
+      }
+      seg[a] = this.#ls[a]! * 4096 + cut;
+    }
+    for (let a = count - w; a < count; a++) if (a > from) seg[a] = this.#ls[a]! * 4096 + cut;
+    if (gaps === 0) return;
+    const pooled = fitRate(this.#ln, this.#lt, seg, count, this.#fitScratch);
+    if (!pooled) return;
+    const p = pooled.slope;
+    let changed = false;
+    for (let a = from + 1; a < count - w; a++) {
+      if (seg[a] === seg[a - 1]) continue;
+      const ra = (this.#head + a) % this.#cap;
+      const rb = (this.#head + a - 1) % this.#cap;
+      const had = this.#e[ra]! - this.#e[rb]!;
+      // Sized by the envelopes (the silence's ends are a poll apart): the lowest arrivals after
+      // it sit that many periods above the lowest before it.
+      let before = Infinity;
+      for (let j = Math.max(from, a - w); j < a; j++) before = Math.min(before, this.#lt[j]! - p * this.#ln[j]!);
+      let after = Infinity;
+      for (let j = a; j < Math.min(count, a + w); j++) after = Math.min(after, this.#lt[j]! - p * (this.#ln[j]! - had));
+      const k = Math.max(0, Math.round((after - before) / p));
+      if (k === had) continue;
+      for (let i = a; i < count; i++) {
+        this.#ln[i]! += k - had;
+        this.#e[(this.#head + i) % this.#cap]! += k - had;
+      }
+      this.#dropped += k - had;
+      changed = true;
+    }
+    const refit = fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch);
+    if (refit) this.#fit = refit;
+    void changed;
   }
 
   /** Searches the current segment for lost lines; each one kept is re-indexed and refitted. */
