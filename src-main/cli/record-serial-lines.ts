@@ -33,6 +33,8 @@ export interface RecordLinesOptions {
 
 /** How long past its set length a take waits for readings a stalled board has not sent, then keeps what came. */
 const RECORD_TAIL_MS = 2000;
+/** How long the readings after a take are read (not kept) so that a loss at its very end is seen. */
+const CONFIRM_MS = 400;
 
 /**
  * Headless capture of a numeric-line board: the same source, hub and recorder the app uses, so
@@ -65,12 +67,22 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
     rec.onInterrupt(stop);
     rec.length!.onFull(stop);
   });
+  // A loss just before the take's end shows only in the readings after it: they are read a
+  // moment longer (not kept) before the take's losses are counted.
+  if (rec.length!.full && rec.interruption === null) await new Promise((r) => setTimeout(r, CONFIRM_MS));
   const s = reader.snapshot();
   await hub.stopAll();
-  const frequencyHz = o.frequencyHz ?? (rec.length!.full ? rec.length!.countedHz : null) ?? s.frequencyHz;
+  // The estimate after the take and the readings that confirm its end has seen the most; the
+  // rate the take was counted at stands when they differ by more than a take can hold (1 %).
+  const counted = rec.length!.full ? rec.length!.countedHz : null;
+  const settled = s.frequencyHz !== null && (counted === null || Math.abs(s.frequencyHz / counted - 1) < 0.01) ? s.frequencyHz : counted;
+  const frequencyHz = o.frequencyHz ?? settled ?? s.frequencyHz;
   const rejected = s.badLines - startStats.badLines;
-  // Like the rejected lines: readings found lost while the stream was being detected are not the take's.
-  const droppedLines = Math.max(0, s.droppedLines - startStats.droppedLines);
+  // The readings lost between the take's first and last reading, wherever in the stream they were
+  // found from (not those lost while the stream was being detected, nor after the take).
+  const droppedLines = rec.firstReading !== null && rec.lastReading !== null
+    ? reader.lostBefore(rec.lastReading) - reader.lostBefore(rec.firstReading)
+    : Math.max(0, s.droppedLines - startStats.droppedLines);
   // Counted over the recording only, like the total: the cut first line and whatever came while the
   // stream was being detected are not part of the take.
   const rejectedByReason = Object.fromEntries(

@@ -15,6 +15,9 @@ export function describe(s: Sample, dataDir: string) {
     sha256: s.sha256,
     length_ms: s.lengthMs,
     incomplete: s.incomplete,
+    // The quality check's verdict: 'error' holds the sample back from uploading until forced.
+    flagged: s.flagged,
+    held_back: s.heldBack,
     metadata: s.metadata,
     structured_labels: s.structuredLabels,
     created: s.created,

@@ -25,8 +25,8 @@ describe('capture-desk record serial --mode lines (PTY board)', () => {
     expect(r.stderr).toMatch(/Frequency \d+\.\d+ Hz \(measured/);
     const s = lastJson(r.stdout);
     expect(s).toMatchObject({ label: 'wave', category: 'training', state: 'local', incomplete: false, metadata: { board: 'sim' } });
-    expect(s.rows as number).toBeGreaterThan(340);
-    expect(s.rows as number).toBeLessThan(420);
+    // Exactly the readings asked for, counted at the rate the take declares (not timed by the host).
+    expect(s.rows).toBe(Math.round(4000 / (s.interval_ms as number)));
     expect(s.rejected_lines).toBe(0);
     expect(Math.abs((s.interval_ms as number) - 10) / 10).toBeLessThan(0.002);
 

@@ -53,6 +53,9 @@ export class StreamRecording {
   /** Set when the source dropped out mid-capture; the owner finishes the sample as incomplete. */
   interruption: unknown = null;
   #onInterrupt: Array<(err: unknown) => void> = [];
+  /** The source's numbers (RowTiming.lines) of the first and last reading kept, when it counts them. */
+  firstReading: number | null = null;
+  lastReading: number | null = null;
   /** Counts the take to its set length; null when it runs until finish(). */
   readonly length: TakeLength | null;
 
@@ -95,7 +98,14 @@ export class StreamRecording {
         else {
           // Rows past the set length belong to no take: the first `keep` of the batch are the take's last.
           const keep = rec.length ? rec.length.accept(recorder.rows, rows, timing?.arrivalMs ?? performance.now()) : rows;
-          if (keep > 0) recorder.append(values, keep, timing);
+          if (keep > 0) {
+            recorder.append(values, keep, timing);
+            if (timing) {
+              // Which of the source's readings the take holds (a batch's rows are its last readings).
+              rec.firstReading ??= timing.lines - rows + 1;
+              rec.lastReading = timing.lines - (rows - keep);
+            }
+          }
         }
       },
       (err) => rec.#interrupt(err),

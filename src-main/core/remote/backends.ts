@@ -113,8 +113,9 @@ export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
       const end = Date.now() + RATE_WAIT_MS;
       // The first estimate of a freshly opened stream is rough (1 % off on a 100 Hz board, and
       // two successive ones can agree while both are 0.1 % off): the hello announces the rate
-      // once the reader's own ~95 % interval is within ±0.05 %, or within ±0.1 % after
-      // RATE_SETTLE_MS more, or what there is after twice that (a jittery board).
+      // once the reader's own ~95 % interval is within ±0.05 % (over 1.5 s at least, two
+      // estimates agreeing), or within ±0.1 % after RATE_SETTLE_MS, or what there is after twice
+      // that (a jittery board).
       let hz = given;
       let last: StreamStats | undefined;
       let firstAt: number | null = null;
@@ -127,8 +128,11 @@ export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
           firstAt ??= Date.now();
           const rel = now.rateRelativeError ?? null;
           const waited = Date.now() - firstAt;
+          // Under load the reader's interval is optimistic over the first second (late arrivals
+          // come in runs), so "settled" also asks for 1.5 s of stream and agreement with the last.
+          const agrees = last?.frequencyHz != null && Math.abs(now.frequencyHz / last.frequencyHz - 1) <= 0.0005;
           const reconnect = announced !== null && Math.abs(now.frequencyHz - announced) / announced < 0.001;
-          if ((rel !== null && rel <= 0.0005) || (rel !== null && rel <= 0.001 && waited > RATE_SETTLE_MS) || waited > 2 * RATE_SETTLE_MS || reconnect) hz = now.frequencyHz;
+          if ((rel !== null && rel <= 0.0005 && agrees && waited >= 1500) || (rel !== null && rel <= 0.001 && waited > RATE_SETTLE_MS) || waited > 2 * RATE_SETTLE_MS || reconnect) hz = now.frequencyHz;
           last = now;
         }
         if (hz === null) await new Promise((r) => setTimeout(r, 100));

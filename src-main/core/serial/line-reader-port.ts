@@ -6,6 +6,8 @@ export interface LineReaderPort {
   push(chunk: Buffer, atMs: number): void;
   onRows(cb: (values: ArrayLike<number>, rows: number, axisCount: number, timing: RowTiming) => void): void;
   snapshot(): LineReaderSnapshot;
+  /** Readings found lost before reading number `line` (RowTiming.lines counts readings). */
+  lostBefore(line: number): number;
 }
 
 export interface LineReaderSnapshot extends Omit<StreamStats, 'sourceId'> {

@@ -19,6 +19,7 @@ export function createLineReader(o: LineReaderOverrides & { units?: string[] | n
         if (b.rowCount > 0) cb(b.rows, b.rowCount, b.width, { arrivalMs: b.arrivalMs, lines: b.lines });
       });
     },
+    lostBefore: (line) => reader.lostBefore(line),
     snapshot() {
       const s = reader.stats();
       return {

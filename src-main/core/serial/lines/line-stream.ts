@@ -124,6 +124,11 @@ export class NumericLineReader {
     return off;
   }
 
+  /** Readings found lost before reading number `line` (as RowBatch.lines counts them). */
+  lostBefore(line: number): number {
+    return this.#rate.lostBefore(line);
+  }
+
   stats(): LineReaderStats {
     const p = this.#parser.stats;
     const rate = this.#rate.snapshot();
