@@ -1,5 +1,7 @@
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { close, fsync, open, rename, rm, write } from 'node:fs';
+import type { Socket } from 'node:net';
+import { WriteWorker } from './write-worker.js';
 
 /** A new file written under a temp name in the folder of `to`, then moved there. */
 export interface SyncedWrite {
@@ -8,41 +10,25 @@ export interface SyncedWrite {
   data: Uint8Array;
 }
 
-/** Files in flight at once: enough to keep the thread pool busy, few enough to leave descriptors for the rest of the app. */
-const LANES = 16;
-
 /**
  * Writes many new files to their temp names in `dir`, each complete and on disk before this
  * resolves: written first, then made durable together. On Linux that is one syncfs(2) of the
- * folder's file system for the whole batch (`sync -f`, as Node has no binding for it): the disk
- * gets the files' blocks in a few large writes and one cache flush, where an fsync per small file
- * costs a flush each and a disk does some hundreds a second whatever runs in parallel. Where that is
- * not available (another OS, no coreutils, an error), each file is fsynced, a few at a time.
- * Raw descriptors, not FileHandles, which cost a small file more than its write. On a failure every
+ * folder's file system for the whole batch (`sync -f`, as Node has no binding for it: see
+ * FileSystemSync): the disk gets the files' blocks in a few large writes and one cache flush,
+ * where an fsync per small file costs a flush each and a disk does some hundreds a second whatever
+ * runs in parallel. Where that is not available (another OS, no coreutils, an error), each file is
+ * fsynced. The files are written on a thread of their own (write-worker.ts). On a failure every
  * temp file is removed and the first error thrown.
  */
 export async function writeSynced(dir: string, files: readonly SyncedWrite[]): Promise<void> {
+  const io = fileOps();
   try {
-    await inLanes(files, (f, done) => writeOne(f.temp, f.data, done));
-    if (!(await syncFileSystem(dir))) await inLanes(files, (f, done) => fsyncOne(f.temp, done));
+    await io.write(files);
+    if (!(await syncFileSystem(dir))) await io.fsync(files.map((f) => f.temp));
   } catch (err) {
     await removeAll(files.map((f) => f.temp));
     throw err;
   }
-}
-
-/** false once `sync -f` failed here: the rest of the run fsyncs file by file without trying again. */
-let syncfsWorks = process.platform === 'linux';
-
-/** syncfs(2) of the file system holding `dir`; false when it could not be done (the caller fsyncs each file). */
-function syncFileSystem(dir: string): Promise<boolean> {
-  if (!syncfsWorks) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    execFile('sync', ['-f', dir], { timeout: 120_000 }, (err) => {
-      if (err) syncfsWorks = false;
-      resolve(!err);
-    });
-  });
 }
 
 /**
@@ -52,20 +38,160 @@ function syncFileSystem(dir: string): Promise<boolean> {
  * the folder once afterwards.
  */
 export async function renameAll(files: readonly SyncedWrite[]): Promise<void> {
-  const moved: string[] = [];
   try {
-    await inLanes(files, (f, done) => rename(f.temp, f.to, (err) => {
-      if (!err) moved.push(f.to);
-      done(err);
-    }));
+    await fileOps().rename(files);
   } catch (err) {
-    await removeAll([...moved, ...files.map((f) => f.temp)]);
+    await removeAll([...((err as { done?: string[] }).done ?? []), ...files.map((f) => f.temp)]);
     throw err;
   }
 }
 
+/** Removes the files, those that exist; never throws. */
 export async function removeAll(paths: readonly string[]): Promise<void> {
-  await inLanes(paths, (p, done) => rm(p, { force: true }, () => done(null))).catch(() => {});
+  await fileOps().remove(paths).catch(() => {});
+}
+
+/** What writeSynced and renameAll do to files, on the writer thread or, where none can run, through the thread pool. */
+interface FileOps {
+  write(files: readonly SyncedWrite[]): Promise<void>;
+  fsync(paths: readonly string[]): Promise<void>;
+  /** Rejects with `done`: the files moved before the error. */
+  rename(files: readonly SyncedWrite[]): Promise<void>;
+  remove(paths: readonly string[]): Promise<void>;
+}
+
+let writer: WriteWorker | null = null;
+
+function fileOps(): FileOps {
+  if (!writer?.usable) {
+    try {
+      writer = new WriteWorker();
+    } catch {
+      writer = null;
+    }
+  }
+  const w = writer;
+  if (!w) return callbackOps;
+  return {
+    // One buffer for the batch, moved to the thread: a Buffer that views a bigger one (a read slab)
+    // would be copied whole by postMessage.
+    write: async (files) => {
+      const buffer = new ArrayBuffer(files.reduce((n, f) => n + f.data.byteLength, 0));
+      const bytes = new Uint8Array(buffer);
+      let at = 0;
+      const placed = files.map((f) => {
+        bytes.set(f.data, at);
+        at += f.data.byteLength;
+        return { path: f.temp, at: at - f.data.byteLength, n: f.data.byteLength };
+      });
+      await w.run({ op: 'write', files: placed, buffer });
+    },
+    fsync: async (paths) => void (await w.run({ op: 'fsync', paths: [...paths] })),
+    rename: async (files) => void (await w.run({ op: 'rename', pairs: files.map((f) => [f.temp, f.to]) })),
+    remove: async (paths) => void (await w.run({ op: 'remove', paths: [...paths] })),
+  };
+}
+
+/** Files in flight at once on the thread pool: enough to keep it busy, few enough to leave descriptors for the rest of the app. */
+const LANES = 16;
+
+/** Raw descriptors, not FileHandles, which cost a small file more than its write. */
+const callbackOps: FileOps = {
+  write: (files) => inLanes(files, (f, done) => writeOne(f.temp, f.data, done)),
+  fsync: (paths) => inLanes(paths, (p, done) => fsyncOne(p, done)),
+  rename: async (files) => {
+    const done: string[] = [];
+    try {
+      await inLanes(files, (f, next) => rename(f.temp, f.to, (err) => {
+        if (!err) done.push(f.to);
+        next(err);
+      }));
+    } catch (err) {
+      throw Object.assign(err as Error, { done });
+    }
+  },
+  remove: (paths) => inLanes(paths, (p, done) => rm(p, { force: true }, () => done(null))),
+};
+
+/**
+ * syncfs(2) of the file system holding `dir`; false when it cannot be done here (another OS, no
+ * `sh` or no `sync -f`, an error), and then never tried again in this process: the caller fsyncs
+ * file by file.
+ */
+function syncFileSystem(dir: string): Promise<boolean> {
+  if (process.platform !== 'linux' || syncer === 'broken') return Promise.resolve(false);
+  syncer ??= new FileSystemSync();
+  return syncer.sync(dir);
+}
+
+let syncer: FileSystemSync | 'broken' | null = null;
+
+/** How long the shell waits for the next batch before it ends (a new one starts on the next). */
+const IDLE_MS = 5000;
+
+/**
+ * One `sh` that runs `sync -f` for each folder written to its stdin and answers a line each. A
+ * fork of the app or the CLI (a big process) costs ~10 ms of CPU, once per batch that was a tenth
+ * of an import's time; the shell's own fork of `sync` costs next to nothing. It ends when idle,
+ * and keeps the process alive only while an answer is owed.
+ */
+class FileSystemSync {
+  /** The running shell and the answers it owes, oldest first. */
+  #shell: { child: ChildProcess; waiting: Array<(ok: boolean) => void> } | null = null;
+  #idle: NodeJS.Timeout | null = null;
+
+  sync(dir: string): Promise<boolean> {
+    if (dir.includes('\n')) return Promise.resolve(false); // cannot be sent as a line: fsync each file
+    if (this.#idle) clearTimeout(this.#idle);
+    this.#idle = null;
+    const shell = (this.#shell ??= this.#start());
+    // Kept alive while an answer is owed (nothing else may be: the CLI just awaits it), not after.
+    (shell.child.stdout as Socket).ref();
+    return new Promise((resolve) => {
+      shell.waiting.push(resolve);
+      shell.child.stdin!.write(`${dir}\n`);
+    });
+  }
+
+  #start(): { child: ChildProcess; waiting: Array<(ok: boolean) => void> } {
+    const child = spawn('sh', ['-c', 'while IFS= read -r d; do if sync -f -- "$d" 2>/dev/null; then echo 0; else echo 1; fi; done'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const shell = { child, waiting: [] as Array<(ok: boolean) => void> };
+    child.unref();
+    (child.stdout as Socket).unref();
+    (child.stdin as Socket).unref();
+    child.stdin!.on('error', () => {}); // a shell that died: answered below
+    let pending = '';
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      pending += text;
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        const ok = pending.slice(0, nl) === '0';
+        pending = pending.slice(nl + 1);
+        if (!ok) syncer = 'broken';
+        shell.waiting.shift()?.(ok);
+      }
+      if (shell.waiting.length > 0) return;
+      (child.stdout as Socket).unref();
+      if (this.#shell === shell) {
+        this.#idle = setTimeout(() => this.#stop(shell), IDLE_MS);
+        this.#idle.unref();
+      }
+    });
+    const gone = () => {
+      if (this.#shell === shell) this.#shell = null;
+      if (shell.waiting.length > 0) syncer = 'broken'; // it died with work to do (no sh, killed): fsync each file from now on
+      for (const w of shell.waiting.splice(0)) w(false);
+    };
+    child.on('error', gone);
+    child.on('exit', gone);
+    return shell;
+  }
+
+  #stop(shell: { child: ChildProcess; waiting: unknown[] }): void {
+    this.#idle = null;
+    if (this.#shell !== shell || shell.waiting.length > 0) return;
+    this.#shell = null;
+    shell.child.stdin!.end();
+  }
 }
 
 function writeOne(path: string, data: Uint8Array, done: (err: NodeJS.ErrnoException | null) => void): void {

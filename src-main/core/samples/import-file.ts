@@ -72,14 +72,21 @@ export async function importSampleFiles(store: SampleStore, paths: readonly stri
   return { ...samplesOf(store, outcomes), problems: problems.map(({ path, reason }) => ({ path, reason })) };
 }
 
-/** A file the sample view could not open is refused now, with what is wrong in it. */
-function readable(decode: typeof import('../review/decoded.js').decodeSampleBytes, path: string, bytes: Buffer): string | null {
+/**
+ * A file the sample view could not open is refused now, with what is wrong in it. An acquisition
+ * JSON file's length is taken from the decode (the same rows × interval lengthFromBytes reads, with
+ * one parse of the file instead of two); other kinds' lengths are cheap header reads left to it.
+ */
+function readable(decode: typeof import('../review/decoded.js').decodeSampleBytes, path: string, bytes: Buffer): string | null | { lengthMs: number } {
   const name = basename(path);
   const kind = fileKind(name) === 'audio' ? 'audio' : 'sensor';
+  let decoded;
   try {
-    decode({ name, kind }, bytes);
-    return null;
+    decoded = decode({ name, kind }, bytes);
   } catch (err) {
     return `"${name}" is not a readable ${kind === 'audio' ? 'WAV recording' : 'sensor file in the acquisition format'}: ${(err as Error).message}`;
   }
+  // lengthFromBytes reads a .json file as JSON text as it is (a byte-order mark or CBOR inside: no length).
+  const plainJson = /\.json$/i.test(name) && decoded.acquisition?.format === 'json' && bytes[0] !== 0xef;
+  return plainJson ? { lengthMs: decoded.rows * decoded.intervalMs } : null;
 }

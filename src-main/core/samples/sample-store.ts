@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { basename, extname, isAbsolute, join, posix } from 'node:path';
+import { basename, extname, isAbsolute, join, posix, sep } from 'node:path';
 import type { BoundingBox, Category, IndexRebuild, Sample, SampleKind, SampleState, StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
@@ -199,8 +199,10 @@ export class SampleStore {
       const row = this.#rowOf(id, input, { file: storedName(file), owned: true, source: it.source, bytes: it.bytes.byteLength, sha256: it.sha256 ?? sha256(it.bytes) }, verdict);
       rows.push(row);
       // The sidecar the SidecarWriter would write after the commit, written before it instead.
-      sidecars.push({ temp: join(dir, `.${sidecarName(id)}.tmp`), to: join(dir, sidecarName(id)), data: Buffer.from(JSON.stringify(sidecarOf(row))) });
-      files.push({ temp: join(dir, `.${file}.tmp`), to: join(dir, file), data: it.bytes });
+      const side = sidecarName(id);
+      // `dir` is normalized and the names have no separator: no path.join per file (four a sample).
+      sidecars.push({ temp: `${dir}${sep}.${side}.tmp`, to: `${dir}${sep}${side}`, data: Buffer.from(JSON.stringify(sidecarOf(row))) });
+      files.push({ temp: `${dir}${sep}.${file}.tmp`, to: `${dir}${sep}${file}`, data: it.bytes });
     }
     await writeSynced(dir, [...sidecars, ...files]);
     try {

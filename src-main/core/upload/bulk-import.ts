@@ -138,12 +138,12 @@ export async function importFiles(
           else copies.push({ at: k, copy: made });
           continue;
         }
-        const ref = referenceFor(path, r.bytes!, hash, fo);
-        const refusal = fo.check?.(path, r.bytes!) ?? null;
-        if (refusal !== null) {
-          outcomes[k] = { path, status: 'refused', reason: refusal };
+        const verdict = fo.check?.(path, r.bytes!) ?? null;
+        if (typeof verdict === 'string') {
+          outcomes[k] = { path, status: 'refused', reason: verdict };
           continue;
         }
+        const ref = referenceFor(path, r.bytes!, hash, fo, verdict?.lengthMs);
         if (fo.copy) copies.push({ at: k, copy: copyOf(ref, r.bytes!, fo) });
         else fresh.push({ at: k, ref, bytes: r.bytes! });
       }
@@ -199,9 +199,9 @@ async function importOne(store: SampleStore, path: string, o: ImportOptions): Pr
       const hash = createHash('sha256').update(bytes).digest('hex');
       const found = store.findBySource(path, hash);
       if (found) return { path, status: 'known', id: found.id, state: found.state };
-      const refusal = o.check?.(path, bytes) ?? null;
-      if (refusal !== null) return { path, status: 'refused', reason: refusal };
-      return added(path, (await store.addCopies([copyOf(referenceFor(path, bytes, hash, o), bytes, o)]))[0]!);
+      const verdict = o.check?.(path, bytes) ?? null;
+      if (typeof verdict === 'string') return { path, status: 'refused', reason: verdict };
+      return added(path, (await store.addCopies([copyOf(referenceFor(path, bytes, hash, o, verdict?.lengthMs), bytes, o)]))[0]!);
     }
     const one = await importFile(store, path, o);
     return one.status === 'refused' ? one : { path: one.path, status: one.status, id: one.sample.id, state: one.sample.state, sample: one.sample };
@@ -236,14 +236,15 @@ function mainThreadReader(): HashedReader {
   };
 }
 
-function referenceFor(path: string, bytes: Buffer, sha256: string, o: ImportOptions): NewReference {
+/** `lengthMs` given: the length a check read already; undefined: read from the bytes here. */
+function referenceFor(path: string, bytes: Buffer, sha256: string, o: ImportOptions, lengthMs?: number | null): NewReference {
   // The spec lists .jpg only; the same bytes under .jpeg would be refused.
   const name = basename(path).replace(/\.jpeg$/i, '.jpg');
   return {
     path, name, kind: fileKind(name) as SampleKind, label: o.label === undefined ? deriveLabel(name) : o.label, bytes: bytes.length, sha256,
     category: o.category, metadata: o.metadata, boundingBoxes: o.boundingBoxes, structuredLabels: o.structuredLabels ?? null,
     // Read from the bytes already in memory: the header, or the acquisition payload's row count.
-    lengthMs: lengthFromBytes(name, bytes),
+    lengthMs: lengthMs !== undefined ? lengthMs : lengthFromBytes(name, bytes),
   };
 }
 

@@ -29,8 +29,12 @@ export interface ImportOptions {
   copy?: boolean;
   /** The outcomes carry their samples (for importers that print or answer them), without reading them back. */
   withSamples?: boolean;
-  /** Refuses a file before it is indexed: the reason in words, or null to take it (e.g. "not a readable WAV"). */
-  check?: ((path: string, bytes: Buffer) => string | null) | undefined;
+  /**
+   * Looks at a file before it is indexed: a string refuses it (the reason in words, e.g. "not a
+   * readable WAV"), null takes it, and `{ lengthMs }` takes it with the length the check read (so
+   * its payload is not parsed a second time for it).
+   */
+  check?: ((path: string, bytes: Buffer) => string | null | { lengthMs: number | null }) | undefined;
   /**
    * With `copy`: files kept as another file (a CSV of readings becomes acquisition CBOR). Such a
    * sample names no source, so importing the file again adds it again; `check` is not asked, nor

@@ -1,0 +1,83 @@
+// Batches of new files written, made durable together and moved into place (core/fs/synced-writes.ts),
+// on the real filesystem: with the file system synced at once (Linux: `sync -f` through one shell),
+// and with the fallback when that cannot run (here: no `sh` on the PATH), an fsync per file; on the
+// writer thread, and through the thread pool where no thread can start.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+const work = mkdtempSync(join(tmpdir(), 'cd-synced-writes-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+beforeEach(() => vi.resetModules()); // each test starts with no shell and no verdict on syncfs
+
+function batch(dir: string, n: number) {
+  return Array.from({ length: n }, (_, i) => ({ temp: join(dir, `.${i}.json.tmp`), to: join(dir, `${i}.json`), data: Buffer.from(JSON.stringify({ i })) }));
+}
+
+async function writeAndPlace(dir: string, n: number): Promise<void> {
+  const { renameAll, writeSynced } = await import('../../../src-main/core/fs/synced-writes.js');
+  const files = batch(dir, n);
+  await writeSynced(dir, files);
+  expect(readdirSync(dir).sort()).toEqual(files.map((f) => f.temp.slice(dir.length + 1)).sort());
+  await renameAll(files);
+  expect(readdirSync(dir).sort()).toEqual(files.map((f) => f.to.slice(dir.length + 1)).sort());
+  for (const f of files) expect(readFileSync(f.to, 'utf8')).toBe(f.data.toString());
+}
+
+describe('writeSynced and renameAll', () => {
+  it('writes a batch, batch after batch, and moves it into place', async () => {
+    const dir = mkdtempSync(join(work, 'a-'));
+    await writeAndPlace(dir, 300);
+    const next = mkdtempSync(join(work, 'b-'));
+    await writeAndPlace(next, 3); // the same shell answers again
+  });
+
+  it('falls back to an fsync per file when the file system cannot be synced at once', async () => {
+    const dir = mkdtempSync(join(work, 'c-'));
+    const path = process.env['PATH'];
+    process.env['PATH'] = join(work, 'nothing-here');
+    try {
+      await writeAndPlace(dir, 40);
+      await writeAndPlace(mkdtempSync(join(work, 'd-')), 5);
+    } finally {
+      process.env['PATH'] = path;
+    }
+  });
+
+  it('without a writer thread (none can start here), does the same through the thread pool', async () => {
+    vi.doMock('node:worker_threads', () => ({
+      Worker: class {
+        constructor() {
+          throw new Error('no threads here');
+        }
+      },
+    }));
+    try {
+      const { WriteWorker } = await import('../../../src-main/core/fs/write-worker.js');
+      expect(() => new WriteWorker()).toThrow('no threads here');
+      await writeAndPlace(mkdtempSync(join(work, 'f-')), 300);
+      await refusesAndCleansUp();
+    } finally {
+      vi.doUnmock('node:worker_threads');
+    }
+  });
+
+  it('removes every temp file when one cannot be written, and says why', () => refusesAndCleansUp());
+});
+
+async function refusesAndCleansUp(): Promise<void> {
+  const { renameAll, writeSynced } = await import('../../../src-main/core/fs/synced-writes.js');
+  const dir = mkdtempSync(join(work, 'e-'));
+  const files = batch(dir, 20);
+  files[7] = { ...files[7]!, temp: join(dir, 'no-such-folder', 'x.tmp') };
+  await expect(writeSynced(dir, files)).rejects.toMatchObject({ code: 'ENOENT' });
+  expect(readdirSync(dir)).toEqual([]);
+  expect(existsSync(files[0]!.to)).toBe(false);
+  // A move that fails half way takes back the files it moved.
+  const good = batch(dir, 10);
+  await writeSynced(dir, good);
+  good[6] = { ...good[6]!, to: join(dir, 'no-such-folder', '6.json') };
+  await expect(renameAll(good)).rejects.toMatchObject({ code: 'ENOENT' });
+  expect(readdirSync(dir)).toEqual([]);
+}
