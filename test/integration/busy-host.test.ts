@@ -9,7 +9,8 @@ import { lineBoard } from '../support/boards/board-on-pty.js';
 import { boardValue } from '../support/boards/line-board-values.mjs';
 import { socatAvailable } from '../support/boards/pty.js';
 import { useCleanups } from '../support/cleanups.js';
-import { runCli } from '../support/cli.js';
+import { runCli, startServe } from '../support/cli.js';
+import { TestWsClient } from '../support/ws-client.js';
 import { HMAC_KEY, listSamples, startConnect, startPlatform } from '../support/connect-run.js';
 
 /**
@@ -121,6 +122,46 @@ describe.skipIf(!socatAvailable())('a busy host records what an idle one does (c
     expect(p.ingestion.samples).toHaveLength(1);
     const v = decodeAcquisition(await readFile(s.file), 'cbor').payload.values;
     expect(v).toHaveLength(s.rows as number);
+    const start = firstBoardRow(v);
+    v.forEach((row, k) => expect(row, `row ${k}`).toEqual([0, 1, 2].map((a) => boardValue(start + k, a))));
+  });
+});
+
+describe.skipIf(!socatAvailable())('a busy host records what an idle one does (serve: the Record button)', { timeout: 60_000 }, () => {
+  it('the browser shell\'s process stopped for 500 ms during a take: exactly round(L / I) consecutive readings, rate to 0.1 per cent, not held back', async () => {
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
+    const dir = await dataDir();
+    const serve = await startServe(['--port', '0', '--data-dir', dir]);
+    cleanups.push(async () => void serve.child.kill('SIGKILL'));
+    const client = await TestWsClient.connect(`${serve.url.replace(/^http/, 'ws')}ws`);
+    cleanups.push(async () => client.close());
+    const call = async <T>(method: string, input: unknown): Promise<T> => {
+      const r = await client.call(method, input);
+      if (!r.ok) throw new Error(`${method}: ${r.error.message}`);
+      return r.value as T;
+    };
+    const sourceId = `serial:${pty.hostPath}`;
+    await call('serial.addPath', { path: pty.hostPath });
+    await call('stream.start', { sourceId });
+    await pause(2500); // the reader settles on the rate, as a person watches the plot before Record
+    // Queued, so the quality check decides whether it is held back (no platform is set: it waits there).
+    await call('queue.pause', {});
+    const st = await call<{ sessionId: string }>('record.start', { sourceIds: [sourceId], label: 'busy', category: 'training', lengthMs: 3000, queue: true });
+    await pause(1000);
+    serve.child.kill('SIGSTOP');
+    await pause(500);
+    serve.child.kill('SIGCONT');
+    const saved = await client.waitFor((m) => m.t === 'event' && m.name === 'record.state' && (m.payload as { sessionId: string; state: string }).sessionId === st.sessionId && (m.payload as { state: string }).state === 'saved', 20_000);
+    const id = (saved as { payload: { sampleIds: string[] } }).payload.sampleIds[0]!;
+    const { samples } = await call<{ samples: Array<{ id: string; file: string; heldBack: boolean; flagged: string | null; incomplete: boolean; extra: Record<string, number> }> }>('samples.list', {});
+    const s = samples.find((x) => x.id === id)!;
+    expect(s).toMatchObject({ heldBack: false, incomplete: false });
+    expect(s.flagged).not.toBe('error');
+    expect(s.extra.dropped_lines).toBeLessThanOrEqual(1);
+    expect(Math.abs(s.extra.interval_ms! - 10) / 10).toBeLessThan(0.001);
+    expect(s.extra.rows).toBe(Math.round(3000 / s.extra.interval_ms!));
+    const v = decodeAcquisition(await readFile(join(dir, s.file)), 'cbor').payload.values;
+    expect(v).toHaveLength(s.extra.rows!);
     const start = firstBoardRow(v);
     v.forEach((row, k) => expect(row, `row ${k}`).toEqual([0, 1, 2].map((a) => boardValue(start + k, a))));
   });
