@@ -129,6 +129,41 @@ describe('samples import of many single files', () => {
     }
   });
 
+  it('when a batch cannot be indexed, the batches before it stay, none after it is placed, and a re-run adds only what is missing', async () => {
+    const data = join(work, 'data-fail');
+    mkdirSync(join(files, 'more'));
+    // 600 files: batches of 256, 256 and 88.
+    const some = Array.from({ length: 600 }, (_, i) => {
+      const path = join(files, 'more', `tap.${i}.json`);
+      writeFileSync(path, JSON.stringify(sensorDoc(values(1000 + i))));
+      return path;
+    });
+    let store = await SampleStore.open(data, silentLogger);
+    const real = store.db.transaction.bind(store.db);
+    let commits = 0;
+    // The second batch's commit fails (a disk full, say); the third is written meanwhile.
+    vi.spyOn(store.db, 'transaction').mockImplementation(((fn: () => unknown) => (++commits === 2 ? () => {
+      throw new Error('disk I/O error');
+    } : real(fn))) as typeof store.db.transaction);
+    await expect(importSampleFiles(store, some, { category: 'training', queue: false })).rejects.toThrow('disk I/O error');
+    expect(store.count()).toBe(256);
+    await store.close();
+    // The failed batch's files were placed with their sidecars (as addBytes leaves a file the index
+    // refused); nothing of the batch after it was, and no temp file is left.
+    const owned = readdirSync(join(data, 'samples'));
+    expect(owned.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(owned.length).toBe(2 * 512);
+    store = await SampleStore.open(data, silentLogger);
+    try {
+      expect(store.count()).toBe(512); // the failed batch indexed at this start, from its sidecars
+      const again = await importSampleFiles(store, some, { category: 'training', queue: false });
+      expect(again.known.map((x) => x.name)).toEqual(some.slice(0, 512).map((p) => p.slice(join(files, 'more').length + 1)));
+      expect(again.added.map((x) => x.name)).toEqual(some.slice(512).map((p) => p.slice(join(files, 'more').length + 1)));
+    } finally {
+      await store.close();
+    }
+  });
+
   it('through the CLI: prints the good ones, names each bad one, counts them and exits 1', async () => {
     const picked = [goodOnes[0]!.path, badOnes[3]!.path, goodOnes[3]!.path, badOnes[0]!.path, goodOnes[2]!.path, badOnes[5]!.path, goodOnes[7]!.path];
     const r = await runCli(['samples', 'import', ...picked, '--data-dir', join(work, 'data-cli')]);

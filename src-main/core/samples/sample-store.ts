@@ -48,6 +48,14 @@ export interface NewCopy {
   sha256?: string;
 }
 
+/** A batch of copies written to temp names (SampleStore.stageCopies), to be indexed or thrown away. */
+export interface StagedCopies {
+  /** Waits for the files, moves them into place and indexes them; their samples, in order. */
+  commit(): Promise<Sample[]>;
+  /** Removes the temp files instead. */
+  discard(): Promise<void>;
+}
+
 /** Where a new row's file is and what it holds. */
 interface RowPlace {
   file: string;
@@ -186,7 +194,16 @@ export class SampleStore {
    * source included (running the import again finds them). Samples come back in the order given.
    */
   async addCopies(items: readonly NewCopy[]): Promise<Sample[]> {
-    if (items.length === 0) return [];
+    return (await this.stageCopies(items)).commit();
+  }
+
+  /**
+   * addCopies in two steps, for a caller that prepares its next batch while this one is written:
+   * the rows are made and the files start being written and synced to their temp names at once;
+   * `commit` (in the order batches must be indexed) waits for them, moves them into place and
+   * indexes them; `discard` removes them instead (an earlier batch failed).
+   */
+  async stageCopies(items: readonly NewCopy[]): Promise<StagedCopies> {
     const dir = join(this.dataDir, SAMPLES_DIR);
     const rows: SampleRow[] = [];
     const sidecars: SyncedWrite[] = [];
@@ -204,25 +221,35 @@ export class SampleStore {
       sidecars.push({ temp: `${dir}${sep}.${side}.tmp`, to: `${dir}${sep}${side}`, data: Buffer.from(JSON.stringify(sidecarOf(row))) });
       files.push({ temp: `${dir}${sep}.${file}.tmp`, to: `${dir}${sep}${file}`, data: it.bytes });
     }
-    await writeSynced(dir, [...sidecars, ...files]);
-    try {
-      await renameAll(sidecars);
-    } catch (err) {
-      await removeAll(files.map((f) => f.temp));
-      throw err;
-    }
-    try {
-      await renameAll(files);
-    } catch (err) {
-      await removeAll(sidecars.map((f) => f.to));
-      throw err;
-    }
-    await fsyncDir(dir);
-    this.#references ??= new ReferenceIndex(this.db);
-    const index = this.#references;
-    // The sidecars are on disk already: the rows go in without being marked for the SidecarWriter.
-    this.#indexSaved(rows.length === 1 ? rows[0]!.file : SAMPLES_DIR, () => this.db.transaction(() => index.writeRows(rows))(), rows.length);
-    return rows.map(rowToSample);
+    const written = rows.length === 0 ? Promise.resolve() : writeSynced(dir, [...sidecars, ...files]);
+    written.catch(() => {}); // awaited by commit or discard
+    return {
+      commit: async () => {
+        if (rows.length === 0) return [];
+        await written;
+        try {
+          await renameAll(sidecars);
+        } catch (err) {
+          await removeAll(files.map((f) => f.temp));
+          throw err;
+        }
+        try {
+          await renameAll(files);
+        } catch (err) {
+          await removeAll(sidecars.map((f) => f.to));
+          throw err;
+        }
+        await fsyncDir(dir);
+        this.#references ??= new ReferenceIndex(this.db);
+        const index = this.#references;
+        // The sidecars are on disk already: the rows go in without being marked for the SidecarWriter.
+        this.#indexSaved(rows.length === 1 ? rows[0]!.file : SAMPLES_DIR, () => this.db.transaction(() => index.writeRows(rows))(), rows.length);
+        return rows.map(rowToSample);
+      },
+      discard: async () => {
+        if (await written.then(() => true, () => false)) await removeAll([...sidecars, ...files].map((f) => f.temp));
+      },
+    };
   }
 
   /**

@@ -24,6 +24,8 @@ const CHUNK = 256;
 const READ_AHEAD = 2;
 /** Reads in flight on the fallback reader: the disk and the thread pool stay busy without a pile of pending callbacks. */
 const LANES = 16;
+/** Chunks of copies being written or waiting to be indexed while the next is checked: the disk and the CPU both busy, memory bounded. */
+const IN_FLIGHT = 2;
 /** Files at most this big are read whole once (hash + send); bigger ones are streamed. */
 const READ_WHOLE_BYTES = 8 * 1024 * 1024;
 
@@ -101,11 +103,16 @@ export async function importFiles(
     reads.start(paths);
   }
   const all: BulkOutcome[] = [];
+  /** Chunks of copies not yet indexed, oldest first (at most IN_FLIGHT), and the paths each holds. */
+  const inFlight: Array<{ paths: ReadonlySet<string>; done: Promise<void> }> = [];
   try {
     const chunks = reads.chunks;
     for (let c = 0; c < chunks.length; c++) {
+      while (inFlight.length >= IN_FLIGHT) await settled(inFlight);
       const chunk = chunks[c]!;
       const read = await reads.take(c);
+      // A path given again while its first copy is not indexed yet: found as it would be one chunk at a time.
+      if (inFlight.some((f) => chunk.some((p) => f.paths.has(p)))) while (inFlight.length > 0) await settled(inFlight);
       const outcomes: BulkOutcome[] = new Array(chunk.length);
       const hashes: Array<string | null> = chunk.map((p) => {
         const r = read.get(p);
@@ -162,20 +169,45 @@ export async function importFiles(
         store.keepBytes(row.id, f.bytes);
         outcomes[f.at] = { path: f.ref.path, status: 'added', id: row.id, state: row.state, ...(o.withSamples ? { sample: rowToSample(row) } : {}) };
       });
-      // Copies are written and synced together and indexed in one transaction (see SampleStore.addCopies).
-      const kept = await store.addCopies(copies.map((c) => c.copy));
-      copies.forEach((c, j) => {
-        const sample = kept[j]!;
-        outcomes[c.at] = { path: chunk[c.at]!, status: 'added', id: sample.id, state: sample.state, sample };
-      });
-      for (const k of careful) outcomes[k] = await importOne(store, chunk[k]!, optionsFor(chunk[k]!));
-      all.push(...outcomes);
-      onChunk(outcomes);
+      // Copies are written and synced together and indexed in one transaction (SampleStore.stageCopies):
+      // this chunk's files are written while the next chunk is read and checked, and indexed after
+      // the chunk before them, so chunks enter the index in order and one that fails stops the rest.
+      const staged = copies.length > 0 ? await store.stageCopies(copies.map((x) => x.copy)) : null;
+      const before = inFlight.at(-1)?.done;
+      const done = (async () => {
+        try {
+          await before;
+        } catch (err) {
+          await staged?.discard();
+          throw err;
+        }
+        const kept = staged ? await staged.commit() : [];
+        copies.forEach((x, j) => {
+          const sample = kept[j]!;
+          outcomes[x.at] = { path: chunk[x.at]!, status: 'added', id: sample.id, state: sample.state, sample };
+        });
+        for (const k of careful) outcomes[k] = await importOne(store, chunk[k]!, optionsFor(chunk[k]!));
+        all.push(...outcomes);
+        onChunk(outcomes);
+      })();
+      done.catch(() => {}); // awaited in its turn
+      inFlight.push({ paths: new Set(chunk), done });
+      // Files indexed where they lie go one chunk after the other, as they always did.
+      if (!run.copy) await settled(inFlight);
     }
+    while (inFlight.length > 0) await settled(inFlight);
   } finally {
+    // After a failure, the chunks behind it are still removing their temp files: done when this returns.
+    await Promise.allSettled(inFlight.map((f) => f.done));
     await reads.close();
   }
   return all;
+}
+
+/** Waits for the oldest chunk in flight and takes it off the list; if it failed, it stays there and this throws. */
+async function settled(inFlight: Array<{ done: Promise<void> }>): Promise<void> {
+  await inFlight[0]!.done;
+  inFlight.shift();
 }
 
 /** The one-at-a-time path (big files, files to sign); a file gone or unreadable since it was listed is refused, as on the fast path. */
