@@ -95,7 +95,7 @@ test('a never-uploaded sample classified on this computer from its sample view: 
   // The bands read out like the platform's: one tab stop, each window's label and confidence on focus.
   await view.getByTestId('classify-button').focus();
   for (let i = 0; i < 30 && !(await page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'classification-band')); i++) await page.keyboard.press('Tab');
-  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Window 1 of ${n}, 0.00–2.00 s: ${want[0]!.label}, confidence ${want[0]!.confidence.toFixed(2)}`);
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Window 1 of ${n}, 0.00–2.00 s: ${want[0]!.label}, ${want[0]!.confidence.toFixed(2)} confidence`);
   await screenshot(page, testInfo, 'classified-here');
 
   // The table: what the model says, and where that came from; the "Model says" filter finds it.

@@ -147,10 +147,10 @@ test('a PTY board take uploaded to testing, classified from its sample view: ban
     // The keyboard: one tab stop; it announces the window's confidence; arrows walk the windows.
     await tabToBands(page, view);
     const c = (i: number) => want.windows[i]!.confidence.toFixed(2);
-    expect(await focusedLabel(page)).toBe(`Window 1 of ${n}, 0.00–1.00 s: wave, confidence ${c(0)}`);
-    await expect(view.getByTestId('classify-window')).toContainText(`Window 1 of ${n}, 0.00–1.00 s: wave, confidence ${c(0)}. Scores: wave ${c(0)}`);
+    expect(await focusedLabel(page)).toBe(`Window 1 of ${n}, 0.00–1.00 s: wave, ${c(0)} confidence`);
+    await expect(view.getByTestId('classify-window')).toContainText(`Window 1 of ${n}, 0.00–1.00 s: wave, ${c(0)} confidence. Scores: wave ${c(0)}`);
     await page.keyboard.press('ArrowRight');
-    expect(await focusedLabel(page)).toBe(`Window 2 of ${n}, 0.50–1.50 s: wave, confidence ${c(1)}`);
+    expect(await focusedLabel(page)).toBe(`Window 2 of ${n}, 0.50–1.50 s: wave, ${c(1)} confidence`);
     await expect(view.getByTestId('classify-window')).toContainText(`Window 2 of ${n}`);
     await page.keyboard.press('End');
     expect(await focusedLabel(page)).toMatch(new RegExp(`^Window ${n} of ${n}, `));
@@ -160,7 +160,7 @@ test('a PTY board take uploaded to testing, classified from its sample view: ban
     await expect(view.getByTestId('view-range')).toContainText('selected 1.00 s');
     // Hover says the same.
     await bands.nth(2).hover();
-    await expect(view.getByTestId('classify-window')).toContainText(`Window 3 of ${n}, 1.00–2.00 s: wave, confidence ${c(2)}`);
+    await expect(view.getByTestId('classify-window')).toContainText(`Window 3 of ${n}, 1.00–2.00 s: wave, ${c(2)} confidence`);
 
     // Another variant is a result of its own, remembered for the project.
     await view.getByTestId('classify-variant').selectOption('float32');
@@ -280,7 +280,7 @@ test.describe('the microphone', () => {
     await tabToBands(page, view);
     for (let i = 0; i < n; i++) {
       const w = want.windows[i]!;
-      const expected = `Window ${i + 1} of ${n}, ${(w.startMs / 1000).toFixed(2)}–${(w.endMs / 1000).toFixed(2)} s: ${w.label}, confidence ${w.confidence.toFixed(2)}${w.confidence < 0.8 ? ', uncertain (below 0.80)' : ''}, anomaly ${(w.anomaly as number).toFixed(2)}`;
+      const expected = `Window ${i + 1} of ${n}, ${(w.startMs / 1000).toFixed(2)}–${(w.endMs / 1000).toFixed(2)} s: ${w.label}, ${w.confidence.toFixed(2)} confidence${w.confidence < 0.8 ? ', uncertain (below 0.80)' : ''}, anomaly ${(w.anomaly as number).toFixed(2)}`;
       expect(await focusedLabel(page)).toBe(expected);
       await expect(view.getByTestId('classify-window')).toContainText(expected);
       if (i === Math.floor(n / 2)) {

@@ -138,7 +138,7 @@ test('a numeric board connected from the device list: online, recorded from the 
     // The picture for the README: the device list with a connected, renamed board (test-results/).
     await mkdir(dirname(README_PICTURE), { recursive: true });
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    await page.locator('aside.side').screenshot({ path: README_PICTURE });
+    await page.locator('#view-live .side').screenshot({ path: README_PICTURE });
 
     // The emulator drops the socket: the row counts down to the reconnect, then is online again.
     const states = await recordStates(row);

@@ -22,11 +22,12 @@ export function scoresText(w: ClassifiedWindow): string {
 
 /**
  * What a window's band says when it takes focus (its accessible name) and on hover:
- * "Window 2 of 5, 0.50–1.50 s: wave, confidence 0.91, uncertain (below 0.60), anomaly 0.32".
+ * "Window 2 of 5, 0.50–1.50 s: wave, 0.91 confidence, uncertain (below 0.60), anomaly 0.32".
+ * It holds the band's caption ("wave 0.91") as written, so the name says what the band shows.
  */
 export function windowText(w: ClassifiedWindow, block: Pick<ClassifiedBlock, 'minimumConfidenceRating'>, count: number): string {
   const parts = [`Window ${w.index + 1} of ${count}, ${s2(w.startMs)}–${s2(w.endMs)} s: `];
-  parts.push(w.label === null || w.confidence === null ? 'no label' : `${w.label}, confidence ${c2(w.confidence)}`);
+  parts.push(w.label === null || w.confidence === null ? 'no label' : `${w.label}, ${c2(w.confidence)} confidence`);
   if (w.uncertain) parts.push(`, uncertain (below ${block.minimumConfidenceRating === null ? '?' : c2(block.minimumConfidenceRating)})`);
   if (w.anomaly !== null) parts.push(`, anomaly ${c2(w.anomaly)}`);
   return parts.join('');

@@ -159,6 +159,15 @@ export function showName(row: Pick<BalanceRow, 'label'>, counts: BalanceCounts, 
   return category ? `Show the ${samples} in ${category}` : `Show the ${samples} (every category)`;
 }
 
+/**
+ * A cell's visible text, in reading order ("1,204, 1,200 ↑, 3 queued, platform 1,212 +12"): its
+ * button's name starts with it, so the name holds what is seen (WCAG 2.5.3, label in name).
+ */
+export function cellShort(c: BalanceCounts): string {
+  const platform = c.platform ? [`platform ${nf(c.platform.count)}${c.difference ? ` ${differenceMark(c)}` : ''}`] : [];
+  return [nf(c.total), ...breakdown(c).map((p) => p.short), ...platform].join(', ');
+}
+
 /** A cell in words, for its description and tooltip: where its samples are and what the platform has. */
 export function cellWords(c: BalanceCounts): string {
   const parts = breakdown(c).map((p) => p.words);

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import type { BalanceCounts, BalanceLabel, ClassBalance } from '../../../src-main/core/contract/contract.js';
 import { differenceText } from '../../../src-main/core/samples/class-balance.js';
-import { balanceTable, breakdown, cellWords, differenceMark, showName, towardsTarget } from '../../../src-renderer/lib/samples/class-balance.js';
+import { balanceTable, breakdown, cellShort, cellWords, differenceMark, showName, towardsTarget } from '../../../src-renderer/lib/samples/class-balance.js';
 
 type Where = Partial<Pick<BalanceCounts, 'uploaded' | 'queued' | 'local' | 'failed' | 'totalLengthMs'>> & { platform?: number };
 
@@ -134,5 +134,8 @@ describe('class balance table', () => {
     expect(cellWords(c)).toBe('1,200 uploaded, 3 queued, 1 failed or refused. The platform has 1,212: 12 more on the platform than uploaded from here (added there or from another computer).');
     expect(cellWords(counts({ uploaded: 2, platform: 2 }))).toBe('2 uploaded. The platform has 2.');
     expect(cellWords(counts({ platform: 0 }))).toBe('None here. The platform has 0.');
+    // What the cell shows, in order: its button's name starts with it (label in name).
+    expect(cellShort(c)).toBe('1,204, 1,200 ↑, 3 queued, 1 failed, platform 1,212 +12');
+    expect(cellShort(counts({ local: 2 }))).toBe('2, 2 local');
   });
 });

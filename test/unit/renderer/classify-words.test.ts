@@ -15,9 +15,9 @@ const state = (o: Partial<ClassifyState>): ClassifyState => ({
 
 describe('a window in words', () => {
   it('says its place, span, top label and confidence (what focus announces), uncertain and anomaly when so', () => {
-    expect(windowText(w(), { minimumConfidenceRating: 0.6 }, 5)).toBe('Window 2 of 5, 0.50–1.50 s: wave, confidence 0.91');
+    expect(windowText(w(), { minimumConfidenceRating: 0.6 }, 5)).toBe('Window 2 of 5, 0.50–1.50 s: wave, 0.91 confidence');
     expect(windowText(w({ confidence: 0.41, uncertain: true, anomaly: 0.318 }), { minimumConfidenceRating: 0.6 }, 5))
-      .toBe('Window 2 of 5, 0.50–1.50 s: wave, confidence 0.41, uncertain (below 0.60), anomaly 0.32');
+      .toBe('Window 2 of 5, 0.50–1.50 s: wave, 0.41 confidence, uncertain (below 0.60), anomaly 0.32');
     expect(windowText(w({ label: null, confidence: null, scores: {} }), { minimumConfidenceRating: null }, 1)).toBe('Window 2 of 1, 0.50–1.50 s: no label');
   });
 
