@@ -47,3 +47,31 @@ export function stripSummary(windows: readonly LiveWindow[], seconds: number): s
   for (const w of windows) counts.set(w.shown ?? 'uncertain', (counts.get(w.shown ?? 'uncertain') ?? 0) + 1);
   return `Last ${seconds} s of the model's labels: ${[...counts].map(([l, n]) => `${l} ${n} ${n === 1 ? 'window' : 'windows'}`).join(', ')}.`;
 }
+
+/** Neighbouring pieces that show the same label, as one stretch; label null: uncertain. */
+export interface StripRun {
+  left: number;
+  width: number;
+  label: string | null;
+}
+
+export function stripRuns(pieces: readonly StripPiece[]): StripRun[] {
+  const runs: StripRun[] = [];
+  for (const p of pieces) {
+    const last = runs.at(-1);
+    if (last && last.label === p.window.shown && p.left <= last.left + last.width + 1) last.width = p.left + p.width - last.left;
+    else runs.push({ left: p.left, width: p.width, label: p.window.shown });
+  }
+  return runs;
+}
+
+/**
+ * What a stretch of the strip says in text, so its colour is never all it has: the label where it
+ * fits, else the label's number in the legend ("?" for uncertain), else nothing (a sliver).
+ * `textWidth` measures in CSS px; `pad` is the room kept around the text.
+ */
+export function runText(run: StripRun, labels: readonly string[], textWidth: (text: string) => number, pad = 6): string {
+  const key = run.label === null ? '?' : labels.includes(run.label) ? String(labels.indexOf(run.label) + 1) : null;
+  const choices = [run.label ?? 'uncertain', ...(key === null ? [] : [key])];
+  return choices.find((t) => textWidth(t) + pad <= run.width) ?? '';
+}
