@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
+import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { PRESETS } from '../support/models/test-model.mjs';
 import { audit } from './a11y.js';
-import { openView } from './app-page.js';
+import { addFiles, openView } from './app-page.js';
 import { expect, test } from './fixtures.js';
 import { tableRow } from './sample-views.js';
 import { addModel, gestureRows, importSamples } from './seed.js';
@@ -16,6 +17,7 @@ import { addModel, gestureRows, importSamples } from './seed.js';
 // (a11y.ts says what fails). A state is audited once it is drawn: waited for, never slept on.
 
 const LEVEL_BOARD = fileURLToPath(new URL('../support/boards/level-board.mjs', import.meta.url));
+const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
 
 /** The ? menu from the keyboard, as a person opens it (not while typing in a field). */
 async function openHelp(page: Page): Promise<void> {
@@ -118,12 +120,48 @@ test('Samples: with data, the filter menus, a sample open with its classificatio
   const bulk = page.getByTestId('bulk-actions');
   await audit(page, 'Samples: two samples selected, the bulk bar');
   await bulk.getByRole('button', { name: 'Export…' }).click();
+  await expect(bulk.getByTestId('export-form')).toBeVisible();
+  await audit(page, 'Samples: the bulk bar, export');
   await bulk.getByTestId('bulk-classify-open').click();
   await expect(bulk.getByTestId('bulk-classify-form').getByLabel('Model')).toBeVisible();
   await audit(page, 'Samples: the bulk bar, classify with a model');
   await bulk.getByRole('button', { name: 'Delete…' }).click();
   await expect(bulk.getByRole('alert')).toContainText('Delete 2 samples?');
   await audit(page, 'Samples: the bulk bar, confirming a delete');
+  await bulk.getByRole('button', { name: 'Cancel' }).click();
+
+  // An audio sample: waveform, spectrogram and playback.
+  await addFiles(page, [toneFile('beep.wav')]);
+  await tableRow(page, /^beep\.wav$/).getByRole('checkbox').focus();
+  await page.keyboard.press('Enter');
+  await expect(view).toHaveAttribute('data-kind', 'audio');
+  await expect(view.getByTestId('spectrogram')).toHaveAttribute('data-drawn', 'true');
+  await audit(page, 'Samples: an audio sample open');
+});
+
+/** 1 s of a 1 kHz tone at 16 kHz, as a WAV file. */
+function toneFile(name: string) {
+  const pcm = Int16Array.from({ length: 16_000 }, (_, i) => Math.round(12_000 * Math.sin((2 * Math.PI * 1000 * i) / 16_000)));
+  return { name, mimeType: 'audio/wav', buffer: encodeWav(pcm, { sampleRate: 16_000 }) };
+}
+
+test('Live: a board with the platform firmware, recorded on the board (AT mode)', async ({ page, shell }) => {
+  const pty = await openPtyPair();
+  const board = spawn(process.execPath, [AT_BOARD, '--port', pty.boardPath, '--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05'], { stdio: 'ignore' });
+  try {
+    await page.goto(shell.url);
+    await page.getByLabel('Open a port by path').fill(pty.hostPath);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    const settings = page.getByTestId('port-settings');
+    await settings.getByLabel('Mode').selectOption('at');
+    await settings.getByRole('button', { name: 'Apply' }).click();
+    const panel = page.getByTestId('at-panel');
+    await expect(panel.getByTestId('at-board')).toContainText('SIMULATED_AT_BOARD', { timeout: 15_000 });
+    await audit(page, 'Live: a board in AT mode, its panel');
+  } finally {
+    board.kill('SIGKILL');
+    await pty.close();
+  }
 });
 
 test('Samples: the confirmation of an action on all matching samples', async ({ page, shell }) => {
