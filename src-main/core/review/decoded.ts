@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import type { Sample } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
+import { decodeAcquisition, detectAcquisitionFormat } from '../samples/formats/acquisition.js';
 import { scanAcquisition, type ScannedAcquisition } from '../samples/formats/acquisition-scan.js';
 import { decodeCsv } from '../samples/formats/csv.js';
 import { readWavPcm } from '../samples/formats/wav-pcm.js';
@@ -50,6 +51,22 @@ export function decodeSampleBytes(sample: Pick<Sample, 'name' | 'kind'>, bytes: 
   }
   if (ext === '.json' || ext === '.cbor') return sensor(scanAcquisition(bytes));
   throw new CoreError('Unavailable', `"${sample.name}" cannot be reviewed here: only sensor files (.json, .cbor, .csv) and audio (.wav) can be plotted.`);
+}
+
+/**
+ * What decodeSampleBytes would make of these bytes, without the columns where they need not be
+ * built: it throws exactly when and what decodeSampleBytes throws. An acquisition JSON file is
+ * parsed and validated only (decodeSampleBytes copies the validated rows into columns, which
+ * cannot fail); everything else is decoded as it is. A bulk import checks every file with it.
+ */
+export function checkSampleBytes(sample: Pick<Sample, 'name' | 'kind'>, bytes: Uint8Array): { format: 'json' | 'cbor' | null; rows: number; intervalMs: number } {
+  const ext = extname(sample.name).toLowerCase();
+  if (sample.kind !== 'audio' && (ext === '.json' || ext === '.cbor') && detectAcquisitionFormat(bytes) === 'json') {
+    const p = decodeAcquisition(bytes, 'json').payload;
+    return { format: 'json', rows: p.values.length, intervalMs: p.interval_ms };
+  }
+  const d = decodeSampleBytes(sample, bytes);
+  return { format: d.acquisition?.format ?? null, rows: d.rows, intervalMs: d.intervalMs };
 }
 
 function sensor(s: ScannedAcquisition): Decoded {

@@ -45,14 +45,14 @@ export async function importSampleFiles(store: SampleStore, paths: readonly stri
     }
   });
   // The decoders (cbor-x, zod) are loaded here, not with the module: `samples import` of an export never needs them.
-  const { decodeSampleBytes } = await import('../review/decoded.js');
+  const { checkSampleBytes } = await import('../review/decoded.js');
   const encode = csvs > 0 ? (await import('./formats/acquisition.js')).encodeAcquisition : null;
   const outcomes = await importFiles(
     store,
     files,
     {
       category: o.category, label: o.label, metadata: {}, boundingBoxes: [], addDateId: false, allowDuplicates: false, queue: o.queue, copy: true, withSamples: true,
-      check: (path, bytes) => readable(decodeSampleBytes, path, bytes),
+      check: (path, bytes) => readable(checkSampleBytes, path, bytes),
       // Decoded as importCsv decodes it: the --label as given (not trimmed), the words of a bad CSV as they were.
       convert: encode === null ? undefined : {
         applies: (path) => /\.csv$/i.test(path),
@@ -74,19 +74,19 @@ export async function importSampleFiles(store: SampleStore, paths: readonly stri
 
 /**
  * A file the sample view could not open is refused now, with what is wrong in it. An acquisition
- * JSON file's length is taken from the decode (the same rows × interval lengthFromBytes reads, with
+ * JSON file's length is taken from the check (the same rows × interval lengthFromBytes reads, with
  * one parse of the file instead of two); other kinds' lengths are cheap header reads left to it.
  */
-function readable(decode: typeof import('../review/decoded.js').decodeSampleBytes, path: string, bytes: Buffer): string | null | { lengthMs: number } {
+function readable(check: typeof import('../review/decoded.js').checkSampleBytes, path: string, bytes: Buffer): string | null | { lengthMs: number } {
   const name = basename(path);
   const kind = fileKind(name) === 'audio' ? 'audio' : 'sensor';
-  let decoded;
+  let read;
   try {
-    decoded = decode({ name, kind }, bytes);
+    read = check({ name, kind }, bytes);
   } catch (err) {
     return `"${name}" is not a readable ${kind === 'audio' ? 'WAV recording' : 'sensor file in the acquisition format'}: ${(err as Error).message}`;
   }
   // lengthFromBytes reads a .json file as JSON text as it is (a byte-order mark or CBOR inside: no length).
-  const plainJson = /\.json$/i.test(name) && decoded.acquisition?.format === 'json' && bytes[0] !== 0xef;
-  return plainJson ? { lengthMs: decoded.rows * decoded.intervalMs } : null;
+  const plainJson = /\.json$/i.test(name) && read.format === 'json' && bytes[0] !== 0xef;
+  return plainJson ? { lengthMs: read.rows * read.intervalMs } : null;
 }
