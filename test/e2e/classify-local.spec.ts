@@ -5,43 +5,17 @@
 // answers, "on this computer: gestures" said in words, the result found by the table's "Model says"
 // filter and shown again after a reload. From the Samples view: "Classify with model…" on all
 // matching samples, with its progress bar and Cancel, and the samples it cannot take left with why.
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { runCli } from '../support/cli.js';
-import { sensorDoc } from '../support/ingestion-server/fixtures.js';
-import { expectedTop, PRESETS, rowsWithEnergies, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { expectedTop, PRESETS, rowsWithEnergies } from '../support/models/test-model.mjs';
 import { openView, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
 import { modelFilterFinds, tableRow } from './sample-views.js';
+import { addModel, importSamples } from './seed.js';
 
 const G = PRESETS.gestureNew; // 62.5 Hz (16 ms a row), windows of 125 rows (2000 ms), 3 axes; wave when mean |axis 0| >= 2
 
 /** Rows made of one model window per energy, in order. */
 const rowsOf = (energies: number[]) => rowsWithEnergies(G, energies);
-
-async function addModel(dataDir: string, name: string, opts: TestModelOptions = G): Promise<void> {
-  const { dir } = await writeTestModel(await mkdtemp(join(tmpdir(), 'cd-e2e-model-')), opts);
-  const r = await runCli(['model', 'add', dir, '--name', name, '--data-dir', dataDir]);
-  expect(r.code, r.stderr).toBe(0);
-}
-
-/** Acquisition files with these rows, imported by the CLI into the folder the shell serves. */
-async function importSamples(dataDir: string, files: Array<{ name: string; label: string; rows: number[][] }>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'cd-e2e-local-'));
-  const paths: string[] = [];
-  for (const f of files) {
-    const path = join(dir, `${f.name}.json`);
-    await writeFile(path, JSON.stringify(sensorDoc(f.rows, 16)));
-    paths.push(path);
-  }
-  for (const label of new Set(files.map((f) => f.label))) {
-    const mine = paths.filter((_, i) => files[i]!.label === label);
-    const r = await runCli(['samples', 'import', ...mine, '--label', label, '--data-dir', dataDir]);
-    expect(r.code, r.stderr).toBe(0);
-  }
-}
 
 async function openSample(page: Page, name: RegExp) {
   await openView(page, 'Samples');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/cli.js';
 import { sensorDoc } from '../support/ingestion-server/fixtures.js';
-import { PRESETS, windowWithEnergy, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { PRESETS, rowsWithEnergies, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
 import { expect } from './fixtures.js';
 
 /**
@@ -15,10 +15,7 @@ export const GESTURES = PRESETS.gestureNew; // 62.5 Hz (16 ms a row), windows of
 
 /** Rows of the gesture model's windows, one window per energy, in order. */
 export function gestureRows(energies: number[]): number[][] {
-  return energies.flatMap((e) => {
-    const w = windowWithEnergy(GESTURES, e);
-    return Array.from({ length: GESTURES.frameSampleCount }, (_, r) => [w[r * 3]!, w[r * 3 + 1]!, w[r * 3 + 2]!]);
-  });
+  return rowsWithEnergies(GESTURES, energies);
 }
 
 export async function addModel(dataDir: string, name: string, opts: TestModelOptions = GESTURES): Promise<void> {
