@@ -3,7 +3,7 @@ import { close, fsync, open, rename, rm, write } from 'node:fs';
 import type { Socket } from 'node:net';
 import { WriteWorker } from './write-worker.js';
 
-/** A new file written under a temp name in the folder of `to`, then moved there. */
+/** A new file written at `temp` (a name of its own, which must not exist yet), then moved to `to` in the same folder. */
 export interface SyncedWrite {
   temp: string;
   to: string;
@@ -132,12 +132,13 @@ const IDLE_MS = 5000;
 /**
  * One `sh` that runs `sync -f` for each folder written to its stdin and answers a line each. A
  * fork of the app or the CLI (a big process) costs ~10 ms of CPU, once per batch that was a tenth
- * of an import's time; the shell's own fork of `sync` costs next to nothing. It ends when idle,
+ * of an import's time; the shell's own fork of `sync` costs next to nothing. One sync runs at a
+ * time; batches that ask while it runs share the next one (it starts after all their files were
+ * written, so it covers them all), as a database's group commit does. The shell ends when idle,
  * and keeps the process alive only while an answer is owed.
  */
 class FileSystemSync {
-  /** The running shell and the answers it owes, oldest first. */
-  #shell: { child: ChildProcess; waiting: Array<(ok: boolean) => void> } | null = null;
+  #shell: Shell | null = null;
   #idle: NodeJS.Timeout | null = null;
 
   sync(dir: string): Promise<boolean> {
@@ -148,14 +149,16 @@ class FileSystemSync {
     // Kept alive while an answer is owed (nothing else may be: the CLI just awaits it), not after.
     (shell.child.stdout as Socket).ref();
     return new Promise((resolve) => {
-      shell.waiting.push(resolve);
-      shell.child.stdin!.write(`${dir}\n`);
+      const last = shell.syncs.at(-1);
+      if (shell.syncs.length > 1 && last!.dir === dir) return void last!.waiters.push(resolve); // not started yet: it covers these files too
+      shell.syncs.push({ dir, waiters: [resolve] });
+      if (shell.syncs.length === 1) shell.child.stdin!.write(`${dir}\n`);
     });
   }
 
-  #start(): { child: ChildProcess; waiting: Array<(ok: boolean) => void> } {
+  #start(): Shell {
     const child = spawn('sh', ['-c', 'while IFS= read -r d; do if sync -f -- "$d" 2>/dev/null; then echo 0; else echo 1; fi; done'], { stdio: ['pipe', 'pipe', 'ignore'] });
-    const shell = { child, waiting: [] as Array<(ok: boolean) => void> };
+    const shell: Shell = { child, syncs: [] };
     child.unref();
     (child.stdout as Socket).unref();
     (child.stdin as Socket).unref();
@@ -167,9 +170,10 @@ class FileSystemSync {
         const ok = pending.slice(0, nl) === '0';
         pending = pending.slice(nl + 1);
         if (!ok) syncer = 'broken';
-        shell.waiting.shift()?.(ok);
+        for (const w of shell.syncs.shift()?.waiters ?? []) w(ok);
+        if (shell.syncs.length > 0) child.stdin!.write(`${shell.syncs[0]!.dir}\n`);
       }
-      if (shell.waiting.length > 0) return;
+      if (shell.syncs.length > 0) return;
       (child.stdout as Socket).unref();
       if (this.#shell === shell) {
         this.#idle = setTimeout(() => this.#stop(shell), IDLE_MS);
@@ -178,20 +182,26 @@ class FileSystemSync {
     });
     const gone = () => {
       if (this.#shell === shell) this.#shell = null;
-      if (shell.waiting.length > 0) syncer = 'broken'; // it died with work to do (no sh, killed): fsync each file from now on
-      for (const w of shell.waiting.splice(0)) w(false);
+      if (shell.syncs.length > 0) syncer = 'broken'; // it died with work to do (no sh, killed): fsync each file from now on
+      for (const s of shell.syncs.splice(0)) for (const w of s.waiters) w(false);
     };
     child.on('error', gone);
     child.on('exit', gone);
     return shell;
   }
 
-  #stop(shell: { child: ChildProcess; waiting: unknown[] }): void {
+  #stop(shell: Shell): void {
     this.#idle = null;
-    if (this.#shell !== shell || shell.waiting.length > 0) return;
+    if (this.#shell !== shell || shell.syncs.length > 0) return;
     this.#shell = null;
     shell.child.stdin!.end();
   }
+}
+
+/** The shell, and the syncs asked of it: the first is running, the others wait their turn. */
+interface Shell {
+  child: ChildProcess;
+  syncs: Array<{ dir: string; waiters: Array<(ok: boolean) => void> }>;
 }
 
 function writeOne(path: string, data: Uint8Array, done: (err: NodeJS.ErrnoException | null) => void): void {

@@ -24,8 +24,12 @@ const CHUNK = 256;
 const READ_AHEAD = 2;
 /** Reads in flight on the fallback reader: the disk and the thread pool stay busy without a pile of pending callbacks. */
 const LANES = 16;
-/** Chunks of copies being written or waiting to be indexed while the next is checked: the disk and the CPU both busy, memory bounded. */
-const IN_FLIGHT = 2;
+/**
+ * Chunks of copies being written, synced or waiting to be indexed while the next is checked: the
+ * CPU, the writer thread and the disk's syncs each have work; the bytes they hold are bounded too.
+ */
+const IN_FLIGHT = 3;
+const IN_FLIGHT_BYTES = 64 * 1024 * 1024;
 /** Files at most this big are read whole once (hash + send); bigger ones are streamed. */
 const READ_WHOLE_BYTES = 8 * 1024 * 1024;
 
@@ -103,12 +107,13 @@ export async function importFiles(
     reads.start(paths);
   }
   const all: BulkOutcome[] = [];
-  /** Chunks of copies not yet indexed, oldest first (at most IN_FLIGHT), and the paths each holds. */
-  const inFlight: Array<{ paths: ReadonlySet<string>; done: Promise<void> }> = [];
+  /** Chunks of copies not yet indexed, oldest first (at most IN_FLIGHT), the paths and bytes each holds. */
+  const inFlight: Array<{ paths: ReadonlySet<string>; bytes: number; done: Promise<void> }> = [];
+  const held = () => inFlight.reduce((n, f) => n + f.bytes, 0);
   try {
     const chunks = reads.chunks;
     for (let c = 0; c < chunks.length; c++) {
-      while (inFlight.length >= IN_FLIGHT) await settled(inFlight);
+      while (inFlight.length >= IN_FLIGHT || (inFlight.length > 0 && held() >= IN_FLIGHT_BYTES)) await settled(inFlight);
       const chunk = chunks[c]!;
       const read = await reads.take(c);
       // A path given again while its first copy is not indexed yet: found as it would be one chunk at a time.
@@ -191,7 +196,7 @@ export async function importFiles(
         onChunk(outcomes);
       })();
       done.catch(() => {}); // awaited in its turn
-      inFlight.push({ paths: new Set(chunk), done });
+      inFlight.push({ paths: new Set(chunk), bytes: copies.reduce((n, x) => n + x.copy.bytes.byteLength, 0), done });
       // Files indexed where they lie go one chunk after the other, as they always did.
       if (!run.copy) await settled(inFlight);
     }
