@@ -56,6 +56,9 @@ function fail(message: string): never {
 
 /** One line into cells, with RFC 4180 quotes ("" inside quotes is one "). */
 function splitLine(line: string, delim: Delimiter, lineNo: number): string[] {
+  // Most lines quote nothing: split at once (the same cells; a character at a time cost a CSV
+  // import of 10,000 small files a few hundred ms).
+  if (!line.includes('"')) return line.split(delim).map((cell) => cell.trim());
   const cells: string[] = [];
   let cell = '';
   let quoted = false;
