@@ -104,9 +104,10 @@ describe('RotatingLogFile', () => {
       });
     await run(0);
     const afterKill = await readAll(dir, 'app.log');
-    // It rotated (20 lines a file, 3 old files kept) and the current file is there.
+    // It rotated (20 lines a file, 3 old files kept). The current file may be missing: the kill
+    // can fall between renaming it to app.log.1 and opening the next one (a loaded machine made
+    // that instant the 700th ms once); nothing written is lost then, and the next run makes it.
     expect(afterKill.length).toBeGreaterThanOrEqual(60);
-    expect(existsSync(join(dir, 'app.log'))).toBe(true);
     expect(existsSync(join(dir, 'app.log.3'))).toBe(true);
     // Kept lines are consecutive: no gap inside what survived (the oldest files rotate away).
     const ns = afterKill.map((r) => r.n);
