@@ -14,10 +14,14 @@
 #                             certificate cannot be verified)
 #   binutils                  nm, which test/packaging/native-abi.test.ts uses to read each .node file's
 #                             exported symbols (g++ pulls it in too; named here because a test needs it)
+#   unzip                     reads back the model zips the test model kit writes (a second reader
+#                             besides python's zipfile, so our zip writer is checked against two)
+#   mount                     mount/umount: disk-full tests mount a tiny tmpfs (present on most images;
+#                             named because a test needs it)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   socat udev libsecret-1-dev dbus gnome-keyring \
   pulseaudio pulseaudio-utils libasound2-plugins \
-  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl >/dev/null
+  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl unzip mount >/dev/null
