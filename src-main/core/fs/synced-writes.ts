@@ -21,10 +21,11 @@ export interface SyncedWrite {
  * temp file is removed and the first error thrown.
  */
 export async function writeSynced(dir: string, files: readonly SyncedWrite[]): Promise<void> {
-  const io = fileOps();
   try {
-    await io.write(files);
-    if (!(await syncFileSystem(dir))) await io.fsync(files.map((f) => f.temp));
+    await fileOps().write(files);
+    // fileOps() again: a sync on a loaded disk can outlast the writer thread's idle time (it ended
+    // meanwhile), and the fsyncs must run, or fail with the file system's own error, not "closed".
+    if (!(await syncFileSystem(dir))) await fileOps().fsync(files.map((f) => f.temp));
   } catch (err) {
     await removeAll(files.map((f) => f.temp));
     throw err;

@@ -2,7 +2,7 @@
 // on the real filesystem: with the file system synced at once (Linux: `sync -f` through one shell),
 // and with the fallback when that cannot run (here: no `sh` on the PATH), an fsync per file; on the
 // writer thread, and through the thread pool where no thread can start.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -64,6 +64,34 @@ describe('writeSynced and renameAll', () => {
   });
 
   it('removes every temp file when one cannot be written, and says why', () => refusesAndCleansUp());
+
+  it.skipIf(process.platform !== 'linux')('fsyncs each file when a slow `sync -f` fails after the writer thread ended for idleness', async () => {
+    // A `sync` of our own, first on the PATH: it says it started, waits to be let go, then fails.
+    const bin = mkdtempSync(join(work, 'bin-'));
+    const started = join(bin, 'started');
+    const go = join(bin, 'go');
+    writeFileSync(join(bin, 'sync'), `#!/bin/sh\ntouch '${started}'\nwhile [ ! -e '${go}' ]; do sleep 0.02; done\nexit 1\n`);
+    chmodSync(join(bin, 'sync'), 0o755);
+    const path = process.env['PATH'];
+    process.env['PATH'] = `${bin}:${path}`;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }); // the writer's idle timer; the polls below use setImmediate
+    try {
+      const { renameAll, writeSynced } = await import('../../../src-main/core/fs/synced-writes.js');
+      const dir = mkdtempSync(join(work, 'g-'));
+      const files = batch(dir, 5);
+      const written = writeSynced(dir, files);
+      written.catch(() => {});
+      while (!existsSync(started)) await new Promise((r) => setImmediate(r));
+      vi.advanceTimersByTime(60_000); // the sync outlasts the writer's idle time: the thread ends
+      writeFileSync(go, '');
+      await written;
+      await renameAll(files);
+      for (const f of files) expect(readFileSync(f.to, 'utf8')).toBe(f.data.toString());
+    } finally {
+      vi.useRealTimers();
+      process.env['PATH'] = path;
+    }
+  });
 });
 
 async function refusesAndCleansUp(): Promise<void> {
