@@ -1,12 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { close, fsync, open, rename, rm, write } from 'node:fs';
 import type { Socket } from 'node:net';
-import { WriteWorker } from './write-worker.js';
+import { WriteWorker, type WriteRequest } from './write-worker.js';
 
 /** A new file written at `temp` (a name of its own, which must not exist yet), then moved to `to` in the same folder. */
 export interface SyncedWrite {
   temp: string;
   to: string;
+  /**
+   * Handed over: where these bytes are the whole of their ArrayBuffer, that buffer is moved to the
+   * writer thread and left empty (detached) here; the caller reads what it needs before writeSynced.
+   */
   data: Uint8Array;
 }
 
@@ -74,23 +78,74 @@ function fileOps(): FileOps {
   const w = writer;
   if (!w) return callbackOps;
   return {
-    // One buffer for the batch, moved to the thread: a Buffer that views a bigger one (a read slab)
-    // would be copied whole by postMessage.
+    // A part at a time (see PART_BYTES): the next is made while the thread writes this one, and
+    // no further until the one before it is written, so at most two are on their way.
     write: async (files) => {
-      const buffer = new ArrayBuffer(files.reduce((n, f) => n + f.data.byteLength, 0));
-      const bytes = new Uint8Array(buffer);
-      let at = 0;
-      const placed = files.map((f) => {
-        bytes.set(f.data, at);
-        at += f.data.byteLength;
-        return { path: f.temp, at: at - f.data.byteLength, n: f.data.byteLength };
-      });
-      await w.run({ op: 'write', files: placed, buffer });
+      const moved = movable(files);
+      const sent: Array<Promise<unknown>> = [];
+      try {
+        for (let i = 0; i < files.length;) {
+          const end = partEnd(files, i);
+          const slice = files.slice(i, end);
+          // A buffer the runtime will not move (DataCloneError, nothing moved yet): that part copied instead.
+          const p = w.run(part(slice, moved)).catch((err: Error) => (err.name === 'DataCloneError' ? w.run(part(slice, new Set())) : Promise.reject(err)));
+          p.catch(() => {}); // awaited below
+          sent.push(p);
+          if (sent.length > 1) await sent.at(-2);
+          i = end;
+        }
+        await sent.at(-1);
+      } finally {
+        await Promise.allSettled(sent); // after a failure, the part still being written is done before the temp files are removed
+      }
     },
     fsync: async (paths) => void (await w.run({ op: 'fsync', paths: [...paths] })),
     rename: async (files) => void (await w.run({ op: 'rename', pairs: files.map((f) => [f.temp, f.to]) })),
     remove: async (paths) => void (await w.run({ op: 'remove', paths: [...paths] })),
   };
+}
+
+/**
+ * Bytes in one message to the writer thread at most (one file bigger than this goes alone). A file
+ * whose bytes are the whole of their ArrayBuffer (each file over 64 KiB that an import read) has
+ * that buffer moved to the thread; the others (small files that share a read slab, sidecars) are
+ * copied into one buffer per part. So a batch of 256 big WAVs is never copied whole beside the
+ * bytes read.
+ */
+const PART_BYTES = 32 * 1024 * 1024;
+
+/** Where the part that starts at `from` ends: PART_BYTES at most, one file at least. */
+function partEnd(files: readonly SyncedWrite[], from: number): number {
+  let end = from + 1;
+  let bytes = files[from]!.data.byteLength;
+  while (end < files.length && bytes + files[end]!.data.byteLength <= PART_BYTES) bytes += files[end++]!.data.byteLength;
+  return end;
+}
+
+/** The buffers that can be moved to the thread: each file's own, whole (no offset, nothing beside it), and no other file's. */
+function movable(files: readonly SyncedWrite[]): Set<ArrayBufferLike> {
+  const uses = new Map<ArrayBufferLike, number>();
+  for (const f of files) uses.set(f.data.buffer, (uses.get(f.data.buffer) ?? 0) + 1);
+  const moved = new Set<ArrayBufferLike>();
+  for (const { data } of files) {
+    if (data.buffer instanceof ArrayBuffer && uses.get(data.buffer) === 1 && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.byteLength > 0) moved.add(data.buffer);
+  }
+  return moved;
+}
+
+/** One message's files: buffer 0 holds a copy of the bytes of those whose buffer is not moved. */
+function part(files: readonly SyncedWrite[], moved: ReadonlySet<ArrayBufferLike>): WriteRequest {
+  const copy = new Uint8Array(files.reduce((n, f) => (moved.has(f.data.buffer) ? n : n + f.data.byteLength), 0));
+  const buffers: ArrayBuffer[] = [copy.buffer];
+  let at = 0;
+  const placed = files.map(({ temp: path, data }) => {
+    const n = data.byteLength;
+    if (moved.has(data.buffer)) return { path, buffer: buffers.push(data.buffer as ArrayBuffer) - 1, at: 0, n };
+    copy.set(data, at);
+    at += n;
+    return { path, buffer: 0, at: at - n, n };
+  });
+  return { op: 'write', files: placed, buffers };
 }
 
 /** Files in flight at once on the thread pool: enough to keep it busy, few enough to leave descriptors for the rest of the app. */

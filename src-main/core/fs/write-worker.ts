@@ -2,7 +2,8 @@ import { Worker } from 'node:worker_threads';
 
 /** One request to the writer thread; every path is absolute. */
 export type WriteRequest =
-  | { op: 'write'; files: Array<{ path: string; at: number; n: number }>; buffer: ArrayBuffer }
+  /** Each file's bytes are `n` bytes at `at` in `buffers[buffer]`; the buffers are moved to the thread (left empty here). */
+  | { op: 'write'; files: Array<{ path: string; buffer: number; at: number; n: number }>; buffers: ArrayBuffer[] }
   | { op: 'fsync'; paths: string[] }
   | { op: 'rename'; pairs: Array<[from: string, to: string]> }
   | { op: 'remove'; paths: string[] };
@@ -16,21 +17,22 @@ interface Wire {
   id: number;
   op: WriteRequest['op'];
   paths: string;
-  /** write: start and length of each file's bytes in `buffer`; rename: unused. */
+  /** write: the buffer, start and length of each file's bytes; rename: unused. */
   spans?: Float64Array;
   /** rename: the new names, as `paths` holds the old ones. */
   to?: string;
-  buffer?: ArrayBuffer;
+  buffers?: ArrayBuffer[];
 }
 
 function toWire(id: number, r: WriteRequest): { wire: Wire; transfer: ArrayBuffer[] } {
   if (r.op === 'write') {
-    const spans = new Float64Array(r.files.length * 2);
+    const spans = new Float64Array(r.files.length * 3);
     r.files.forEach((f, i) => {
-      spans[2 * i] = f.at;
-      spans[2 * i + 1] = f.n;
+      spans[3 * i] = f.buffer;
+      spans[3 * i + 1] = f.at;
+      spans[3 * i + 2] = f.n;
     });
-    return { wire: { id, op: r.op, paths: r.files.map((f) => f.path).join('\0'), spans, buffer: r.buffer }, transfer: [r.buffer, spans.buffer as ArrayBuffer] };
+    return { wire: { id, op: r.op, paths: r.files.map((f) => f.path).join('\0'), spans, buffers: r.buffers }, transfer: [...r.buffers, spans.buffer as ArrayBuffer] };
   }
   if (r.op === 'rename') return { wire: { id, op: r.op, paths: r.pairs.map((p) => p[0]).join('\0'), to: r.pairs.map((p) => p[1]).join('\0') }, transfer: [] };
   return { wire: { id, op: r.op, paths: r.paths.join('\0') }, transfer: [] };
@@ -44,16 +46,17 @@ function toWire(id: number, r: WriteRequest): { wire: Wire; transfer: ArrayBuffe
 const SOURCE = String.raw`
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
-parentPort.on('message', ({ id, op, paths, spans, to, buffer }) => {
+parentPort.on('message', ({ id, op, paths, spans, to, buffers }) => {
   const list = paths === '' ? [] : paths.split('\0');
   const done = [];
   let error = null;
   try {
     if (op === 'write') {
-      const bytes = new Uint8Array(buffer);
+      const views = buffers.map((b) => new Uint8Array(b));
       list.forEach((path, i) => {
-        const start = spans[2 * i];
-        const n = spans[2 * i + 1];
+        const bytes = views[spans[3 * i]];
+        const start = spans[3 * i + 1];
+        const n = spans[3 * i + 2];
         // 'wx': a temp name is new; 0o600 as writeFileAtomic's temp files (the samples are the user's alone).
         const fd = fs.openSync(path, 'wx', 0o600);
         try {
@@ -126,21 +129,31 @@ export class WriteWorker {
     const { wire, transfer } = toWire(id, request);
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
-      this.#worker.postMessage(wire, transfer);
+      try {
+        this.#worker.postMessage(wire, transfer);
+      } catch (err) {
+        // Not sent (a buffer that cannot be moved): nothing owed, nothing moved.
+        this.#settle(id);
+        reject(err as Error);
+      }
     });
   }
 
   #answer({ id, done, error }: { id: number; done: string[]; error: { message: string } | null }): void {
     const w = this.#waiting.get(id);
     if (!w) return;
-    this.#waiting.delete(id);
-    if (this.#waiting.size === 0) {
-      this.#worker.unref();
-      this.#idle = setTimeout(() => this.#end(), IDLE_MS);
-      this.#idle.unref();
-    }
+    this.#settle(id);
     if (error) w.reject(Object.assign(new Error(error.message), error, { done }));
     else w.resolve(done);
+  }
+
+  /** No answer owed for `id` any more; with none owed at all, the thread stops keeping the process alive and ends when idle. */
+  #settle(id: number): void {
+    this.#waiting.delete(id);
+    if (this.#waiting.size > 0) return;
+    this.#worker.unref();
+    this.#idle = setTimeout(() => this.#end(), IDLE_MS);
+    this.#idle.unref();
   }
 
   #end(): void {

@@ -177,6 +177,8 @@ export async function importFiles(
       // Copies are written and synced together and indexed in one transaction (SampleStore.stageCopies):
       // this chunk's files are written while the next chunk is read and checked, and indexed after
       // the chunk before them, so chunks enter the index in order and one that fails stops the rest.
+      // Counted first: the copies' bytes are handed to the writer thread (SyncedWrite.data).
+      const copyBytes = copies.reduce((n, x) => n + x.copy.bytes.byteLength, 0);
       const staged = copies.length > 0 ? await store.stageCopies(copies.map((x) => x.copy)) : null;
       const before = inFlight.at(-1)?.done;
       const done = (async () => {
@@ -196,7 +198,7 @@ export async function importFiles(
         onChunk(outcomes);
       })();
       done.catch(() => {}); // awaited in its turn
-      inFlight.push({ paths: new Set(chunk), bytes: copies.reduce((n, x) => n + x.copy.bytes.byteLength, 0), done });
+      inFlight.push({ paths: new Set(chunk), bytes: copyBytes, done });
       // Files indexed where they lie go one chunk after the other, as they always did.
       if (!run.copy) await settled(inFlight);
     }

@@ -65,6 +65,49 @@ describe('writeSynced and renameAll', () => {
 
   it('removes every temp file when one cannot be written, and says why', () => refusesAndCleansUp());
 
+  it('sends a batch of big files to the writer in parts of at most 32 MB, moving the buffers a file owns whole', async () => {
+    const sent: number[][] = []; // per write message to the writer: the sizes of the buffers it moves there (the copy first, the span list last)
+    vi.doMock('node:worker_threads', async (real: () => Promise<typeof import('node:worker_threads')>) => {
+      const wt = await real();
+      return {
+        ...wt,
+        Worker: class extends wt.Worker {
+          override postMessage(message: { op: string }, transfer?: readonly import('node:worker_threads').Transferable[]): void {
+            if (message.op === 'write') sent.push((transfer ?? []).map((b) => (b as ArrayBuffer).byteLength));
+            super.postMessage(message, transfer);
+          }
+        },
+      };
+    });
+    try {
+      const { renameAll, writeSynced } = await import('../../../src-main/core/fs/synced-writes.js');
+      const dir = mkdtempSync(join(work, 'h-'));
+      const MB = 1024 * 1024;
+      // 6 files of 6 MB read on their own (each its whole ArrayBuffer), 4 cut from one big buffer, 40 small ones in one slab; each file's bytes its own.
+      const own = Array.from({ length: 6 }, (_, k) => Buffer.allocUnsafeSlow(6 * MB).fill(k + 1));
+      const shared = Buffer.allocUnsafeSlow(4 * 6 * MB);
+      const slab = Buffer.allocUnsafeSlow(40 * 100);
+      const datas: Uint8Array[] = [
+        ...own,
+        ...Array.from({ length: 4 }, (_, k) => shared.subarray(k * 6 * MB, (k + 1) * 6 * MB).fill(k + 10)),
+        ...Array.from({ length: 40 }, (_, k) => slab.subarray(k * 100, (k + 1) * 100).fill(k + 20)),
+      ];
+      const expected = datas.map((d) => Buffer.from(d)); // copies, to compare with what was written
+      const files = datas.map((data, i) => ({ temp: join(dir, `.${i}.bin.tmp`), to: join(dir, `${i}.bin`), data }));
+      await writeSynced(dir, files);
+      await renameAll(files);
+      files.forEach((f, i) => expect(readFileSync(f.to).equals(expected[i]!)).toBe(true));
+      expect(sent.length).toBeGreaterThan(1);
+      for (const sizes of sent) expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(32 * MB + 64 * 1024);
+      // Copied: the bytes cut from a bigger buffer (4 × 6 MB) and the small files; moved: the 6 own buffers, now empty here.
+      expect(sent.reduce((n, sizes) => n + sizes[0]!, 0)).toBe(4 * 6 * MB + 40 * 100);
+      expect(own.every((b) => b.buffer.byteLength === 0)).toBe(true);
+      expect(shared.byteLength).toBe(4 * 6 * MB); // not moved: other files' bytes
+    } finally {
+      vi.doUnmock('node:worker_threads');
+    }
+  });
+
   it.skipIf(process.platform !== 'linux')('fsyncs each file when a slow `sync -f` fails after the writer thread ended for idleness', async () => {
     // A `sync` of our own, first on the PATH: it says it started, waits to be let go, then fails.
     const bin = mkdtempSync(join(work, 'bin-'));
