@@ -28,16 +28,12 @@ export interface AddFileOptions {
  */
 export type AddFileOutcome = { status: 'added'; sample: Sample; known: boolean } | { status: 'refused'; message: string };
 
-/** Adds one dropped or picked file: by its path where the shell knows it, else by its bytes. */
-export async function addOneFile(api: Api, file: File, options: AddFileOptions, pathOf: PathOf | null): Promise<AddFileOutcome> {
+/**
+ * Adds one dropped or picked file that has no path on disk (the browser shell, a pasted file) by
+ * its bytes. Files with a path go through addByPaths, one or many.
+ */
+export async function addOneFile(api: Api, file: File, options: AddFileOptions): Promise<AddFileOutcome> {
   try {
-    const path = pathOf?.(file) ?? '';
-    if (path !== '') {
-      const [r] = (await api.call('samples.addPaths', { paths: [path], ...options })).results;
-      if (!r) return { status: 'refused', message: 'Capture Desk did not answer for this file; try again.' };
-      if (r.status === 'refused') return { status: 'refused', message: r.reason };
-      return { status: 'added', sample: r.sample, known: r.status === 'known' };
-    }
     if (file.size > MAX_DROP_BYTES) {
       return { status: 'refused', message: `Larger than ${formatBytes(MAX_DROP_BYTES)}, the limit for files added in the browser; use the desktop app or \`capture-desk upload\` for big files.` };
     }

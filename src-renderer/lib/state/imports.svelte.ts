@@ -83,7 +83,7 @@ export class Imports {
       if (paths[i] !== '') while (end < files.length && end - i < PATHS_PER_CALL && paths[end] !== '') end++;
       const group = fresh.slice(i, end);
       this.#setMany(new Map(group.map((item) => [item.id, { status: 'sending' }])));
-      const outcomes = paths[i] !== '' ? await addByPaths(this.api, paths.slice(i, end), options) : [await addOneFile(this.api, files[i]!, options, this.pathOf)];
+      const outcomes = paths[i] !== '' ? await addByPaths(this.api, paths.slice(i, end), options) : [await addOneFile(this.api, files[i]!, options)];
       const patches = new Map<number, Partial<ImportItem>>();
       group.forEach((item, k) => {
         const outcome = outcomes[k]!;

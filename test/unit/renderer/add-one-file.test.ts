@@ -8,7 +8,7 @@ import { createCore, type Core } from '../../../src-main/core/app.js';
 import { createLogger } from '../../../src-main/core/log.js';
 import { memoryKeychain } from '../../../src-main/core/secrets/keychain.js';
 import type { Api } from '../../../src-renderer/lib/api/client.js';
-import { addOneFile, MAX_DROP_BYTES } from '../../../src-renderer/lib/samples/add-one-file.js';
+import { addByPaths, addOneFile, MAX_DROP_BYTES } from '../../../src-renderer/lib/samples/add-one-file.js';
 import { fixedPorts } from '../../support/fake-hardware.js';
 import { encodeCbor, sensorDoc } from '../../support/ingestion-server/fixtures.js';
 import { coreApi } from '../../support/renderer/core-api.js';
@@ -40,19 +40,19 @@ function bigFile() {
 
 describe('adding a dropped file', () => {
   it('in the Electron window, adds a file over 32 MB by its path', async () => {
-    const { path, file } = bigFile();
+    const { path } = bigFile();
     calls.length = 0;
-    const outcome = await addOneFile(api, file, { category: 'testing', queue: false }, (f) => (f === file ? path : ''));
+    const [outcome] = await addByPaths(api, [path], { category: 'testing', queue: false });
     expect(outcome).toMatchObject({ status: 'added', known: false, sample: { label: 'walk', category: 'testing', state: 'local', file: path } });
     expect(calls).toEqual(['samples.addPaths']);
-    const again = await addOneFile(api, file, { category: 'testing', queue: false }, () => path);
+    const [again] = await addByPaths(api, [path], { category: 'testing', queue: false });
     expect(again).toMatchObject({ status: 'added', known: true, sample: { label: 'walk', category: 'testing' } });
   });
 
   it('in the browser shell, refuses the same file before reading it, naming the way around', async () => {
     const { file } = bigFile();
     calls.length = 0;
-    const outcome = await addOneFile(api, file, { category: 'training', queue: true }, null);
+    const outcome = await addOneFile(api, file, { category: 'training', queue: true });
     expect(outcome.status).toBe('refused');
     expect(outcome.status === 'refused' && outcome.message).toBe('Larger than 32 MB, the limit for files added in the browser; use the desktop app or `capture-desk upload` for big files.');
     expect(calls).toEqual([]);
@@ -62,7 +62,7 @@ describe('adding a dropped file', () => {
   it('sends the bytes of a file that has no path (pasted, or from another app), and labels it', async () => {
     const file = new File([encodeCbor(sensorDoc())], 'idle.3.cbor');
     calls.length = 0;
-    const outcome = await addOneFile(api, file, { category: 'training', queue: true, label: 'rest' }, () => '');
+    const outcome = await addOneFile(api, file, { category: 'training', queue: true, label: 'rest' });
     expect(outcome).toMatchObject({ status: 'added', known: false, sample: { label: 'rest', category: 'training', state: 'queued' } });
     expect(calls).toEqual(['samples.addFile']);
   });
@@ -70,7 +70,7 @@ describe('adding a dropped file', () => {
   it('shows the core\'s reason when it refuses a path', async () => {
     const path = join(work, 'notes.txt');
     writeFileSync(path, 'x');
-    const outcome = await addOneFile(api, new File(['x'], 'notes.txt'), { category: 'training', queue: false }, () => path);
+    const [outcome] = await addByPaths(api, [path], { category: 'training', queue: false });
     expect(outcome).toEqual({ status: 'refused', message: expect.stringContaining('the platform does not accept .txt') });
   });
 });
