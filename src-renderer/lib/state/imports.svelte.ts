@@ -1,8 +1,8 @@
 import type { Category, Sample } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
-import { addByPaths, addOneFile, MAX_DROP_BYTES, PLATFORM_MAX_BYTES, type PathOf } from '../samples/add-one-file.js';
+import { addByPaths, addOneFile, MAX_DROP_BYTES, PLATFORM_MAX_BYTES, type AddFileOutcome, type PathOf } from '../samples/add-one-file.js';
 import type { LabelMode } from '../samples/label-mode.js';
-import type { SampleIndex } from './sample-index.svelte.js';
+import type { ChangeWatch, SampleIndex } from './sample-index.svelte.js';
 
 export interface ImportItem {
   id: number;
@@ -83,17 +83,28 @@ export class Imports {
       if (paths[i] !== '') while (end < files.length && end - i < PATHS_PER_CALL && paths[end] !== '') end++;
       const group = fresh.slice(i, end);
       this.#setMany(new Map(group.map((item) => [item.id, { status: 'sending' }])));
-      const outcomes = paths[i] !== '' ? await addByPaths(this.api, paths.slice(i, end), options) : [await addOneFile(this.api, files[i]!, options)];
+      // The samples come back current, but for changes announced while the call ran: the index is
+      // asked only for those, not for every file just added.
+      const watch = this.index.watch();
+      let outcomes: AddFileOutcome[];
+      try {
+        outcomes = paths[i] !== '' ? await addByPaths(this.api, paths.slice(i, end), options) : [await addOneFile(this.api, files[i]!, options)];
+      } catch (err) {
+        watch.stop();
+        throw err;
+      }
       const patches = new Map<number, Partial<ImportItem>>();
+      const added: Array<{ item: number; sample: Sample }> = [];
       group.forEach((item, k) => {
         const outcome = outcomes[k]!;
         if (outcome.status === 'refused') {
           patches.set(item.id, { status: 'refused', message: outcome.message });
         } else {
-          this.#releases.set(item.id, this.index.hold([outcome.sample]));
+          added.push({ item: item.id, sample: outcome.sample });
           patches.set(item.id, { status: 'added', sample: outcome.sample, known: outcome.known });
         }
       });
+      this.#holdGroup(added, watch);
       this.#setMany(patches);
       i = end;
     }
@@ -122,6 +133,13 @@ export class Imports {
     if (this.labelMode === 'unlabeled') return null;
     const label = this.fixedLabel.trim();
     return label === '' ? false : label;
+  }
+
+  /** One hold for a group's samples; it is let go once every row of the group is cleared (they finish together, and clear together). */
+  #holdGroup(added: ReadonlyArray<{ item: number; sample: Sample }>, watch: ChangeWatch): void {
+    const release = this.index.hold(added.map((a) => a.sample), watch);
+    let left = added.length;
+    for (const a of added) this.#releases.set(a.item, () => --left === 0 && release());
   }
 
   /** One pass over the list for a whole group (a drop of thousands is thousands of rows). */

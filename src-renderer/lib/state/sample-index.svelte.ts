@@ -9,6 +9,12 @@ const CHUNK = 500;
 /** What changed: these ids, or null when anything may have (the connection came back). */
 export type SampleChange = readonly string[] | null;
 
+/** Changes noted while a call that returns samples runs (SampleIndex.watch). */
+export interface ChangeWatch {
+  /** Stops noting (holding with it stops it too); more than once is fine. */
+  stop(): void;
+}
+
 /**
  * The renderer's one owner of sample data. It alone listens to the core's `samples.changed` (and
  * to reconnects, which lose events); every view that shows samples learns of changes from it:
@@ -25,6 +31,8 @@ export class SampleIndex {
   readonly #gone = new SvelteSet<string>();
   readonly #holds = new Map<string, number>();
   readonly #listeners = new Set<(change: SampleChange) => void>();
+  /** Open watches: the ids each saw change, or null once anything may have. */
+  readonly #watches = new Map<ChangeWatch, Set<string> | null>();
   /** Held ids to ask for again; one request runs at a time and the next takes everything waiting. */
   readonly #due = new Set<string>();
   #running: Promise<void> | null = null;
@@ -42,15 +50,30 @@ export class SampleIndex {
   }
 
   /**
-   * Keeps these samples current until the returned release is called. The record given is shown
-   * at once and asked for again, as it may have changed since it was read.
+   * Notes which samples change from now on, for records about to come in a call's answer (an
+   * import's): `hold(samples, watch)` then asks again only for those (see hold).
    */
-  hold(samples: readonly Sample[]): () => void {
+  watch(): ChangeWatch {
+    const watch: ChangeWatch = { stop: () => void this.#watches.delete(watch) };
+    this.#watches.set(watch, new Set());
+    return watch;
+  }
+
+  /**
+   * Keeps these samples current until the returned release is called. The record given is shown
+   * at once and asked for again, as it may have changed since it was read; `since`, a watch
+   * started before they were read, says which may have: only those are asked for (a drop of
+   * thousands of files costs no request beyond the import's own and the changes announced).
+   */
+  hold(samples: readonly Sample[], since?: ChangeWatch): () => void {
     for (const s of samples) {
       this.#holds.set(s.id, (this.#holds.get(s.id) ?? 0) + 1);
       if (!this.#records.has(s.id) && !this.#gone.has(s.id)) this.#records.set(s.id, s);
     }
-    void this.#ask(samples.map((s) => s.id));
+    // A watch that saw a reconnect, or was stopped already, knows nothing: everything is asked for.
+    const seen = since ? this.#watches.get(since) : null;
+    since?.stop();
+    void this.#ask((seen ? samples.filter((s) => seen.has(s.id)) : samples).map((s) => s.id));
     let released = false;
     return () => {
       if (released) return;
@@ -81,6 +104,10 @@ export class SampleIndex {
   }
 
   #changed(ids: readonly string[] | null): void {
+    for (const [watch, seen] of this.#watches) {
+      if (ids === null) this.#watches.set(watch, null);
+      else for (const id of ids) seen?.add(id);
+    }
     void this.#ask(ids === null ? [...this.#holds.keys()] : ids.filter((id) => this.#holds.has(id)));
     for (const fn of this.#listeners) fn(ids);
   }

@@ -124,6 +124,34 @@ describe('the sample index', () => {
     expect(lists).toEqual([]);
   });
 
+  it('a drop of files asks for none of the samples the import just returned', async () => {
+    // An index that hears no samples.changed (the core announces the additions): only hold itself could ask.
+    const deaf = new SampleIndex(api);
+    const imports = new Imports(api, deaf);
+    imports.queue = false;
+    await imports.add(Array.from({ length: 20 }, (_, i) => file(`drop.${i}.cbor`)));
+    await deaf.settled();
+    expect(lists).toEqual([]); // the answers are current: no samples.list for the 20 samples just added
+    expect(imports.items.map((i) => rowText(imports, i))).toEqual(Array.from({ length: 20 }, () => 'drop · training · local'));
+    imports.dispose();
+  });
+
+  it('a change announced while an import runs is asked for when its samples are held', async () => {
+    const s = await api.call('samples.addFile', { name: 'race.1.cbor', bytes: new Uint8Array(encodeCbor(sensorDoc([[5, 5]]))), category: 'training' });
+    const t = await api.call('samples.addFile', { name: 'race.2.cbor', bytes: new Uint8Array(encodeCbor(sensorDoc([[6, 6]]))), category: 'training' });
+    await quiet();
+    const watch = index.watch(); // the call starts; `s` and `t` are what it will answer, `s` changes before the answer is held
+    await api.call('samples.update', { ids: [s.id], label: 'relabelled' });
+    await quiet();
+    lists.length = 0;
+    const release = index.hold([s, t], watch);
+    expect(index.get(s.id)?.label).toBe('race');
+    await index.settled();
+    expect(index.get(s.id)?.label).toBe('relabelled');
+    expect(lists).toEqual([{ ids: [s.id], limit: 1 }]);
+    release();
+  });
+
   it('a sample view opened from an old row still shows the sample as it is now', async () => {
     const s = await api.call('samples.addFile', { name: 'tap.1.cbor', bytes: new Uint8Array(encodeCbor(sensorDoc([[7, 7]]))), category: 'training' });
     await api.call('samples.update', { ids: [s.id], label: 'knock' });
