@@ -182,6 +182,27 @@ describe('RateEstimator: lost lines and pauses', () => {
     }
   });
 
+  it("counts a stretch's own losses however long ago it began (lostBefore outlives the ring), once judgedThrough has passed it", () => {
+    // 100 Hz, each reading its own chunk: 6,000 points through a ring of 256, so the stretch's
+    // first readings left the ring long before it is counted.
+    const hz = 100;
+    const dropped = new Set([500, 900, 901, 2500, 4000, 5990]);
+    const est = new RateEstimator({ maxPoints: 256 });
+    deliver(est, { hz, seconds: 60, pollMs: 1, noiseMs: 0.5, dropped });
+    // Reading number (as `lines` counts them, from 1) of board reading i that arrived.
+    const reading = (i: number) => i + 1 - [...dropped].filter((d) => d < i).length;
+    const lostIn = (from: number, to: number) => est.lostBefore(reading(to)) - est.lostBefore(reading(from));
+    expect(lostIn(100, 3000)).toBe(4); // 500, 900, 901, 2500
+    expect(lostIn(1000, 3000)).toBe(1);
+    expect(lostIn(2600, 5000)).toBe(1);
+    expect(lostIn(10, 499)).toBe(0);
+    const s = est.snapshot();
+    expect(s.droppedLines).toBeGreaterThanOrEqual(5); // the last one may not be judged yet
+    // Settled up to somewhere in the last few readings, not beyond what arrived.
+    expect(est.judgedThrough()).toBeGreaterThan(reading(5900));
+    expect(est.judgedThrough()).toBeLessThan(s.lines);
+  });
+
   it('counts lost lines at 1 Hz as soon as the next lines confirm it', () => {
     const s = estimate({ hz: 1, seconds: 60, pollMs: 16, noiseMs: 2, dropped: new Set([20, 35, 36]) });
     expect(s.droppedLines).toBe(3);

@@ -129,6 +129,17 @@ export class NumericLineReader {
     return this.#rate.lostBefore(line);
   }
 
+  /** Readings whose losses are settled (see RateEstimator.judgedThrough). */
+  judgedThrough(): number {
+    return this.#rate.judgedThrough();
+  }
+
+  /** The given rate, or the current estimate without a refit (cheap for every batch); null until known. */
+  currentRate(): { frequencyHz: number; relativeError: number } | null {
+    const given = this.#overrides.frequencyHz ?? null;
+    return given !== null ? { frequencyHz: given, relativeError: 0 } : this.#rate.current();
+  }
+
   stats(): LineReaderStats {
     const p = this.#parser.stats;
     const rate = this.#rate.snapshot();

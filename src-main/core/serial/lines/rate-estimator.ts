@@ -89,6 +89,12 @@ export class RateEstimator {
   #fit: RateFit | null = null;
   #sinceFit = 0;
   #fitAt = -Infinity;
+  /**
+   * Every change to the losses found, by the reading it comes before: reading number after which
+   * the loss lies → lines. Never evicted with the ring, so a long take's losses are counted from
+   * its own first reading however long ago that was. One entry per loss found: small.
+   */
+  readonly #lossLog = new Map<number, number>();
 
   constructor(options: RateEstimatorOptions = {}) {
     this.#cap = Math.max(64, Math.floor(options.maxPoints ?? 4096));
@@ -130,19 +136,15 @@ export class RateEstimator {
       }
     }
     this.#append(arrivalMs);
-    const since = arrivalMs - this.#fitAt;
-    if (++this.#sinceFit >= Math.max(1, this.#size >> 4) && (since >= MIN_REFIT_INTERVAL_MS || this.#size < 32)) this.#refit(arrivalMs);
-    else if (since >= 500) this.#refit(arrivalMs);
+    this.#sinceFit++;
+    this.#refitIfDue();
   }
 
   snapshot(): RateSnapshot {
     // As often as add() would refit, no more: a snapshot taken after every chunk must not give
     // another answer than one taken twice a second (the search for losses is greedy, and each
     // refit can only add to what the last one found).
-    if (this.#sinceFit > 0 && this.#size > 0) {
-      const last = this.#t[(this.#head + this.#size - 1) % this.#cap]!;
-      if (this.#size < 32 || last - this.#fitAt >= MIN_REFIT_INTERVAL_MS) this.#refit(last);
-    }
+    this.#refitIfDue();
     const fit = this.#fit;
     const base = { droppedLines: this.#dropped, dropsDetectable: this.#lossWindow() !== null, pauses: this.#pauses, lines: this.#lines };
     if (!fit || this.#lines < 3 || fit.spanLines < 2) {
@@ -166,12 +168,48 @@ export class RateEstimator {
    * counts as before all of that chunk's lines. Readings older than the window count its oldest.
    */
   lostBefore(line: number): number {
-    if (this.#sinceFit > 0 && this.#size > 0) this.snapshot();
-    for (let i = 0; i < this.#size; i++) {
-      const at = (this.#head + i) % this.#cap;
-      if (this.#c[at]! >= line) return this.#e[at]!;
-    }
-    return this.#dropped;
+    this.#refitIfDue();
+    let lost = 0;
+    for (const [after, lines] of this.#lossLog) if (after < line) lost += lines;
+    return lost;
+  }
+
+  /**
+   * Readings whose losses are settled: a loss shows only once a window of later arrivals has
+   * come (1.5 windows: the search leaves the newest alone), so a take's count is final once this
+   * reaches its last reading. All of them when losses cannot be told from jitter anyway.
+   */
+  judgedThrough(): number {
+    this.#refitIfDue();
+    const w = this.#lossWindow();
+    if (w === null || !this.#fit || this.#fit.points < MIN_POINTS_FOR_LOSSES) return this.#fit ? this.#lines : 0;
+    const i = this.#size - Math.ceil(1.5 * w) - 1;
+    return i < 0 ? 0 : this.#c[(this.#head + i) % this.#cap]!;
+  }
+
+  /** The current estimate without refitting (cheap enough for every batch); null until there is one. */
+  current(): { frequencyHz: number; relativeError: number } | null {
+    const fit = this.#fit;
+    if (!fit || this.#lines < 3 || fit.spanLines < 2) return null;
+    return { frequencyHz: 1000 / fit.slope, relativeError: fit.relError };
+  }
+
+  /** add()'s refit cadence, for a reader that asks between chunks: never more often than add() would. */
+  #refitIfDue(): void {
+    if (this.#sinceFit === 0 || this.#size === 0) return;
+    const last = this.#t[(this.#head + this.#size - 1) % this.#cap]!;
+    const since = last - this.#fitAt;
+    if ((this.#sinceFit >= Math.max(1, this.#size >> 4) && (since >= MIN_REFIT_INTERVAL_MS || this.#size < 32)) || since >= 500) this.#refit(last);
+  }
+
+  /** Records `lines` (may be negative: a gap re-sized) found lost just before the chunk at ring offset `a`. */
+  #logLoss(a: number, lines: number): void {
+    const ra = (this.#head + a) % this.#cap;
+    // The chunk's readings come after the loss: it lies after the previous chunk's last one.
+    const after = a > 0 ? this.#c[(this.#head + a - 1) % this.#cap]! : this.#c[ra]! - 1;
+    const had = (this.#lossLog.get(after) ?? 0) + lines;
+    if (had === 0) this.#lossLog.delete(after);
+    else this.#lossLog.set(after, had);
   }
 
   reset(): void {
@@ -179,6 +217,7 @@ export class RateEstimator {
     this.#fit = null;
     this.#sinceFit = 0;
     this.#fitAt = -Infinity;
+    this.#lossLog.clear();
   }
 
   #append(t: number): void {
@@ -241,7 +280,7 @@ export class RateEstimator {
     // the two agree on the wrong answer.
     const seg = this.#gapSeg;
     let cut = 0;
-    for (let i = 0; i < count; i++) seg[i] = this.#ls[i]! * 4096 + cut;
+    for (let i = 0; i < count; i++) seg[i] = this.#ls[i]! * this.#cap + cut;
     let gaps = 0;
     for (let a = from + 1; a < count - w; a++) {
       const ra = (this.#head + a) % this.#cap;
@@ -250,9 +289,9 @@ export class RateEstimator {
         cut++;
         gaps++;
       }
-      seg[a] = this.#ls[a]! * 4096 + cut;
+      seg[a] = this.#ls[a]! * this.#cap + cut;
     }
-    for (let a = count - w; a < count; a++) if (a > from) seg[a] = this.#ls[a]! * 4096 + cut;
+    for (let a = count - w; a < count; a++) if (a > from) seg[a] = this.#ls[a]! * this.#cap + cut;
     if (gaps === 0) return;
     const pooled = fitRate(this.#ln, this.#lt, seg, count, this.#fitScratch);
     if (!pooled) return;
@@ -276,11 +315,12 @@ export class RateEstimator {
         this.#e[(this.#head + i) % this.#cap]! += k - had;
       }
       this.#dropped += k - had;
+      this.#logLoss(a, k - had);
       changed = true;
     }
+    if (!changed) return;
     const refit = fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch);
     if (refit) this.#fit = refit;
-    void changed;
   }
 
   /** Searches the current segment for lost lines; each one kept is re-indexed and refitted. */
@@ -311,6 +351,7 @@ export class RateEstimator {
       if (after && gain > need) {
         for (let i = loss.at; i < count; i++) this.#e[(this.#head + i) % this.#cap]! += loss.lines;
         this.#dropped += loss.lines;
+        this.#logLoss(loss.at, loss.lines);
         this.#fit = after;
         found++;
       } else {
