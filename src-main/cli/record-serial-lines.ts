@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Category, Sample } from '../core/contract/contract.js';
-import { StreamRecording } from '../core/capture/stream-recording.js';
+import { CONFIRM_MAX_MS, StreamRecording } from '../core/capture/stream-recording.js';
+import { countingRate, declaredRate } from '../core/capture/take-length.js';
 import type { EventBus } from '../core/event-bus.js';
 import type { Logger } from '../core/log.js';
 import type { SampleStore } from '../core/samples/sample-store.js';
@@ -33,8 +34,6 @@ export interface RecordLinesOptions {
 
 /** How long past its set length a take waits for readings a stalled board has not sent, then keeps what came. */
 const RECORD_TAIL_MS = 2000;
-/** How long the readings after a take are read (not kept) so that a loss at its very end is seen. */
-const CONFIRM_MS = 400;
 
 /**
  * Headless capture of a numeric-line board: the same source, hub and recorder the app uses, so
@@ -49,7 +48,7 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   const info = await hub.start(sourceId);
   process.stderr.write(`Detected ${info.axes.length} axes: ${info.axes.map((a) => a.name).join(', ')}\n`);
   // Counted in the board's readings at the given rate, or at the reader's estimate as it settles.
-  const length = { ms: o.lengthMs, rateHz: () => o.frequencyHz ?? reader.snapshot().frequencyHz };
+  const length = { ms: o.lengthMs, rateHz: () => countingRate(reader.currentRate()) };
   const rec = await StreamRecording.start(hub, o.store, { sourceId, label: o.label, category: o.category, metadata: o.metadata, deviceName: o.deviceName, deviceType: 'SERIAL_LINES', length });
   const startStats = reader.snapshot();
   process.stderr.write(`Recording ${o.lengthMs} ms from ${o.path}…\n`);
@@ -67,22 +66,14 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
     rec.onInterrupt(stop);
     rec.length!.onFull(stop);
   });
-  // A loss just before the take's end shows only in the readings after it: they are read a
-  // moment longer (not kept) before the take's losses are counted.
-  if (rec.length!.full && rec.interruption === null) await new Promise((r) => setTimeout(r, CONFIRM_MS));
+  // A loss just before the take's end shows only in the readings after it: they are read (not
+  // kept) until the reader has judged the take's last reading, then its losses are counted.
+  const lost = await rec.lostInTake(hub.reading(sourceId), CONFIRM_MAX_MS);
   const s = reader.snapshot();
   await hub.stopAll();
-  // The estimate after the take and the readings that confirm its end has seen the most; the
-  // rate the take was counted at stands when they differ by more than a take can hold (1 %).
-  const counted = rec.length!.full ? rec.length!.countedHz : null;
-  const settled = s.frequencyHz !== null && (counted === null || Math.abs(s.frequencyHz / counted - 1) < 0.01) ? s.frequencyHz : counted;
-  const frequencyHz = o.frequencyHz ?? settled ?? s.frequencyHz;
+  const frequencyHz = o.frequencyHz ?? declaredRate(rec.length!.full ? rec.length!.countedHz : null, s.frequencyHz);
   const rejected = s.badLines - startStats.badLines;
-  // The readings lost between the take's first and last reading, wherever in the stream they were
-  // found from (not those lost while the stream was being detected, nor after the take).
-  const droppedLines = rec.firstReading !== null && rec.lastReading !== null
-    ? reader.lostBefore(rec.lastReading) - reader.lostBefore(rec.firstReading)
-    : Math.max(0, s.droppedLines - startStats.droppedLines);
+  const droppedLines = lost ?? Math.max(0, s.droppedLines - startStats.droppedLines);
   // Counted over the recording only, like the total: the cut first line and whatever came while the
   // stream was being detected are not part of the take.
   const rejectedByReason = Object.fromEntries(

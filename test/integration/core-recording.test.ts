@@ -40,6 +40,25 @@ describe('recording through the contract', () => {
     });
   });
 
+  it('a take that starts the board itself (its rate not measured yet) still holds exactly its length, and counts its own losses', async () => {
+    const { call, saved } = await startCore(cleanups);
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
+    await call('serial.addPath', { path: pty.hostPath });
+    const serial = `serial:${pty.hostPath}`;
+    // No stream.start: the take opens the port, detects the columns and measures the rate as it goes.
+    const st = await call<RecordingStatus>('record.start', { sourceIds: [serial], label: 'cold', category: 'training', lengthMs: 3000, queue: false });
+    const done = await saved(st.sessionId);
+    expect(done.error).toBeNull();
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    const s = samples.find((x) => x.id === done.sampleIds[0])!;
+    const hz = s.extra.frequency_hz as number;
+    expect(Math.abs(hz / 100 - 1)).toBeLessThan(0.01);
+    // Exactly round(3000 ms × the rate it was counted at) rows: not 3 (a 1 Hz placeholder), not 300 plus what came late.
+    expect(s.extra.rows).toBe(Math.round(3000 * hz / 1000));
+    expect(s.extra.dropped_lines).toBe(0);
+    expect(s.incomplete).toBe(false);
+  });
+
   it('records two sources in one session (simulated + a board on a PTY) until stopped', async () => {
     const { call, saved } = await startCore(cleanups);
     const { pty } = await lineBoard(cleanups, ['--rate', '100']);

@@ -53,3 +53,29 @@ describe('serial line source', () => {
     }
   });
 });
+
+describe('serial line source: readings counted whatever the rate', () => {
+  it('with a given rate, rows still come with their reading numbers (a take counts its own losses), and its reading says the given rate', async () => {
+    const q = quietLink('/dev/ttyGIVEN');
+    const opener: SerialOpener = { open: async () => q.link, exists: async () => true };
+    const lines: number[] = [];
+    const sink: StreamSink = { info() {}, rows: (_v, _n, timing) => void lines.push(timing?.lines ?? -1), stats() {}, ended() {}, interrupted() {}, resumed() {} };
+    const factory = serialLinesFactory({
+      registry: { settingsFor: () => ({ ...DEFAULT_PORT_SETTINGS, frequencyHz: 50 }) },
+      opener, clock: systemClock, log: createLogger(() => undefined), createReader: (o) => createLineReader(o),
+    });
+    const feeding = setInterval(() => q.send('1,2,3\n'), 5);
+    const running = await factory('serial:/dev/ttyGIVEN', { signal: new AbortController().signal }, sink);
+    try {
+      await expect.poll(() => lines.length, { timeout: 4000 }).toBeGreaterThan(5);
+      expect(running.measuresRate).toBe(false);
+      expect(lines.every((n) => n > 0)).toBe(true);
+      expect(lines).toEqual([...lines].sort((a, b) => a - b));
+      expect(running.reading?.rate()).toEqual({ frequencyHz: 50, relativeError: 0 });
+      expect(running.reading?.lostBefore(lines.at(-1)!)).toBe(0);
+    } finally {
+      clearInterval(feeding);
+      await running.stop();
+    }
+  });
+});

@@ -4,7 +4,8 @@ import type { SampleStore } from '../samples/sample-store.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 import type { AudioInput } from '../audio/audio-input.js';
 import { AudioRecording } from '../audio/audio-recording.js';
-import { StreamRecording } from './stream-recording.js';
+import { CONFIRM_MAX_MS, StreamRecording } from './stream-recording.js';
+import { countingRate, declaredRate } from './take-length.js';
 import { lossCounters } from '../samples/quality/loss-counters.js';
 
 /** What every source of a session is asked to record. */
@@ -59,10 +60,10 @@ export async function sensorPart(
 ): Promise<CapturePart> {
   const info = hub.info(req.sourceId);
   if (!info) throw new CoreError('NotFound', `"${req.sourceId}" is not streaming; start it before recording.`);
-  const measured = hub.measuresRate(req.sourceId);
-  // The reader's own estimate (its stats, every 500 ms) counts a measured stream; the announced
-  // rate moves only by 1 % steps. A given rate is the rate.
-  const rateHz = () => (measured ? stats()?.frequencyHz : null) ?? hub.info(req.sourceId)?.rateHz ?? null;
+  const reading = hub.reading(req.sourceId);
+  // A reader counts at its own estimate as it stands (once close enough; see countingRate), not at
+  // the announced rate: that moves by 1 % steps, and is a placeholder until the first estimate.
+  const rateHz = () => (reading ? countingRate(reading.rate()) : hub.measuresRate(req.sourceId) ? null : (hub.info(req.sourceId)?.rateHz ?? null));
   const { lengthMs, ...request } = req;
   const rec = await StreamRecording.start(hub, store, {
     ...request,
@@ -81,12 +82,14 @@ export async function sensorPart(
     },
     onInterrupt: (cb) => rec.onInterrupt(cb),
     onFull: (cb) => rec.length?.onFull(cb),
-    finish: (o) => {
+    finish: async (o) => {
+      // The take's own losses, once the reader has judged its last reading (see lostInTake).
+      const lost = await rec.lostInTake(reading, CONFIRM_MAX_MS);
       const now = hub.info(req.sourceId) ?? rec.info;
       const st = stats();
-      // A take counted to its length declares the rate it was counted at (rows × interval is
-      // then the length asked); otherwise the reader's own latest estimate, as `record serial` does.
-      const rateHz = (rec.length?.full ? rec.length.countedHz : null) ?? (rec.rateMeasured ? st?.frequencyHz : null) ?? now.rateHz;
+      // One rule with `record serial` (see declaredRate); a given rate is the rate.
+      const after = rec.rateMeasured ? (reading?.rate()?.frequencyHz ?? st?.frequencyHz ?? null) : null;
+      const rateHz = (rec.rateMeasured ? declaredRate(rec.length?.full ? rec.length.countedHz : null, after) : null) ?? now.rateHz;
       return rec.finish({
         intervalMs: 1000 / rateHz,
         hmacKey: o.hmacKey,
@@ -94,7 +97,7 @@ export async function sensorPart(
         ...(o.cutShort === undefined && o.note === undefined ? {} : { note: joinNotes(o.note, o.cutShort === undefined ? (rec.interruption !== null ? 'incomplete: the source stopped during the capture' : null) : `incomplete: ${o.cutShort}`) ?? undefined }),
         queue: o.queue && rec.interruption === null,
         structuredLabels: o.structuredLabels(rec.rows),
-        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart) },
+        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart), ...(lost === null ? {} : { dropped_lines: lost }) },
       });
     },
     discard: () => rec.discard(),

@@ -69,6 +69,9 @@ export class RecordingService {
 
   constructor(private readonly d: RecordingServiceDeps) {
     d.bus.on('stream.stats', (s) => this.#stats.set(s.sourceId, s));
+    // A source started again has a new reader whose counters start from zero: the old run's last
+    // stats would make a take's start counts wrong until its first stats arrive.
+    d.bus.on('stream.state', (s) => void (s.state === 'stopped' && this.#stats.delete(s.sourceId)));
   }
 
   async start(o: {
@@ -84,8 +87,13 @@ export class RecordingService {
     const sessionId = randomUUID();
     const parts: Session['parts'] = [];
     try {
+      // Every source streams before any take begins: the takes of one session then start together
+      // (a board's would otherwise be over before a microphone had warmed up).
       for (const sourceId of o.sourceIds) {
         await this.d.hub.start(sourceId);
+        if (sourceId.startsWith(AUDIO_PREFIX)) await this.d.audio?.input.whenLive(10_000);
+      }
+      for (const sourceId of o.sourceIds) {
         const req = { sourceId, label: o.label, category: o.category, metadata: { ...o.metadata, session: sessionId } };
         if (sourceId.startsWith(AUDIO_PREFIX)) {
           const audio = this.d.audio;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Category, Sample, StreamInfo, StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
-import type { StreamHub } from '../stream/stream-hub.js';
+import type { SourceReading, StreamHub } from '../stream/stream-hub.js';
 import { PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE } from './recorded-rate.js';
 import { RECORDINGS_DIR } from './recording-recovery.js';
 import { SensorRecorder } from './sensor-recorder.js';
@@ -41,6 +41,12 @@ export interface FinishOptions {
   extra?: Record<string, unknown>;
   note?: string | null;
 }
+
+/**
+ * How long a finished take waits for its reader to judge its last reading (see lostInTake): a
+ * 200 Hz board behind a 16 ms USB latency timer needs ~3 s of later arrivals; a PTY a few ms.
+ */
+export const CONFIRM_MAX_MS = 3000;
 
 /**
  * One capture from a live stream into a sample: every row the stream delivers from start to
@@ -99,7 +105,8 @@ export class StreamRecording {
           // Rows past the set length belong to no take: the first `keep` of the batch are the take's last.
           const keep = rec.length ? rec.length.accept(recorder.rows, rows, timing?.arrivalMs ?? performance.now()) : rows;
           if (keep > 0) {
-            recorder.append(values, keep, timing);
+            // Arrival times are kept (<id>.times) only where they measure the rate.
+            recorder.append(values, keep, rateMeasured ? timing : undefined);
             if (timing) {
               // Which of the source's readings the take holds (a batch's rows are its last readings).
               rec.firstReading ??= timing.lines - rows + 1;
@@ -125,6 +132,27 @@ export class StreamRecording {
 
   get rows(): number {
     return this.recorder.rows;
+  }
+
+  /** No more rows from here (the take is over); the source keeps streaming. */
+  stopTaking(): void {
+    this.#untap();
+  }
+
+  /**
+   * The readings lost between the take's first and last reading, once the source has judged its
+   * last one (a loss shows only in the arrivals after it; waited for up to `maxWaitMs`), wherever
+   * in the stream they were found from: not those lost while the stream was being detected, nor
+   * after the take. null when the source does not count its readings or the take holds none.
+   */
+  async lostInTake(reading: SourceReading | undefined, maxWaitMs: number): Promise<number | null> {
+    this.stopTaking();
+    const first = this.firstReading;
+    const last = this.lastReading;
+    if (!reading || first === null || last === null) return null;
+    const until = performance.now() + maxWaitMs;
+    while (this.interruption === null && reading.judgedThrough() < last && performance.now() < until) await new Promise((r) => setTimeout(r, 25));
+    return Math.max(0, reading.lostBefore(last) - reading.lostBefore(first));
   }
 
   async finish(o: FinishOptions): Promise<Sample> {

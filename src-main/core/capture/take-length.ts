@@ -8,6 +8,31 @@
  * settles), so it is read again as the count nears its end, and the rate the take was found full
  * at is the one it declares: rows × interval is then the length asked, to half a reading.
  */
+/** An estimate looser than this (its ~95 % interval, relative) does not count a take yet. */
+export const COUNTING_MAX_ERROR = 0.01;
+
+/**
+ * The rate a take may be counted at: the given rate, or an estimate once it is within
+ * COUNTING_MAX_ERROR. A stream's first lines give a rough one (and a source that has not measured
+ * yet announces a 1 Hz placeholder): counting at it would fill a 10 s take with 10 rows and drop
+ * the rest. Until then the take keeps every row and the host's timer bounds it.
+ */
+export function countingRate(r: { frequencyHz: number; relativeError: number } | null): number | null {
+  return r && r.relativeError <= COUNTING_MAX_ERROR ? r.frequencyHz : null;
+}
+
+/**
+ * The rate a take declares, one rule for the app and `record serial`: the estimate after it (it
+ * has seen the whole take and the readings that confirm its end, so it is the most precise) when
+ * it agrees with the rate the take was counted at to within what a take can hold (1 %); the
+ * counted rate when they differ by more (the later estimate moved for another reason), or when
+ * there is no later one.
+ */
+export function declaredRate(counted: number | null, after: number | null): number | null {
+  if (after === null || !(after > 0)) return counted;
+  return counted === null || Math.abs(after / counted - 1) < 0.01 ? after : counted;
+}
+
 export class TakeLength {
   #target: number | null = null;
   #hz: number | null = null;
@@ -25,7 +50,7 @@ export class TakeLength {
   accept(have: number, rows: number, nowMs: number): number {
     if (this.#full) return 0;
     const near = this.#target !== null && have + rows >= this.#target * 0.98 - 2;
-    // Reading the estimate costs a refit: every batch only near the end, else a few times a second.
+    // Read every batch near the end (it is the estimate as it stands, no refit), else a few times a second.
     if (this.#target === null || near || nowMs - this.#checkedAt >= 100) {
       this.#checkedAt = nowMs;
       const hz = this.rateHz();

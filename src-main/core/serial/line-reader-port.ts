@@ -8,6 +8,10 @@ export interface LineReaderPort {
   snapshot(): LineReaderSnapshot;
   /** Readings found lost before reading number `line` (RowTiming.lines counts readings). */
   lostBefore(line: number): number;
+  /** Readings whose losses are settled: a take's loss count is final once this reaches its last reading. */
+  judgedThrough(): number;
+  /** The given rate, or the estimate as it stands (no refit: cheap for every batch); null until known. */
+  currentRate(): { frequencyHz: number; relativeError: number } | null;
 }
 
 export interface LineReaderSnapshot extends Omit<StreamStats, 'sourceId'> {

@@ -20,6 +20,8 @@ export function createLineReader(o: LineReaderOverrides & { units?: string[] | n
       });
     },
     lostBefore: (line) => reader.lostBefore(line),
+    judgedThrough: () => reader.judgedThrough(),
+    currentRate: () => reader.currentRate(),
     snapshot() {
       const s = reader.stats();
       return {

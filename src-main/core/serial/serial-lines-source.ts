@@ -35,9 +35,10 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
       throw new CoreError('InvalidArguments', `${path} is set to the platform firmware (AT) mode, which records samples on the board instead of streaming lines. Switch the port to "lines" mode to see it live.`);
     }
     const reader = d.createReader({ frequencyHz: settings.frequencyHz, axes: settings.axes });
-    // A rate the person gave is the rate; only a measured one comes with the times it is measured from.
+    // A rate the person gave is the rate; only a measured one is measured from the arrival times.
+    // The readings are counted either way: a take counts its losses between its own first and last.
     const measuresRate = settings.frequencyHz === null;
-    reader.onRows((values, rows, _width, timing) => sink.rows(values, rows, measuresRate ? timing : undefined));
+    reader.onRows((values, rows, _width, timing) => sink.rows(values, rows, timing));
     let link = await d.opener.open(path, settings.baudRate);
     let stopped = false;
     let lost = false;
@@ -107,6 +108,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     return {
       info,
       measuresRate,
+      reading: { rate: () => reader.currentRate(), lostBefore: (line) => reader.lostBefore(line), judgedThrough: () => reader.judgedThrough() },
       async stop() {
         stopped = true;
         clearInterval(timer);

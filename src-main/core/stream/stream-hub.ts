@@ -20,10 +20,23 @@ export interface RowTiming {
   readonly lines: number;
 }
 
+/**
+ * What a source that counts its readings knows about them (a serial lines board): a take uses it
+ * to hold exactly its length and to count the readings lost between its own first and last.
+ */
+export interface SourceReading {
+  /** The given rate, or the estimate as it stands with its ~95 % relative interval; null until known. */
+  rate(): { frequencyHz: number; relativeError: number } | null;
+  /** Readings found lost before reading number `line` (RowTiming.lines counts readings). */
+  lostBefore(line: number): number;
+  /** Readings whose losses are settled (later arrivals show a loss): a take's count is final from here. */
+  judgedThrough(): number;
+}
+
 /** What a source hands its rows and news to. Rows keep full precision for recorders. */
 export interface StreamSink {
   info(info: StreamInfo): void;
-  /** `timing` only from a source that measures its rate from when rows arrive (RunningSource.measuresRate). */
+  /** `timing` from a source that counts its readings; its arrival times matter only when RunningSource.measuresRate. */
   rows(values: ArrayLike<number>, rows: number, timing?: RowTiming): void;
   stats(stats: Omit<StreamStats, 'sourceId'>): void;
   /** The source stopped by itself and will not come back (failed). */
@@ -43,6 +56,8 @@ export interface RunningSource {
    * their RowTiming, so a recording can measure the rate again from its own rows.
    */
   measuresRate?: boolean;
+  /** A source that counts its readings (rows then come with RowTiming). */
+  reading?: SourceReading;
   stop(): Promise<void> | void;
 }
 
@@ -89,6 +104,11 @@ export class StreamHub {
 
   info(sourceId: string): StreamInfo | undefined {
     return this.#running.get(sourceId)?.info;
+  }
+
+  /** What the running source knows of its readings, if it counts them (see SourceReading). */
+  reading(sourceId: string): SourceReading | undefined {
+    return this.#running.get(sourceId)?.source.reading;
   }
 
   /** The running source measures its rate from when rows arrive (see RunningSource.measuresRate). */

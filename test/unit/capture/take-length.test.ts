@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TakeLength } from '../../../src-main/core/capture/take-length.js';
+import { countingRate, TakeLength } from '../../../src-main/core/capture/take-length.js';
 
 /** Feeds batches of `sizes` rows (at 10 ms apart) and returns how many the take kept of each. */
 function feed(t: TakeLength, sizes: number[]): number[] {
@@ -21,6 +21,20 @@ describe('TakeLength: a take counted in the board\'s readings', () => {
     expect(t.full).toBe(true);
     expect(fulls).toBe(1);
     expect(t.countedHz).toBe(200);
+  });
+
+  it('does not count at a rough first estimate (nor a 1 Hz placeholder): every row is kept until the estimate is within 1 %', () => {
+    let estimate: { frequencyHz: number; relativeError: number } | null = null;
+    const t = new TakeLength(10_000, () => countingRate(estimate));
+    expect(feed(t, [40])).toEqual([40]); // nothing measured yet
+    estimate = { frequencyHz: 1, relativeError: 0.5 }; // a placeholder would make this a 10-row take
+    expect(t.accept(40, 40, 200)).toBe(40);
+    expect(t.full).toBe(false);
+    estimate = { frequencyHz: 100.2, relativeError: 0.004 };
+    expect(t.accept(80, 2000, 400)).toBe(1002 - 80);
+    expect(t.full).toBe(true);
+    expect(countingRate({ frequencyHz: 100, relativeError: 0.0101 })).toBeNull();
+    expect(countingRate({ frequencyHz: 100, relativeError: 0.01 })).toBe(100);
   });
 
   it('rounds to the nearest reading: 500 ms of a 100.3 Hz board is 50 readings, of 62.5 Hz 31', () => {
