@@ -6,7 +6,9 @@ import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js
 import { lengthFromBytes } from '../samples/formats/sample-length.js';
 import { FLAGGED_LEVEL, rowToSample } from '../samples/sample-row.js';
 import { ReferenceIndex, referenceKey, type NewReference } from '../samples/reference-index.js';
-import type { NewCopy, NewSample, SampleStore } from '../samples/sample-store.js';
+import type { NewSample } from '../samples/new-sample.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import type { NewCopy } from '../samples/staged-copies.js';
 import { readFiles } from './bulk-reader.js';
 import { ReadWorker, type HashedRead } from './read-worker.js';
 import type { FileAnnotation } from './folder-labels.js';
