@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Category, Sample } from '../../contract/contract.js';
-import { storageError } from '../../capture/sensor-recorder.js';
+import { storageError } from '../../fs/storage-error.js';
 import { CoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { decodeAcquisition, detectAcquisitionFormat } from '../../samples/formats/acquisition.js';
