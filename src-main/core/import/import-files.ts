@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat as statAsync } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import type { BoundingBox, Category, Sample, SampleKind, StructuredLabel } from '../contract/contract.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
 import { lengthOfFile } from '../samples/formats/file-length.js';
+import { measureFile } from '../samples/sample-files.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { FileAnnotation } from './folder-labels.js';
 import { MAX_FILE_BYTES } from '../upload/ingestion-client.js';
@@ -162,7 +161,7 @@ export async function importFile(store: SampleStore, path: string, o: ImportOpti
   const name = basename(path).replace(/\.jpeg$/i, '.jpg');
   const kind = fileKind(name) as SampleKind;
   const label = o.label === undefined ? deriveLabel(name) : o.label;
-  const hash = await hashFile(path);
+  const hash = (await measureFile(path)).sha256;
   const known = store.findBySource(path, hash);
   if (known) return { path, status: 'known', sample: known };
 
@@ -195,14 +194,4 @@ async function signIfUnsigned(path: string, hmacKey: string): Promise<Buffer | n
   }
   if (msg.protected.alg !== 'none') return null;
   return encodeAcquisition({ protected: msg.protected.iat === undefined ? {} : { iat: msg.protected.iat }, payload: msg.payload }, { format, hmacKey });
-}
-
-function hashFile(path: string): Promise<string> {
-  return new Promise((res, rej) => {
-    const h = createHash('sha256');
-    createReadStream(path)
-      .on('data', (c) => h.update(c))
-      .on('error', rej)
-      .on('end', () => res(h.digest('hex')));
-  });
 }
