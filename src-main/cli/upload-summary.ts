@@ -1,5 +1,5 @@
 import type { Sample } from '../core/contract/contract.js';
-import type { BulkOutcome } from '../core/upload/bulk-import.js';
+import type { BulkOutcome } from '../core/import/bulk-import.js';
 
 export interface UploadSummary {
   line: string;

@@ -1,6 +1,6 @@
 import type { SampleState } from '../core/contract/contract.js';
 import type { SampleStore } from '../core/samples/sample-store.js';
-import type { BulkOutcome } from '../core/upload/bulk-import.js';
+import type { BulkOutcome } from '../core/import/bulk-import.js';
 
 /**
  * How far this run's files are, for the progress line. Counted from the queue's change notices:

@@ -18,14 +18,13 @@
 // Knobs: BENCH_DATASET_SAMPLES (50000), BENCH_DATASET_IMPORT (10000), BENCH_DATASET_IMPORT_RUNS,
 // BENCH_DATASET_QUERY_RUNS, BENCH_DROP_CACHES=0 (keep the files in the page cache).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { evictFiles, runQuiet } from './cold-cache.mjs';
 import { chromiumFigures } from './dataset-chromium.mjs';
-import { bundleSupport, startIngestionProcess } from './ingestion-process.mjs';
+import { startIngestionProcess, withCliAndSupport } from './ingestion-process.mjs';
 import { connectClient, startServe } from './serial-procs.mjs';
 
 const SAMPLES = Number(process.env.BENCH_DATASET_SAMPLES ?? 50_000);
@@ -118,12 +117,9 @@ async function timeCall(client, method, input) {
   return { ms: median(times), max: Math.max(...times), answer };
 }
 
-export async function run() {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first.`);
-  const tmp = await mkdtemp(join(tmpdir(), 'capture-desk-bench-dataset-'));
-  const support = await bundleSupport();
-  const rows = [];
-  try {
+export function run() {
+  return withCliAndSupport(CLI, 'dataset', async (tmp, support) => {
+    const rows = [];
     const fixtures = await import(pathToFileURL(support.fixtures).href);
     say(`load average before: ${load()} (1, 5, 15 min; ${(await import('node:os')).cpus().length} CPUs)`);
 
@@ -182,10 +178,7 @@ export async function run() {
 
     rows.push({ name: 'dataset: load average while measuring (1, 5, 15 min)', value: load(), unit: '', target: 'reference', pass: null, detail: `${(await import('node:os')).cpus().length} CPUs shared with other work: figures move with the load` });
     return rows;
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-    await rm(support.dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The core's answers the table, the filters and the class balance need, over the WebSocket. */

@@ -2,7 +2,7 @@
 // in this process, through the same SampleStore and importSampleFiles the CLI runs, with the CLI's
 // import pragmas (cli/samples.ts), without the process start, the argument parsing and the output.
 import { stderrLogger } from '../../src-main/core/log.js';
-import { importSampleFiles } from '../../src-main/core/samples/import-file.js';
+import { importSampleFiles } from '../../src-main/core/import/single-files.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 
 /** Timed from the store's opening to its closing. */

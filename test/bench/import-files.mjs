@@ -13,14 +13,13 @@
 // for a before figure), BENCH_DROP_CACHES=0 (keep the files in the page cache), TMPDIR (where the
 // files and the data folders go: another disk or file system).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleForNode } from '../support/audio/build-worker.mjs';
 import { evictFiles, runQuiet } from './cold-cache.mjs';
-import { bundleSupport } from './ingestion-process.mjs';
+import { withCliAndSupport } from './ingestion-process.mjs';
 
 const FILES = Number(process.env.BENCH_IMPORT_FILES ?? 10_000);
 const RUNS = Math.max(1, Number(process.env.BENCH_IMPORT_FILES_RUNS ?? 3));
@@ -124,11 +123,8 @@ async function figures(key, name, dir, paths, tmp, entry) {
   return out;
 }
 
-export async function run() {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first.`);
-  const tmp = await mkdtemp(join(tmpdir(), 'capture-desk-bench-import-files-'));
-  const support = await bundleSupport();
-  try {
+export function run() {
+  return withCliAndSupport(CLI, 'import-files', async (tmp, support) => {
     const fixtures = await import(pathToFileURL(support.fixtures).href);
     const entry = await import(pathToFileURL(await bundleForNode('test/bench/import-files-entry.ts')).href);
     say(`load average before: ${load()} (1, 5, 15 min; ${cpus().length} CPUs)`);
@@ -138,8 +134,5 @@ export async function run() {
     const rows = [...(await figures('json', 'json', join(tmp, 'json'), json, tmp, entry)), ...(await figures('mix', 'mixed (json, cbor, wav, csv)', join(tmp, 'mix'), mix, tmp, entry))];
     rows.push({ name: 'import-files: load average while measuring (1, 5, 15 min)', value: load(), unit: '', target: 'reference', pass: null, detail: `${cpus().length} CPUs shared with other work: figures move with the load` });
     return rows;
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-    await rm(support.dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -2,6 +2,9 @@
 // the client being measured never shares an event loop or a core's time slice with it in-process.
 // Parent side: bundleSupport() + startIngestionProcess(). Run as a script, this file is the child.
 import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleTs } from './ts-bundle.mjs';
@@ -12,6 +15,22 @@ const SUPPORT = fileURLToPath(new URL('../support/ingestion-server/', import.met
 export async function bundleSupport() {
   const b = await bundleTs({ server: join(SUPPORT, 'server.ts'), fixtures: join(SUPPORT, 'fixtures.ts') }, 'capture-desk-bench-support-');
   return { server: b.path('server'), fixtures: b.path('fixtures'), dir: b.dir };
+}
+
+/**
+ * Runs a benchmark section that drives the built CLI against the support bundle (emulator,
+ * fixtures): `body` gets a temp folder of its own and the bundle; both are removed afterwards.
+ */
+export async function withCliAndSupport(cli, section, body) {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run "npm run build" first.`);
+  const tmp = await mkdtemp(join(tmpdir(), `capture-desk-bench-${section}-`));
+  const support = await bundleSupport();
+  try {
+    return await body(tmp, support);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+    await rm(support.dir, { recursive: true, force: true });
+  }
 }
 
 /**

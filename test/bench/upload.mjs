@@ -10,13 +10,11 @@
 // Knobs: BENCH_UPLOAD_RUNS (rounds, default 5), BENCH_UPLOAD_FILES (default 10000), BENCH_CLI,
 // BENCH_DROP_CACHES=0 (keep the files in the page cache).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { evictFiles, runQuiet } from './cold-cache.mjs';
-import { bundleSupport, startIngestionProcess } from './ingestion-process.mjs';
+import { startIngestionProcess, withCliAndSupport } from './ingestion-process.mjs';
 
 const FILES = Number(process.env.BENCH_UPLOAD_FILES ?? 10_000);
 const TARGET_RATIO = 5;
@@ -119,11 +117,8 @@ async function measureRounds(serverBundle, files, clients) {
   return rounds;
 }
 
-export async function run() {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first.`);
-  const tmp = await mkdtemp(join(tmpdir(), 'capture-desk-bench-upload-'));
-  const support = await bundleSupport();
-  try {
+export function run() {
+  return withCliAndSupport(CLI, 'upload', async (tmp, support) => {
     const files = join(tmp, 'files');
     await mkdir(files);
     const fixtures = await import(pathToFileURL(support.fixtures).href);
@@ -163,8 +158,5 @@ export async function run() {
       { name: 'upload: files the emulator stored, ours', value: stored(ours), unit: 'files', target: `= ${FILES} every run`, pass: stored(ours) === FILES,
         detail: `per run: ${ours.map((r) => r.samples).join(', ')}` },
     ];
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-    await rm(support.dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src-main/core/log.js';
-import { importSampleFiles } from '../../src-main/core/samples/import-file.js';
+import { importSampleFiles } from '../../src-main/core/import/single-files.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
 import { runCli } from '../support/cli.js';
 import { encodeCbor, sensorDoc, wav } from '../support/ingestion-server/fixtures.js';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../src-main/core/log.js';
 import { fillLengths } from '../../src-main/core/samples/length-backfill.js';
 import { SampleStore } from '../../src-main/core/samples/sample-store.js';
-import { importFile } from '../../src-main/core/upload/import-files.js';
+import { importFile } from '../../src-main/core/import/import-files.js';
 import { runCli } from '../support/cli.js';
 import { encodeCbor, png, sensorDoc, wav } from '../support/ingestion-server/fixtures.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';

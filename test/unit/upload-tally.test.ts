@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UploadTally } from '../../src-main/cli/upload-tally.js';
-import type { BulkOutcome } from '../../src-main/core/upload/bulk-import.js';
+import type { BulkOutcome } from '../../src-main/core/import/bulk-import.js';
 import { QueueStore } from '../../src-main/core/upload/queue-store.js';
 import { useCleanups } from '../support/cleanups.js';
 import { tempStore } from '../support/temp-store.js';

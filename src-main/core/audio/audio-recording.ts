@@ -8,8 +8,8 @@ import { WAV_HEADER_BYTES } from '../samples/formats/wav.js';
 import type { AudioInput } from './audio-input.js';
 import type { PcmBatch } from './audio-supervisor.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
-import { RECORDINGS_DIR, type AudioRecordingNote } from '../capture/recording-recovery.js';
-import { storageError } from '../capture/sensor-recorder.js';
+import { storageError } from '../fs/storage-error.js';
+import { RECORDINGS_DIR, type AudioRecordingNote } from '../recordings/recordings-folder.js';
 import { newSampleId } from '../samples/sample-id.js';
 
 export interface AudioRecordingOptions {

@@ -4,6 +4,7 @@ import type { Category, Sample } from '../contract/contract.js';
 import type { Logger } from '../log.js';
 import { WAV_HEADER_BYTES, wavHeader } from '../samples/formats/wav.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import { RECORDINGS_DIR, type AudioRecordingNote } from '../recordings/recordings-folder.js';
 import { readSigningKey, type SigningKey } from '../secrets/signing-key.js';
 import { measureRecordedRate, PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE, shortStretchNote } from './recorded-rate.js';
 import { completeRows } from './recording-rows.js';
@@ -11,24 +12,9 @@ import { writeAcquisition, type RecordingHeader } from './sensor-recorder.js';
 
 export { completeRows };
 
-/** Where sensor recordings stream their rows while they run (see SensorRecorder). */
-export const RECORDINGS_DIR = 'recordings';
-
 interface StoredHeader extends RecordingHeader {
   started?: string;
   pid?: number;
-}
-
-/** Written beside `<id>.wav` when a microphone recording starts; removed once it is saved. */
-export interface AudioRecordingNote {
-  label: string | null;
-  category: Category;
-  metadata: Record<string, string>;
-  sampleRate: number;
-  device: string;
-  started: string;
-  /** The process recording it: while that one lives (a CLI recording beside the app), hands off. */
-  pid: number;
 }
 
 /**

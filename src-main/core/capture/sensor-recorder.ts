@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { Encoder } from 'cbor-x';
 import { CoreError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { storageError } from '../fs/storage-error.js';
 import { ZERO_SIGNATURE } from '../samples/formats/acquisition.js';
 import type { RowTiming } from '../stream/stream-hub.js';
 import { arrayHeader, encodeRows } from './cbor-rows.js';
@@ -160,26 +161,6 @@ export class SensorRecorder {
     await rm(join(this.dir, `${this.id}.json`), { force: true });
   }
 }
-
-const STORAGE_CODES: Record<string, string> = {
-  ENOSPC: 'the disk is full',
-  EDQUOT: 'the disk quota is used up',
-  EROFS: 'the disk is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EIO: 'the disk reported an input/output error',
-  ENOTDIR: 'a file, not a folder, is in its path',
-};
-
-/** A file-system error as the person can act on it: what happened, where, and what to do. Others pass through. */
-export function storageError(err: unknown, where: string): Error {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  const what = code ? STORAGE_CODES[code] : undefined;
-  if (!what) return err instanceof Error ? err : new Error(String(err));
-  const todo = code === 'ENOSPC' || code === 'EDQUOT' ? 'Free some space on that disk' : 'Make the folder writable, or choose another data folder';
-  return new CoreError(code === 'EACCES' || code === 'EPERM' ? 'PermissionDenied' : 'Unavailable', `Could not write to ${where}: ${what} (${code}). ${todo}.`, { errno: code, path: where });
-}
-
 
 /** Streams header + rows into `target`, signs in place, fsyncs. */
 export async function writeAcquisition(

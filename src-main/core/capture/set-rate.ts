@@ -5,7 +5,7 @@ import { CoreError } from '../errors.js';
 import { decodeAcquisition } from '../samples/formats/acquisition.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { encodeRows } from './cbor-rows.js';
-import { RECORDINGS_DIR } from './recording-recovery.js';
+import { RECORDINGS_DIR } from '../recordings/recordings-folder.js';
 import { writeAcquisition } from './sensor-recorder.js';
 import { RATE_MISSING_NOTE } from './recorded-rate.js';
 

@@ -4,7 +4,7 @@ import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { SourceReading, StreamHub } from '../stream/stream-hub.js';
 import { PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE } from './recorded-rate.js';
-import { RECORDINGS_DIR } from './recording-recovery.js';
+import { RECORDINGS_DIR } from '../recordings/recordings-folder.js';
 import { SensorRecorder } from './sensor-recorder.js';
 import { TakeLength } from './take-length.js';
 

@@ -1,4 +1,5 @@
 import { statfs } from 'node:fs/promises';
+import { CoreError } from '../errors.js';
 
 /**
  * Whether an error from SQLite or the file system means the data folder cannot take a write
@@ -34,4 +35,23 @@ export async function storageProblemAt(dir: string, err: unknown): Promise<Stora
   if (problem !== 'unwritable' || !errorCode(err).startsWith('SQLITE_IOERR')) return problem;
   const st = await statfs(dir).catch(() => null);
   return st !== null && st.bavail * st.bsize < NEARLY_FULL_BYTES ? 'full' : problem;
+}
+
+const STORAGE_CODES: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the disk is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EIO: 'the disk reported an input/output error',
+  ENOTDIR: 'a file, not a folder, is in its path',
+};
+
+/** A file-system error as the person can act on it: what happened, where, and what to do. Others pass through. */
+export function storageError(err: unknown, where: string): Error {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const what = code ? STORAGE_CODES[code] : undefined;
+  if (!what) return err instanceof Error ? err : new Error(String(err));
+  const todo = code === 'ENOSPC' || code === 'EDQUOT' ? 'Free some space on that disk' : 'Make the folder writable, or choose another data folder';
+  return new CoreError(code === 'EACCES' || code === 'EPERM' ? 'PermissionDenied' : 'Unavailable', `Could not write to ${where}: ${what} (${code}). ${todo}.`, { errno: code, path: where });
 }

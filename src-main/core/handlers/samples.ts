@@ -6,7 +6,7 @@ import type { DatasetSummary } from '../contract/contract.js';
 import { classBalance } from '../samples/class-balance.js';
 import { localSummary } from '../samples/local-summary.js';
 import type { SampleStore } from '../samples/sample-store.js';
-import { addPaths } from '../upload/add-paths.js';
+import { addPaths } from '../import/add-paths.js';
 import { MAX_FILE_BYTES } from '../upload/ingestion-client.js';
 import { moveSample } from '../upload/management-client.js';
 import type { UploadService } from '../upload/upload-service.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Category, Sample } from '../contract/contract.js';
-import { RECORDINGS_DIR } from '../capture/recording-recovery.js';
+import { RECORDINGS_DIR } from '../recordings/recordings-folder.js';
 import { SensorRecorder } from '../capture/sensor-recorder.js';
 import { encodeWav } from '../samples/formats/wav.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';

@@ -1,6 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import type { Logger } from '../log.js';
-import { lengthOfFile } from '../upload/import-files.js';
+import { lengthOfFile } from './formats/file-length.js';
 import type { SampleStore } from './sample-store.js';
 
 /** Samples looked at per round: one SELECT, reads a few at a time, one UPDATE. */

@@ -6,7 +6,7 @@ import { CoreError } from '../errors.js';
 import { canonicalFolder, pathFlavor } from '../fs/path-flavor.js';
 import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
-import { importFile, type ImportOutcome } from '../upload/import-files.js';
+import { importFile, type ImportOutcome } from '../import/import-files.js';
 import { assertFolder, assertNoOverlap } from './folder-checks.js';
 import { IdBatcher } from './id-batcher.js';
 import { WatchedFolderInput, type ImportPendingResult, type LabelRule, type PendingFile, type WatchedFolder, type WatchedFolderState } from '../contract/watch-schema.js';

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { LINUX_PATHS, WINDOWS_PATHS } from '../../../src-main/core/fs/path-flavor.js';
 import { nameClashKey, portableFileName } from '../../../src-main/core/fs/portable-name.js';
 import { silentLogger } from '../../../src-main/core/log.js';
-import { entryPath, exportFileName, exportSamples, importInfoLabels } from '../../../src-main/core/samples/exchange.js';
+import { entryPath, importInfoLabels } from '../../../src-main/core/import/info-labels-import.js';
+import { exportFileName, exportSamples } from '../../../src-main/core/samples/exchange.js';
 import { SampleStore } from '../../../src-main/core/samples/sample-store.js';
 
 /** What Windows refuses in a file name (the rules portableFileName exists for), checked independently. */

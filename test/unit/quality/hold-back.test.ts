@@ -6,7 +6,8 @@ import type { Settings } from '../../../src-main/core/contract/contract.js';
 import { createLogger } from '../../../src-main/core/log.js';
 import { encodeAcquisition } from '../../../src-main/core/samples/formats/acquisition.js';
 import { holds, qualityGate } from '../../../src-main/core/samples/quality/policy.js';
-import { SampleStore, type NewSample } from '../../../src-main/core/samples/sample-store.js';
+import type { NewSample } from '../../../src-main/core/samples/new-sample.js';
+import { SampleStore } from '../../../src-main/core/samples/sample-store.js';
 import { Db } from '../../../src-main/core/samples/sqlite.js';
 import { UploadQueue } from '../../../src-main/core/upload/upload-queue.js';
 

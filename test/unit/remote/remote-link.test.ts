@@ -27,6 +27,16 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 }
 
+/** A started link whose first connection the platform has greeted: `c` is that connection. */
+async function greeted(o: Parameters<typeof setup>[0] = {}) {
+  const s = setup(o);
+  s.link.start();
+  await settle();
+  const c = s.connections[0]!;
+  c.say({ hello: true });
+  return { ...s, c };
+}
+
 describe('RemoteLink', () => {
   beforeEach(() => void vi.useFakeTimers());
   afterEach(() => void vi.useRealTimers());
@@ -47,11 +57,7 @@ describe('RemoteLink', () => {
   });
 
   it('pings every 30 s and reconnects when no pong comes within 6 s', async () => {
-    const { link, connections } = setup();
-    link.start();
-    await settle();
-    const c = connections[0]!;
-    c.say({ hello: true });
+    const { link, connections, c } = await greeted();
     vi.advanceTimersByTime(30_000);
     expect(c.pings).toBe(1);
     c.on.pong();
@@ -127,11 +133,7 @@ describe('RemoteLink', () => {
   });
 
   it('hands sample requests on; replies go out in the session encoding, and nowhere once that connection closed', async () => {
-    const { link, connections, requests } = setup();
-    link.start();
-    await settle();
-    const c = connections[0]!;
-    c.say({ hello: true });
+    const { link, c, requests } = await greeted();
     c.say({ sample: { label: 'wave', length: 2000, path: '/api/training/data', hmacKey: 'secret', interval: 10, sensor: 'Microphone', targetSampleCount: 20, collectedSampleCount: 3 } });
     expect(requests).toHaveLength(1);
     expect(requests[0]!.req).toMatchObject({ label: 'wave', lengthMs: 2000, path: '/api/training/data', hmacKey: 'secret', intervalMs: 10, sensor: 'Microphone', targetSampleCount: 20, collectedSampleCount: 3, labelColor: null });
@@ -144,11 +146,7 @@ describe('RemoteLink', () => {
   });
 
   it('answers startSnapshot with snapshotFailed, a malformed request with sample:false, and ignores unknown messages', async () => {
-    const { link, connections, requests } = setup();
-    link.start();
-    await settle();
-    const c = connections[0]!;
-    c.say({ hello: true });
+    const { link, c, requests } = await greeted();
     c.say({ startSnapshot: true, resolution: 'low' });
     expect(c.sent.at(-1)).toEqual({ snapshotFailed: true, error: 'Device does not support snapshot streaming' });
     c.say({ sample: { label: 'x' } });

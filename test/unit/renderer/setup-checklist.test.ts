@@ -123,6 +123,14 @@ describe('Test connection', () => {
     return { settings: await api.call('settings.get', {}), keys: await api.call('keys.status', {}), keyEdits: 0 };
   }
 
+  /** Sets the project and the API key, then runs the test as the checklist's button does: what the app held, and the answer. */
+  async function testWith(projectId: number, key: string) {
+    await api.call('settings.set', { projectId });
+    await api.call('keys.set', { kind: 'api-key', key });
+    const now = await state();
+    return { now, r: await new ConnectionTest(api, () => now).run() };
+  }
+
   it('a good key and project: every part works, and a changed project makes the answer old news', async () => {
     await api.call('settings.set', { projectId: 7 });
     await api.call('keys.set', { kind: 'api-key', key: 'ei_good' });
@@ -148,11 +156,7 @@ describe('Test connection', () => {
   });
 
   it('a wrong key: the API key and the ingestion service say no, with the URL asked', async () => {
-    await api.call('settings.set', { projectId: 7 });
-    await api.call('keys.set', { kind: 'api-key', key: 'ei_wrong' });
-    const now = await state();
-    const test = new ConnectionTest(api, () => now);
-    const r = await test.run();
+    const { r } = await testWith(7, 'ei_wrong');
     expect(r?.ok).toBe(false);
     expect(r?.steps.find((s) => s.part === 'api-key')).toMatchObject({ ok: false, url: `${platform.managementUrl}/api/7/raw-data/project-metadata` });
     expect(r?.steps.find((s) => s.part === 'ingestion')).toMatchObject({ ok: false });
@@ -160,11 +164,7 @@ describe('Test connection', () => {
   });
 
   it('a wrong project: the project is named, the key still works for ingestion', async () => {
-    await api.call('settings.set', { projectId: 8 });
-    await api.call('keys.set', { kind: 'api-key', key: 'ei_good' });
-    const now = await state();
-    const test = new ConnectionTest(api, () => now);
-    const r = await test.run();
+    const { now, r } = await testWith(8, 'ei_good');
     expect(r?.ok).toBe(false);
     expect(r?.steps.find((s) => s.part === 'project')?.message).toMatch(/Project 8 was not found/);
     expect(r?.steps.find((s) => s.part === 'ingestion')).toMatchObject({ ok: true });

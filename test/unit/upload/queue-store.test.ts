@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { BindValue } from '../../../src-main/core/samples/db.js';
-import type { NewSample } from '../../../src-main/core/samples/sample-store.js';
+import type { NewSample } from '../../../src-main/core/samples/new-sample.js';
 import { DUE_IN_GROUP, OLDEST_DUE, QueueStore } from '../../../src-main/core/upload/queue-store.js';
 import { useCleanups } from '../../support/cleanups.js';
 import { tempStore } from '../../support/temp-store.js';

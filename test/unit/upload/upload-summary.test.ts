@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { summarize, type Verdict } from '../../../src-main/cli/upload-summary.js';
-import type { BulkOutcome } from '../../../src-main/core/upload/bulk-import.js';
+import type { BulkOutcome } from '../../../src-main/core/import/bulk-import.js';
 
 describe('summarize', () => {
   it('counts each file once: uploaded now, already present, rejected, failed', () => {

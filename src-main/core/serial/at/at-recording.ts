@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import type { Category, Sample } from '../../contract/contract.js';
-import { storageError } from '../../capture/sensor-recorder.js';
+import { storageError } from '../../fs/storage-error.js';
 import { CoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { decodeAcquisition, detectAcquisitionFormat } from '../../samples/formats/acquisition.js';
-import { SAMPLES_DIR, type SampleStore } from '../../samples/sample-store.js';
+import { SAMPLES_DIR } from '../../samples/sample-files.js';
+import type { SampleStore } from '../../samples/sample-store.js';
 import type { SerialOpener } from '../byte-link.js';
 import { AtClient } from './at-client.js';
 import type { AtDeviceConfig } from './at-config.js';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src-main/core/log.js';
 import { SampleStore } from '../../../src-main/core/samples/sample-store.js';
-import { BulkReads, importFiles, type BulkOutcome } from '../../../src-main/core/upload/bulk-import.js';
-import { collectFiles, type ImportOptions } from '../../../src-main/core/upload/import-files.js';
+import { BulkReads, importFiles, type BulkOutcome } from '../../../src-main/core/import/bulk-import.js';
+import { collectFiles, type ImportOptions } from '../../../src-main/core/import/import-files.js';
 import { encodeCbor, sensorDoc, wav } from '../../support/ingestion-server/fixtures.js';
 
 const cleanups: Array<() => unknown> = [];

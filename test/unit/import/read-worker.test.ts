@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReadWorker } from '../../../src-main/core/upload/read-worker.js';
+import { ReadWorker } from '../../../src-main/core/import/read-worker.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

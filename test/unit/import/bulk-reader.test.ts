@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFiles } from '../../../src-main/core/upload/bulk-reader.js';
+import { readFiles } from '../../../src-main/core/import/bulk-reader.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildBoundingBoxesLabels, parseBoundingBoxesLabels } from '../../../src-main/core/samples/formats/bounding-boxes-labels.js';
-import { readFolderLabels } from '../../../src-main/core/upload/folder-labels.js';
+import { readFolderLabels } from '../../../src-main/core/import/folder-labels.js';
 
 const box = { label: 'cat', x: 1, y: 2, width: 3, height: 4 };
 

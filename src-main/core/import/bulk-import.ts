@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Sample, SampleKind, SampleState } from '../contract.js';
+import type { Sample, SampleKind, SampleState } from '../contract/contract.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
 import { lengthFromBytes } from '../samples/formats/sample-length.js';
 import { FLAGGED_LEVEL, rowToSample } from '../samples/sample-row.js';
 import { ReferenceIndex, referenceKey, type NewReference } from '../samples/reference-index.js';
-import type { NewCopy, NewSample, SampleStore } from '../samples/sample-store.js';
+import type { NewSample } from '../samples/new-sample.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import type { NewCopy } from '../samples/staged-copies.js';
 import { readFiles } from './bulk-reader.js';
 import { ReadWorker, type HashedRead } from './read-worker.js';
 import type { FileAnnotation } from './folder-labels.js';
 import { importFile, withAnnotation, type ImportOptions } from './import-files.js';
-import { MAX_FILE_BYTES } from './ingestion-client.js';
+import { MAX_FILE_BYTES } from '../upload/ingestion-client.js';
 
 /** Per file of a bulk import: its sample (new or found) and the state it had, or why it was refused. */
 export type BulkOutcome =

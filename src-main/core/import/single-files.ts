@@ -1,16 +1,17 @@
 import { basename, extname, resolve } from 'node:path';
 import type { Category } from '../contract/contract.js';
-import { importFiles } from '../upload/bulk-import.js';
-import { csvAsCbor, samplesOf, type ImportedSet } from './exchange.js';
-import type { SampleStore } from './sample-store.js';
-import { fileKind } from './formats/label-from-filename.js';
+import { csvAsCbor } from '../samples/exchange.js';
+import { fileKind } from '../samples/formats/label-from-filename.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import { importFiles } from './bulk-import.js';
+import { samplesOf, type ImportedSet } from './info-labels-import.js';
 
 /** Single files `samples import` takes as they are (CSV becomes CBOR: csvAsCbor). */
 export const SINGLE_FILE_EXTENSIONS = ['.wav', '.cbor', '.json'] as const;
 
 /**
  * Recordings (WAV), acquisition files (JSON/CBOR) and CSV files of readings become samples,
- * through the bulk import's reader and batches (core/upload/bulk-import.ts): each file is read and
+ * through the bulk import's reader and batches (core/import/bulk-import.ts): each file is read and
  * hashed once, decoded from those bytes so a broken file is refused here rather than in the sample
  * view, and copied into the data folder (a take from elsewhere becomes the folder's own; a split
  * or crop writes beside it), 256 written and synced together and indexed in one transaction. The
@@ -46,7 +47,7 @@ export async function importSampleFiles(store: SampleStore, paths: readonly stri
   });
   // The decoders (cbor-x, zod) are loaded here, not with the module: `samples import` of an export never needs them.
   const { checkSampleBytes } = await import('../review/decoded.js');
-  const encode = csvs > 0 ? (await import('./formats/acquisition.js')).encodeAcquisition : null;
+  const encode = csvs > 0 ? (await import('../samples/formats/acquisition.js')).encodeAcquisition : null;
   const outcomes = await importFiles(
     store,
     files,

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, extname, isAbsolute } from 'node:path';
-import type { AddPathResult, Category } from '../contract.js';
+import type { AddPathResult, Category } from '../contract/contract.js';
 import { fileKind } from '../samples/formats/label-from-filename.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { importFiles } from './bulk-import.js';
@@ -21,7 +21,7 @@ const ACCEPTED = '.json, .cbor, .csv, .parquet, .wav, .jpg, .png, .mp4 or .avi';
  * through the renderer's memory and the platform's 100 MB per file is the only size cap. Every
  * path gets its own outcome with a reason a person can act on; none stops the others.
  *
- * The files go through the bulk import (core/upload/bulk-import.ts), as `upload` and `samples
+ * The files go through the bulk import (core/import/bulk-import.ts), as `upload` and `samples
  * import` do: read and hashed (on a worker thread when there are more than 256), checked from those
  * bytes, indexed 256 to a transaction with their length from the header. A drop of ten thousand
  * files takes seconds; the window sends a drop 256 paths a call (src-renderer imports.svelte.ts).

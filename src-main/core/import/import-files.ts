@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, readdir, readFile, stat as statAsync } from 'node:fs/promises';
+import { readdir, readFile, stat as statAsync } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
-import type { BoundingBox, Category, Sample, SampleKind, StructuredLabel } from '../contract.js';
+import type { BoundingBox, Category, Sample, SampleKind, StructuredLabel } from '../contract/contract.js';
 import { deriveLabel, fileKind } from '../samples/formats/label-from-filename.js';
-import { hasLength, LENGTH_HEAD_BYTES, LENGTH_WHOLE_LIMIT, lengthFromBytes } from '../samples/formats/sample-length.js';
+import { lengthOfFile } from '../samples/formats/file-length.js';
+import { measureFile } from '../samples/sample-files.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { FileAnnotation } from './folder-labels.js';
-import { MAX_FILE_BYTES } from './ingestion-client.js';
+import { MAX_FILE_BYTES } from '../upload/ingestion-client.js';
 
 export interface ImportOptions {
   category: Category;
@@ -162,7 +161,7 @@ export async function importFile(store: SampleStore, path: string, o: ImportOpti
   const name = basename(path).replace(/\.jpeg$/i, '.jpg');
   const kind = fileKind(name) as SampleKind;
   const label = o.label === undefined ? deriveLabel(name) : o.label;
-  const hash = await hashFile(path);
+  const hash = (await measureFile(path)).sha256;
   const known = store.findBySource(path, hash);
   if (known) return { path, status: 'known', sample: known };
 
@@ -182,28 +181,6 @@ export async function importFile(store: SampleStore, path: string, o: ImportOpti
   return { path, status: 'added', sample: store.addReference(base, { path, bytes: st.size, sha256: hash }, await store.inspect({ path }, base)) };
 }
 
-/**
- * The length a file's header (or, for JSON and CSV, its content) tells, read with one read of its
- * first bytes: the files of watched folders and big files of a bulk import come this way.
- */
-export async function lengthOfFile(path: string, name: string, size: number): Promise<number | null> {
-  if (!hasLength(name)) return null;
-  const whole = /\.(json|csv)$/i.test(name);
-  if (whole && size > LENGTH_WHOLE_LIMIT) return null;
-  const want = whole ? size : Math.min(size, LENGTH_HEAD_BYTES);
-  let fh;
-  try {
-    fh = await open(path, 'r');
-    const buf = Buffer.allocUnsafe(want);
-    const { bytesRead } = await fh.read(buf, 0, want, 0);
-    return lengthFromBytes(name, buf.subarray(0, bytesRead), Math.max(size, bytesRead));
-  } catch {
-    return null; // unreadable now: whoever reads it next says why
-  } finally {
-    await fh?.close();
-  }
-}
-
 async function signIfUnsigned(path: string, hmacKey: string): Promise<Buffer | null> {
   // Loaded on demand: the codecs (cbor-x, zod) cost a bulk upload start-up time it rarely needs.
   const { decodeAcquisition, detectAcquisitionFormat, encodeAcquisition } = await import('../samples/formats/acquisition.js');
@@ -217,14 +194,4 @@ async function signIfUnsigned(path: string, hmacKey: string): Promise<Buffer | n
   }
   if (msg.protected.alg !== 'none') return null;
   return encodeAcquisition({ protected: msg.protected.iat === undefined ? {} : { iat: msg.protected.iat }, payload: msg.payload }, { format, hmacKey });
-}
-
-function hashFile(path: string): Promise<string> {
-  return new Promise((res, rej) => {
-    const h = createHash('sha256');
-    createReadStream(path)
-      .on('data', (c) => h.update(c))
-      .on('error', rej)
-      .on('end', () => res(h.digest('hex')));
-  });
 }
