@@ -14,6 +14,7 @@ import { sidecarName, sidecarOf } from './sidecar.js';
 /** Bytes we own that become one sample of a batch (SampleStore.addCopies). */
 export interface NewCopy {
   input: NewSample;
+  /** Handed over: a buffer these bytes own whole is moved to the writer thread (empty here after the call; see SyncedWrite.data). */
   bytes: Uint8Array;
   /** The file they were made from, so importing it again finds this sample; null = none (a CSV made into CBOR). */
   source: { path: string; sha256: string } | null;
