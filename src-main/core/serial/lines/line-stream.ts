@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../../clock.js';
 import { CoreError } from '../../errors.js';
 import type { BadLineReason, BadLineSample } from './bad-lines.js';
 import { LineSplitter, type LineSink } from './line-splitter.js';
-import { NumericLineParser, type Layout, type LineOutcome } from './numeric-line-parser.js';
+import { NumericLineParser, type LineOutcome, type ParserStats } from './numeric-line-parser.js';
 import { RateEstimator, type RateEstimatorOptions, type RateSnapshot } from './rate-estimator.js';
 import { DEFAULT_BATCH_VALUES, RowBatcher, type RowBatch } from './row-batcher.js';
 
@@ -27,20 +27,13 @@ export interface NumericLineReaderOptions {
   overrides?: LineOverrides;
 }
 
-export interface LineReaderStats {
-  width: number | null;
-  layout: Layout | null;
+/** The parser's counts and layout, with the axes as named and the rate. */
+export interface LineReaderStats extends Omit<ParserStats, 'names'> {
   axes: Array<{ name: string; units: string }>;
   /** The user's frequency if set, else the detected one. */
   frequencyHz: number | null;
   frequencySource: 'user' | 'detected' | null;
   rate: RateSnapshot;
-  goodLines: number;
-  headerLines: number;
-  blankLines: number;
-  badLines: Record<BadLineReason, number>;
-  badTotal: number;
-  lastBadLine: BadLineSample | null;
 }
 
 /**
