@@ -325,6 +325,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     ...classifyHandlers(classifier, bus, models),
     ...modelHandlers(models),
     'audio.settings': () => mics?.settings() ?? { deviceId: null, sampleRate: DEFAULT_SAMPLE_RATE, preRollMs: 0 },
+    'audio.status': () => mics?.status() ?? { host: null, problem: 'This shell has no microphone capture.' },
     'audio.setSettings': (patch) => {
       if (!mics) throw new CoreError('Unavailable', 'This shell has no microphone capture.');
       return mics.setSettings(patch);
