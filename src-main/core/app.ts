@@ -125,7 +125,11 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     : null;
   if (mics) {
     streams.register('audio:', mics.factory);
-    await mics.refresh();
+    // The first list is waited for a moment only: a stuck sound system (see audio/stuck-audio.ts)
+    // must not hold up the rest of the app. A list that comes later is sent as a sources change.
+    const first = mics.refresh();
+    const inTime = await Promise.race([first.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000).unref())]);
+    if (!inTime) void first.then(() => sourcesChanged());
   }
   // Every new sample (recording, AT read-back, drop, watched folder) is checked where it is indexed.
   const store = await SampleStore.open(dataDir, log, { quality: qualityGate(() => settings.get()) });

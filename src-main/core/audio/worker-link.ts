@@ -116,8 +116,13 @@ export class WorkerLink {
         resolve(this.#exited);
       };
       this.child.on('exit', done);
-      // A spawn failure (e.g. no such file) ends up here without an exit event.
+      // A spawn failure (e.g. no such file) ends up here without an exit event; so does a message
+      // sent on a channel that just closed, which is no reason to think the process has gone.
       this.child.on('error', (e) => {
+        if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
+          this.log.warn('audio capture process: message not delivered', { error: e.message });
+          return;
+        }
         this.log.error('audio capture process failed to run', { error: e.message });
         done(null, null);
       });
@@ -128,8 +133,9 @@ export class WorkerLink {
     return this.child.pid;
   }
 
+  /** Running and not being ended: the only state in which it takes requests. */
   get alive(): boolean {
-    return this.#exited === null;
+    return this.#exited === null && !this.#ending;
   }
 
   /**
@@ -139,6 +145,7 @@ export class WorkerLink {
    */
   request<T>(msg: Outgoing, timeoutMs: number): Promise<T> {
     if (this.#exited) return Promise.reject(deathError(this.#exited));
+    if (this.#ending) return Promise.reject(new CoreError('Unavailable', 'The audio capture process is being ended; try again.', { reason: 'ending' }));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -166,7 +173,7 @@ export class WorkerLink {
    * which the process answers by releasing its device and leaving), then SIGTERM after `graceMs`,
    * then SIGKILL after as long again. Resolves when it is gone.
    */
-  end(graceMs = 1500): Promise<WorkerExit> {
+  end(graceMs = 1000): Promise<WorkerExit> {
     if (this.#exited) return this.exited;
     this.#expectExit = true;
     if (!this.#ending) {
