@@ -110,8 +110,8 @@ let noJack: string | null = null;
  * loaded into the capture process, so the folder must be ours alone: a fixed name is used only
  * when it is a real folder owned by us that nobody else can write, else a fresh private one.
  */
-export function noJackFolder(base = tmpdir()): string {
-  if (noJack) return noJack;
+export function noJackFolder(base = tmpdir(), fresh = false): string {
+  if (noJack && !fresh) return noJack;
   const uid = process.getuid?.() ?? 0;
   const fixed = join(base, `capture-desk-${uid}-no-jack`);
   const ownedPrivate = (p: string, kind: 'dir' | 'file') => {

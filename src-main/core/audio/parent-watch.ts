@@ -29,7 +29,10 @@ const timer = setInterval(() => {
 export function watchParent(o: { graceMs?: number; pollMs?: number; env?: NodeJS.ProcessEnv } = {}): boolean {
   const parent = Number((o.env ?? process.env)[PARENT_PID_ENV]) || process.ppid;
   if (!parent || parent === 1) return false;
-  const w = new Worker(WATCHER, { eval: true, workerData: { parent, graceMs: o.graceMs ?? 1000, pollMs: o.pollMs ?? 250 } });
+  // execArgv: [] so that flags of this process (e.g. --input-type=module) cannot turn the
+  // CommonJS watcher into something that fails to start.
+  const w = new Worker(WATCHER, { eval: true, execArgv: [], workerData: { parent, graceMs: o.graceMs ?? 1000, pollMs: o.pollMs ?? 250 } });
+  w.on('error', (err) => process.stderr.write(`capture-desk: the parent watcher stopped: ${String(err)}\n`));
   w.unref(); // it never keeps the process alive by itself
   return true;
 }
