@@ -53,7 +53,10 @@ export class DeviceWatch {
       },
       (err: unknown) => {
         this.log.warn('audio device list failed', { error: String(err) });
-        this.#missedFirst = true;
+        // A poll may have listed them meanwhile (the failed list was stuck behind it): give that one.
+        const known = this.#devices;
+        if (known && !signal?.aborted) cb({ devices: known, added: [], removed: [] });
+        else this.#missedFirst = true;
         flush();
       },
     );
