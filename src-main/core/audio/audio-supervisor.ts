@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { WireError } from '../contract/contract.js';
 import { CoreError, toWireError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -421,9 +422,17 @@ export class AudioSupervisor {
     this.#restartTimer = null;
   }
 
-  /** The sound system answered. A stuck JACK lock stays named: ALSA works around it, the folder is still stale. */
+  /**
+   * The sound system answered. A stuck JACK lock stays named while its folder is there (ALSA works
+   * around it, but the folder is still stale for every JACK program); once it was moved away, JACK
+   * may be used again.
+   */
   #answered(): void {
-    if (this.#problem && (this.#problem.details as { stuck?: string } | undefined)?.stuck !== 'jack-metadata-lock') this.#setProblem(null);
+    const d = this.#problem?.details as { stuck?: string; folder?: string } | undefined;
+    if (!this.#problem) return;
+    if (d?.stuck === 'jack-metadata-lock' && d.folder && existsSync(d.folder)) return;
+    this.#jackStuck = false;
+    this.#setProblem(null);
   }
 
   #setProblem(p: CoreError | null): void {
