@@ -1,11 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AudioLevels, AudioStatus, DiagnosticsReport, Source } from '../../src-main/core/contract/contract.js';
-import { CLI } from '../support/cli.js';
-import { cliInJackWedge, JACK_WEDGE } from '../support/audio/in-jack-wedge.js';
+import { cliInJackWedge, serveInJackWedge } from '../support/audio/in-jack-wedge.js';
 import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { stopChild } from '../support/stop-child.js';
@@ -78,20 +77,8 @@ describe('a stale JACK metadata lock (no JACK server running)', { timeout: 60_00
 
   it('in the browser shell with JACK asked for: the UI and diagnostics name it, and the microphone still streams (through ALSA)', async () => {
     const env = await toneEnv(440);
-    const child = spawn('bash', [JACK_WEDGE, process.execPath, CLI, 'serve', '--port', '0', '--data-dir', await dataDir()], {
-      stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, CAPTURE_DESK_AUDIO_HOST: 'jack' },
-    });
+    const { url, child } = await serveInJackWedge(['--port', '0', '--data-dir', await dataDir()], { ...env, CAPTURE_DESK_AUDIO_HOST: 'jack' });
     cleanups.push(() => stopChild(child));
-    let err = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        if (out.includes('\n')) resolve(out.split('\n')[0]!.trim());
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-    });
     const client = await TestWsClient.connect(`${url.replace(/^http/, 'ws')}ws`);
     cleanups.push(() => client.ws.close());
     const call = async <T>(method: string, input: unknown = {}): Promise<T> => {

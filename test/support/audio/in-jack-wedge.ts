@@ -40,3 +40,19 @@ export function cliInJackWedge(args: string[], env: NodeJS.ProcessEnv = {}): Wed
   readyOrFail.catch(() => undefined);
   return { child, stdout: () => out, stderr: () => err, ready: readyOrFail, exited };
 }
+
+/** `capture-desk serve` inside a private, wedged /dev/shm; resolves with its URL once it prints it. */
+export function serveInJackWedge(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
+  assertBuilt();
+  const child = spawn('bash', [JACK_WEDGE, process.execPath, CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.includes('\n')) resolve({ url: out.split('\n')[0]!.trim(), child, stderr: () => err });
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+}
