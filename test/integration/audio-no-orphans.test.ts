@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AudioLevels } from '../../src-main/core/contract/contract.js';
-import { CLI, startServe } from '../support/cli.js';
-import { endedWithin, waitForCaptureProcess } from '../support/audio/capture-processes.js';
+import { CLI, runCli, startServe } from '../support/cli.js';
+import { endedWithin, running, waitForCaptureProcess } from '../support/audio/capture-processes.js';
 import { cliInJackWedge } from '../support/audio/in-jack-wedge.js';
 import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { API_KEY, newDataDir, PROJECT_ID, startConnect, startPlatform, type Cleanups } from '../support/connect-run.js';
@@ -120,6 +120,26 @@ describe('kill -9 of the app leaves no capture process', { timeout: 60_000 }, ()
     const r = await killAndWatch(run.child, workers);
     expect(r.left).toEqual([]);
     expect(r.ms).toBeLessThan(2000);
+  });
+
+  it('a capture process that could not notice (stopped when its app was killed) is ended by the next run', async () => {
+    const env = await toneEnv(1000);
+    const first = spawn(process.execPath, [CLI, 'record', 'audio', '--length-ms', '30000', '--data-dir', await dataDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    cleanups.push(() => stopChild(first));
+    let err = '';
+    first.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+    await waitForText(() => err, 'Recording 30000 ms');
+    const workers = await waitForCaptureProcess(first.pid!);
+    strays.push(...workers);
+    for (const pid of workers) process.kill(pid, 'SIGSTOP'); // its watcher thread stops with it
+    first.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(workers.filter(running)).toEqual(workers); // left over
+    // The next run of the app (any command that starts capture) ends it first.
+    const next = await runCli(['devices', 'audio', '--json', '--data-dir', await dataDir()], { env: server.env });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain('ending a capture process left over from an earlier run');
+    expect((await endedWithin(workers, 2000)).left).toEqual([]);
   });
 
   it('the browser shell (serve), while a microphone streams', async () => {
