@@ -18,10 +18,13 @@
 #                             besides python's zipfile, so our zip writer is checked against two)
 #   mount                     mount/umount: disk-full tests mount a tiny tmpfs (present on most images;
 #                             named because a test needs it)
+#   gdb                       the stale-JACK-lock tests (test/support/audio/jack-wedge.sh) stop a libjack
+#                             user while it holds the metadata lock and kill it there; libjack itself
+#                             comes with libasound2-plugins
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   socat udev libsecret-1-dev dbus gnome-keyring \
   pulseaudio pulseaudio-utils libasound2-plugins \
-  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl unzip mount >/dev/null
+  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl unzip mount gdb >/dev/null

@@ -7,6 +7,18 @@
 # test/run.sh (npm test) runs the whole suite through it.
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: bash test/env.sh COMMAND [ARGS...]" >&2; exit 2; }
+# A private /dev/shm (a fresh tmpfs in a mount namespace of its own) for the whole run: the run
+# starts with no JACK metadata (/dev/shm/jack_db-<uid>) or other shared-memory state, and whatever
+# it leaves there (a red run included) ends with it, so it can never wedge the next run or the
+# machine's own audio (issue 30). Without root/unshare the tests run beside the machine's /dev/shm;
+# they still never load libjack there (the app keeps it out unless a JACK server runs).
+if [ "${CAPTURE_DESK_TEST_SHM:-}" != private ] && [ "$(id -u)" = 0 ] && unshare --mount --propagation private true 2>/dev/null; then
+  export CAPTURE_DESK_TEST_SHM=private
+  exec unshare --mount --propagation private bash -c '
+    mount -t tmpfs -o mode=1777 capture-desk-test-shm /dev/shm || { echo "test/env.sh: could not mount a private /dev/shm" >&2; exit 1; }
+    exec bash "$0" "$@"' "$0" "$@"
+fi
+[ "${CAPTURE_DESK_TEST_SHM:-}" = private ] || echo "test/env.sh: no private /dev/shm (needs root and unshare); the tests use the machine's own" >&2
 export TEST_RUN_DIR
 TEST_RUN_DIR=$(mktemp -d)
 # A daemon still shutting down may write into the folder while it is removed ("Directory not
@@ -40,5 +52,12 @@ PA
   export PULSE_SERVER="unix:$PA_DIR/native" CAPTURE_DESK_TEST_SINK=testmic
   for _ in $(seq 100); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
   pactl info >/dev/null || { echo "PulseAudio did not start; see $PA_DIR/pa.log" >&2; cat "$PA_DIR/pa.log" >&2; exit 1; }
+  set +e
   "$@"
+  status=$?
+  # The app never loads libjack without a JACK server: JACK metadata here means something did.
+  if [ "${CAPTURE_DESK_TEST_SHM:-}" = private ] && ls -d /dev/shm/jack_db-* >/dev/null 2>&1; then
+    echo "test/env.sh: the tests left JACK metadata in their private /dev/shm ($(ls -d /dev/shm/jack_db-* | tr "\n" " ")); it ends with this run" >&2
+  fi
+  exit $status
 ' env-sh "$@"

@@ -120,12 +120,20 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   // Device changes re-send the source list; listSources and the recordings come below.
   let sourcesChanged = () => {};
   let recordingOf = (_sourceId: string) => false;
+  /** The first microphone list while it is still being read (a slow machine, or a stuck sound system). */
+  let firstMicList: Promise<unknown> | null = null;
   const mics = opts.hardware.audio
     ? await Microphones.open({ input: opts.hardware.audio, dataDir, bus, log, stopSource: (id) => streams.stop(id), isRecording: (id) => recordingOf(id), onDevicesChanged: () => sourcesChanged() })
     : null;
   if (mics) {
     streams.register('audio:', mics.factory);
-    await mics.refresh();
+    // The first list is waited for a moment only: a stuck sound system (see audio/stuck-audio.ts)
+    // must not hold up the rest of the app. A list that comes later is sent as a sources change.
+    const first = mics.refresh();
+    firstMicList = first;
+    const inTime = await Promise.race([first.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000).unref())]);
+    if (!inTime) void first.then(() => sourcesChanged());
+    void first.finally(() => (firstMicList = null));
   }
   // Every new sample (recording, AT read-back, drop, watched folder) is checked where it is indexed.
   const store = await SampleStore.open(dataDir, log, { quality: qualityGate(() => settings.get()) });
@@ -231,6 +239,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   });
 
   const listSources = async (): Promise<Source[]> => {
+    // The first asker waits a little longer for the microphones (bounded: a stuck list is time-boxed).
+    if (firstMicList) await Promise.race([firstMicList, new Promise((r) => setTimeout(r, 6000).unref())]);
     const simulated: Source = {
       id: DEMO_SOURCE_ID,
       kind: 'simulated',
@@ -325,6 +335,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     ...classifyHandlers(classifier, bus, models),
     ...modelHandlers(models),
     'audio.settings': () => mics?.settings() ?? { deviceId: null, sampleRate: DEFAULT_SAMPLE_RATE, preRollMs: 0 },
+    'audio.status': () => mics?.status() ?? { host: null, problem: 'This shell has no microphone capture.' },
     'audio.setSettings': (patch) => {
       if (!mics) throw new CoreError('Unavailable', 'This shell has no microphone capture.');
       return mics.setSettings(patch);

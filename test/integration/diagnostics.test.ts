@@ -68,7 +68,7 @@ describe('app.diagnostics (real keychain, ports, microphone and index)', () => {
   it('still answers when the shell has no microphones and no key is stored', async () => {
     const { call } = await startCore(cleanups, { ports: serialportLister, keychain: keytarKeychain({ timeoutMs: 10_000 }), serial: null, settings: { projectId: PROJECT + 1 } });
     const out = await call<Diagnostics>('app.diagnostics');
-    expect(out.report.audio).toEqual({ available: false, devices: [], problem: 'this shell has no microphone capture' });
+    expect(out.report.audio).toEqual({ available: false, devices: [], problem: 'this shell has no microphone capture', host: null });
     expect(out.report.keychain).toMatchObject({ available: true, apiKey: 'not set', hmacKey: 'not set' });
     expect(out.text).toContain('Microphones: not available');
   }, 30_000);

@@ -50,6 +50,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'keys.clear': { kind: 'hmac-key' },
   'dataset.summary': {},
   'audio.settings': {},
+  'audio.status': {},
   'audio.setSettings': { preRollMs: 500 },
   'watch.list': {},
   'watch.add': { path: '/nonexistent/capture-desk-watch', category: 'training', label: { mode: 'filename' } },

@@ -57,7 +57,7 @@ describe('collectDiagnostics', () => {
       }),
     );
     expect(d.report.keychain).toMatchObject({ available: false, problem: 'No keychain: install gnome-keyring.' });
-    expect(d.report.audio).toEqual({ available: false, devices: [], problem: 'The audio capture process did not answer within 20 s.' });
+    expect(d.report.audio).toEqual({ available: false, devices: [], problem: 'The audio capture process did not answer within 20 s.', host: null });
     expect(d.text).toContain('Microphones: not available\n  The audio capture process did not answer within 20 s.');
   });
 });

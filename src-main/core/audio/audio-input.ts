@@ -7,4 +7,6 @@ import type { AudioSupervisor } from './audio-supervisor.js';
 export type AudioInput = Pick<
   AudioSupervisor,
   'status' | 'listDevices' | 'watchDevices' | 'start' | 'stop' | 'preRoll' | 'whenLive' | 'close' | 'pcm' | 'levels' | 'states' | 'errors'
->;
+> &
+  /** Which sound system is used and what was found stuck (see audio-host.ts, stuck-audio.ts). */
+  Partial<Pick<AudioSupervisor, 'host' | 'problem' | 'problems'>>;

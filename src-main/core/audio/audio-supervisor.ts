@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs';
 import type { WireError } from '../contract/contract.js';
 import { CoreError, toWireError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { LevelMonitor, type LevelMonitorOptions, type LevelReport } from './levels.js';
+import { chooseAudioHost, envForHost, type HostChoice } from './audio-host.js';
 import { deathErrorFor, openFailedError } from './capture-failures.js';
+import { endLeftovers } from './leftovers.js';
+import { diagnoseStuck, stuckError } from './stuck-audio.js';
 import { DeviceWatch, type DeviceChange } from './device-watch.js';
 import { Listeners } from './listeners.js';
 import { PreRollBuffer } from './pre-roll.js';
@@ -71,6 +75,12 @@ export interface AudioSupervisorOptions {
   presencePollMs?: number;
   stallMs?: number;
   requestTimeoutMs?: number;
+  /** Longest a device listing may take before the sound system counts as stuck (default 8 s). */
+  listTimeoutMs?: number;
+  /** Longest opening a device may take before the sound system counts as stuck (default 15 s). */
+  openTimeoutMs?: number;
+  /** Which sound system a new capture process uses (default: chooseAudioHost, see audio-host.ts). */
+  chooseHost?: () => Promise<HostChoice>;
 }
 
 interface Session {
@@ -100,6 +110,11 @@ export class AudioSupervisor {
   #restartTimer: NodeJS.Timeout | null = null;
   #closed = false;
   #transition: Promise<unknown> = Promise.resolve();
+  #host: HostChoice | null = null;
+  /** JACK's metadata lock was found stuck: later processes keep libjack out whatever the choice. */
+  #jackStuck = false;
+  #problem: CoreError | null = null;
+  #swept: Promise<unknown> | null = null;
   readonly #deviceWatch: DeviceWatch;
 
   readonly pcm = new Listeners<PcmBatch>();
@@ -108,6 +123,8 @@ export class AudioSupervisor {
   /** The capture ended because of this (device gone, process died). Recordings end here. */
   readonly errors = new Listeners<CoreError>();
   readonly deviceChanges: Listeners<DeviceChange>;
+  /** `problem` changed (stuck found, or answering again). */
+  readonly problems = new Listeners<CoreError | null>();
 
   constructor(o: AudioSupervisorOptions) {
     this.#o = o;
@@ -120,11 +137,26 @@ export class AudioSupervisor {
     return { ...this.#status };
   }
 
-  /** Input devices now; the first entry is "default" (the system default) when there is any input. */
+  /** The sound system the last capture process was started for, and why (null before the first). */
+  get host(): HostChoice | null {
+    return this.#host;
+  }
+
+  /** What was found stuck the last time the sound system did not answer (null once it answers again). */
+  get problem(): CoreError | null {
+    return this.#problem;
+  }
+
+  /**
+   * Input devices now; the first entry is "default" (the system default) when there is any input.
+   * Time-boxed: a sound system that does not answer is named (see stuck-audio.ts), not waited on.
+   */
   async listDevices(): Promise<AudioDevice[]> {
-    const link = this.#session?.link.alive ? this.#session.link : this.#idleLink();
-    const devices = await link.request<AudioDevice[]>({ t: 'list' }, this.#timeout());
+    const link = this.#session?.link.alive ? this.#session.link : await this.#idleLink();
+    const ms = this.#o.listTimeoutMs ?? 8000;
+    const devices = await link.request<AudioDevice[]>({ t: 'list' }, ms).catch((err: unknown) => this.#whenStuck(err, link, 'Listing microphones', ms));
     if (link === this.#idle) this.#scheduleIdleExit();
+    this.#answered();
     this.#deviceWatch.note(devices);
     return devices;
   }
@@ -209,15 +241,31 @@ export class AudioSupervisor {
     return run;
   }
 
-  #timeout(): number {
-    return this.#o.requestTimeoutMs ?? 20_000;
-  }
-
-  #idleLink(): WorkerLink {
+  async #idleLink(): Promise<WorkerLink> {
     if (this.#closed) throw new CoreError('Unavailable', 'Audio capture has been shut down.');
     if (this.#idle?.alive) return this.#idle;
-    this.#idle = this.#newLink();
-    return this.#idle;
+    const link = await this.#newLink();
+    if (this.#idle?.alive) {
+      void link.end(); // another caller got there first
+      return this.#idle;
+    }
+    this.#idle = link;
+    return link;
+  }
+
+  /**
+   * A request that got no answer: say what the process is stuck on (read from outside while it is
+   * still there) and throw that instead. A stuck JACK metadata lock also keeps libjack out of every
+   * later process, so the microphones stay usable through ALSA.
+   */
+  async #whenStuck(err: unknown, link: WorkerLink, what: string, ms: number): Promise<never> {
+    if (!(err instanceof CoreError) || (err.details as { reason?: string } | undefined)?.reason !== 'no-answer') throw err;
+    const report = await diagnoseStuck(link.pid, this.#host ?? { host: 'alsa', reason: '', jackServer: null }, this.#o.env ?? process.env);
+    const stuck = stuckError(what, ms, report);
+    if (report.on === 'jack-metadata-lock') this.#jackStuck = true;
+    this.#setProblem(stuck);
+    this.#o.log.error('audio capture process is stuck', { on: report.on, folder: report.folder, jackServer: report.jackServer, pid: link.pid });
+    throw stuck;
   }
 
   /** An idle process is kept for the next question (device polling asks every few seconds), then let go. */
@@ -231,12 +279,20 @@ export class AudioSupervisor {
   #dropIdle(): void {
     if (this.#idleTimer) clearTimeout(this.#idleTimer);
     this.#idleTimer = null;
-    this.#idle?.kill();
+    void this.#idle?.end();
     this.#idle = null;
   }
 
-  #newLink(): WorkerLink {
-    const link: WorkerLink = new WorkerLink(this.#spawn, this.#o.log, (m) => this.#onMessage(link, m));
+  async #newLink(): Promise<WorkerLink> {
+    // Leftovers of earlier runs go first (once), then the sound system is chosen for this process.
+    this.#swept ??= endLeftovers(this.#o.log).catch((err: unknown) => this.#o.log.warn('could not look for leftover capture processes', { error: String(err) }));
+    await this.#swept;
+    const env = this.#o.env ?? process.env;
+    let host = await (this.#o.chooseHost ?? (() => chooseAudioHost(env)))();
+    if (this.#jackStuck && host.host === 'jack') host = { host: 'alsa', reason: 'ALSA: JACK\'s metadata lock was found stuck, so libjack is kept out', jackServer: host.jackServer };
+    if (host.host !== this.#host?.host) this.#o.log.info('audio capture uses ' + host.reason, { host: host.host });
+    this.#host = host;
+    const link: WorkerLink = new WorkerLink(this.#spawn, this.#o.log, (m) => this.#onMessage(link, m), envForHost(host, env));
     void link.exited.then((exit) => {
       if (!exit.expected) this.#o.log.warn('audio capture process died', { signal: exit.signal, code: exit.code, stderr: exit.stderrTail.slice(-5) });
       if (this.#idle === link) this.#idle = null;
@@ -249,7 +305,7 @@ export class AudioSupervisor {
   async #startSession(want: Required<CaptureOptions>): Promise<CaptureStatus> {
     if (this.#closed) throw new CoreError('Unavailable', 'Audio capture has been shut down.');
     // Capture gets a process of its own, one it can lose (an idle one holding no device may remain for a while).
-    const link = this.#newLink();
+    const link = await this.#newLink();
     this.#setStatus({ state: 'starting', device: null, sampleRate: want.sampleRate, deviceRate: want.deviceRate, live: false, frames: 0, error: null, workerPid: link.pid ?? null });
     const req: StartRequest = {
       deviceId: want.deviceId,
@@ -261,9 +317,11 @@ export class AudioSupervisor {
     };
     let started: StartResult;
     try {
-      started = await link.request<StartResult>({ t: 'start', req }, this.#timeout());
+      const ms = this.#o.openTimeoutMs ?? this.#o.requestTimeoutMs ?? 15_000;
+      started = await link.request<StartResult>({ t: 'start', req }, ms).catch((err: unknown) => this.#whenStuck(err, link, 'Opening the microphone', ms));
+      this.#answered();
     } catch (err) {
-      link.kill();
+      void link.end();
       const e = err instanceof CoreError && (err.details as { reason?: string } | undefined)?.reason === 'worker-died'
         ? openFailedError(err, want.deviceId)
         : err;
@@ -291,7 +349,7 @@ export class AudioSupervisor {
         this.#o.log.info('audio capture stopped', { frames: r.frames, paddingFrames: r.paddingFrames });
       } catch (err) {
         this.#o.log.warn('audio capture did not stop cleanly', { error: String(err) });
-        s.link.kill();
+        void s.link.end();
       } finally {
         this.#session = null;
       }
@@ -332,7 +390,7 @@ export class AudioSupervisor {
   #fail(s: Session, err: CoreError): void {
     if (this.#session !== s) return;
     this.#session = null;
-    s.link.kill();
+    void s.link.end(); // after a fault it is leaving by itself; a dead one is already gone
     this.#o.log.warn('audio capture failed', { code: err.code, error: err.message });
     this.errors.emit(err); // first: recordings end with the error itself, not a state change
     this.#setStatus({ ...this.#status, state: 'failed', live: false, error: toWireError(err), workerPid: null });
@@ -362,6 +420,25 @@ export class AudioSupervisor {
   #cancelRestart(): void {
     if (this.#restartTimer) clearTimeout(this.#restartTimer);
     this.#restartTimer = null;
+  }
+
+  /**
+   * The sound system answered. A stuck JACK lock stays named while its folder is there (ALSA works
+   * around it, but the folder is still stale for every JACK program); once it was moved away, JACK
+   * may be used again.
+   */
+  #answered(): void {
+    const d = this.#problem?.details as { stuck?: string; folder?: string } | undefined;
+    if (!this.#problem) return;
+    if (d?.stuck === 'jack-metadata-lock' && d.folder && existsSync(d.folder)) return;
+    this.#jackStuck = false;
+    this.#setProblem(null);
+  }
+
+  #setProblem(p: CoreError | null): void {
+    if (p === this.#problem) return;
+    this.#problem = p;
+    this.problems.emit(p);
   }
 
   #setStatus(st: CaptureStatus): void {

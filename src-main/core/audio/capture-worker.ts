@@ -12,6 +12,8 @@
  * closed (node-web-audio-api's MediaStream has no stop()).
  */
 import { setPriority } from 'node:os';
+import { recordSelf } from './leftovers.js';
+import { PARENT_PID_ENV, watchParent } from './parent-watch.js';
 import { PaddingFilter } from './padding-filter.js';
 import { floatToInt16 } from './pcm.js';
 import { StreamResampler } from './resampler.js';
@@ -263,8 +265,22 @@ if (!process.send) {
   process.stderr.write('capture-worker: run by the Capture Desk core (child_process.fork), not directly.\n');
   process.exit(2);
 }
+// Never outlive the core, even while this thread is stuck inside the sound library: a watcher
+// thread ends the process within ~1.5 s of the core's death (see parent-watch.ts).
+watchParent({ graceMs: 1000 });
+recordSelf(process.env, Number(process.env[PARENT_PID_ENV]) || process.ppid);
 process.on('message', (m) => void handle(m as ToWorker));
-// The core went away: never keep a microphone open for nobody.
-process.on('disconnect', () => process.exit(0));
+
+/** Asked to leave (the core let go of the IPC channel, or SIGTERM): release the device, then go. */
+let leaving = false;
+function leave(): void {
+  if (leaving) return;
+  leaving = true;
+  setTimeout(() => process.exit(0), 500).unref();
+  void (session ? teardown(session) : Promise.resolve()).finally(() => process.exit(0));
+}
+// The core went away or asks us to go: never keep a microphone open for nobody.
+process.on('disconnect', leave);
+process.on('SIGTERM', leave);
 send({ t: 'ready', pid: process.pid });
 if (niced) send({ t: 'log', level: 'info', msg: 'audio capture runs at raised priority', fields: { nice: -10 } });

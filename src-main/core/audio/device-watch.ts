@@ -17,6 +17,8 @@ export class DeviceWatch {
   readonly changes = new Listeners<DeviceChange>();
   #devices: AudioDevice[] | null = null;
   #pollTimer: NodeJS.Timeout | null = null;
+  /** A watcher's first list failed (e.g. a stuck sound system): the first list that comes is news to it. */
+  #missedFirst = false;
 
   constructor(
     private readonly list: () => Promise<AudioDevice[]>,
@@ -51,6 +53,10 @@ export class DeviceWatch {
       },
       (err: unknown) => {
         this.log.warn('audio device list failed', { error: String(err) });
+        // A poll may have listed them meanwhile (the failed list was stuck behind it): give that one.
+        const known = this.#devices;
+        if (known && !signal?.aborted) cb({ devices: known, added: [], removed: [] });
+        else this.#missedFirst = true;
         flush();
       },
     );
@@ -61,7 +67,11 @@ export class DeviceWatch {
   note(devices: AudioDevice[]): void {
     const before = this.#devices;
     this.#devices = devices;
-    if (!before) return;
+    if (!before) {
+      if (this.#missedFirst && devices.length) this.changes.emit({ devices, added: devices, removed: [] });
+      this.#missedFirst = false;
+      return;
+    }
     const added = devices.filter((d) => !before.some((b) => b.id === d.id));
     const removed = before.filter((b) => !devices.some((d) => d.id === b.id));
     if (added.length || removed.length) this.changes.emit({ devices, added, removed });

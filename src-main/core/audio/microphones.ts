@@ -1,4 +1,4 @@
-import { AudioSettings, type Source, type StreamInfo } from '../contract/contract.js';
+import { AudioSettings, type AudioStatus, type Source, type StreamInfo } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import type { Logger } from '../log.js';
@@ -57,12 +57,28 @@ export class Microphones {
 
   /** Keeps the device list current until close(). */
   watch(): void {
-    this.#unwatch ??= this.d.input.watchDevices((change) => {
+    if (this.#unwatch) return;
+    const offDevices = this.d.input.watchDevices((change) => {
       const before = this.#devices.map((x) => x.id).join('\n');
       this.#devices = change.devices;
       this.#listProblem = null;
       if (before !== change.devices.map((x) => x.id).join('\n')) this.d.onDevicesChanged();
     });
+    // A stuck sound system found by a poll: the UI hears of it with the next sources list.
+    const offProblems = this.d.input.problems?.on((p) => {
+      // A stuck sound server lists nothing; a stuck JACK lock is worked around (ALSA), the list stays.
+      if (p && (p.details as { stuck?: string } | undefined)?.stuck !== 'jack-metadata-lock') this.#devices = [];
+      this.d.onDevicesChanged();
+    });
+    this.#unwatch = () => {
+      offDevices();
+      offProblems?.();
+    };
+  }
+
+  /** The sound system in use and what is wrong with it, if anything (UI and diagnostics). */
+  status(): AudioStatus {
+    return { host: this.d.input.host?.reason ?? null, problem: this.d.input.problem?.message ?? this.#listProblem };
   }
 
   async refresh(): Promise<AudioDevice[]> {
@@ -79,8 +95,9 @@ export class Microphones {
   }
 
   /** The devices as last listed (nothing is opened or listed anew), and why listing failed if it did. */
-  lastListing(): { devices: AudioDevice[]; problem: string | null } {
-    return { devices: [...this.#devices], problem: this.#listProblem };
+  lastListing(): { devices: AudioDevice[]; problem: string | null; host: string | null } {
+    const st = this.status();
+    return { devices: [...this.#devices], problem: st.problem, host: st.host };
   }
 
   sources(isStreaming: (id: string) => boolean): Source[] {

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CoreError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { runFolder, RUN_DIR_ENV, WORKER_MARKER } from './leftovers.js';
+import { PARENT_PID_ENV } from './parent-watch.js';
 import type { FromWorker, ToWorker, WireFault } from './worker-protocol.js';
 
 /**
@@ -17,19 +19,26 @@ export function defaultWorkerPath(): string {
   return candidates.find((p) => existsSync(p)) ?? candidates[0]!;
 }
 
-/** How the core starts a capture process; tests inject scripted workers here. */
-export type SpawnWorker = () => ChildProcess;
+/** How the core starts a capture process (with this environment, when given); tests inject scripted workers here. */
+export type SpawnWorker = (env?: NodeJS.ProcessEnv) => ChildProcess;
 
 export function forkWorker(path: string, env: NodeJS.ProcessEnv = process.env): SpawnWorker {
-  return () => {
+  return (chosen) => {
     if (!existsSync(path)) {
       throw new CoreError('Internal', `The audio capture program is missing (${path}). Reinstall the app, or run "npm run build" in a source checkout.`);
     }
-    return fork(path, [], {
+    let runDir: string | undefined;
+    try {
+      runDir = runFolder(env);
+    } catch {
+      // no pid file: the start-up sweep cannot find this one later, nothing else changes
+    }
+    // WORKER_MARKER tells our capture processes from any other (see leftovers.ts).
+    return fork(path, [WORKER_MARKER], {
       serialization: 'advanced', // PCM as Int16Array, not JSON
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       // Under Electron, process.execPath is the app: this makes it behave as plain Node.
-      env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
+      env: { ...(chosen ?? env), ELECTRON_RUN_AS_NODE: '1', [PARENT_PID_ENV]: String(process.pid), ...(runDir ? { [RUN_DIR_ENV]: runDir } : {}) },
       execArgv: [],
     });
   };
@@ -66,11 +75,12 @@ export class WorkerLink {
   #nextId = 1;
   #exited: WorkerExit | null = null;
   #expectExit = false;
+  #ending = false;
   #stderr: string[] = [];
   readonly exited: Promise<WorkerExit>;
 
-  constructor(spawn: SpawnWorker, private readonly log: Logger, onMessage: (m: FromWorker) => void) {
-    this.child = spawn();
+  constructor(spawn: SpawnWorker, private readonly log: Logger, onMessage: (m: FromWorker) => void, env?: NodeJS.ProcessEnv) {
+    this.child = spawn(env);
     this.child.stderr?.setEncoding('utf8');
     let partial = '';
     this.child.stderr?.on('data', (chunk: string) => {
@@ -106,8 +116,13 @@ export class WorkerLink {
         resolve(this.#exited);
       };
       this.child.on('exit', done);
-      // A spawn failure (e.g. no such file) ends up here without an exit event.
+      // A spawn failure (e.g. no such file) ends up here without an exit event; so does a message
+      // sent on a channel that just closed, which is no reason to think the process has gone.
       this.child.on('error', (e) => {
+        if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
+          this.log.warn('audio capture process: message not delivered', { error: e.message });
+          return;
+        }
         this.log.error('audio capture process failed to run', { error: e.message });
         done(null, null);
       });
@@ -118,18 +133,25 @@ export class WorkerLink {
     return this.child.pid;
   }
 
+  /** Running and not being ended: the only state in which it takes requests. */
   get alive(): boolean {
-    return this.#exited === null;
+    return this.#exited === null && !this.#ending;
   }
 
+  /**
+   * One request. With no answer within `timeoutMs` it rejects with a CoreError whose details say
+   * `reason: 'no-answer'` and the process is ended (asked first, see end()); the caller can still
+   * look at it (/proc) during the grace period to say what it was stuck on.
+   */
   request<T>(msg: Outgoing, timeoutMs: number): Promise<T> {
     if (this.#exited) return Promise.reject(deathError(this.#exited));
+    if (this.#ending) return Promise.reject(new CoreError('Unavailable', 'The audio capture process is being ended; try again.', { reason: 'ending' }));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
-        reject(new CoreError('Unavailable', `The audio capture process did not answer within ${Math.round(timeoutMs / 1000)} s; it was restarted. Try again.`));
-        this.kill();
+        reject(new CoreError('Unavailable', `The audio capture process did not answer within ${Math.round(timeoutMs / 1000)} s; it was restarted. Try again.`, { reason: 'no-answer', request: msg.t, timeoutMs }));
+        void this.end();
       }, timeoutMs);
       this.#pending.set(id, {
         kind: msg.t,
@@ -146,6 +168,32 @@ export class WorkerLink {
     });
   }
 
+  /**
+   * Ends the process without leaving what it holds half-held: asks first (closes the IPC channel,
+   * which the process answers by releasing its device and leaving), then SIGTERM after `graceMs`,
+   * then SIGKILL after as long again. Resolves when it is gone.
+   */
+  end(graceMs = 1000): Promise<WorkerExit> {
+    if (this.#exited) return this.exited;
+    this.#expectExit = true;
+    if (!this.#ending) {
+      this.#ending = true;
+      try {
+        if (this.child.connected) this.child.disconnect();
+      } catch {
+        // already closed
+      }
+      const term = setTimeout(() => {
+        this.child.kill('SIGTERM');
+        const kill = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+        void this.exited.then(() => clearTimeout(kill));
+      }, graceMs);
+      void this.exited.then(() => clearTimeout(term));
+    }
+    return this.exited;
+  }
+
+  /** Immediately (tests, and a process already known to be dying). Prefer end(). */
   kill(): void {
     if (this.#exited) return;
     this.#expectExit = true;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { Category } from '../category.js';
 import {
-  AtBoardInfo, AudioSettings, MAX_DEMO_RATE_HZ, MAX_PRE_ROLL_MS, PortSettings, RecordingStatus, SerialPortInfo, Source, StreamInfo,
+  AtBoardInfo, AudioSettings, AudioStatus, MAX_DEMO_RATE_HZ, MAX_PRE_ROLL_MS, PortSettings, RecordingStatus, SerialPortInfo, Source, StreamInfo,
 } from './capture-schema.js';
 import { Label, none } from './method-args.js';
 import { Metadata, Sample } from './sample-schema.js';
@@ -68,6 +68,8 @@ export const captureMethods = {
   },
 
   'audio.settings': { input: none, output: AudioSettings },
+  /** Which sound system is used, and what is stuck (a JACK metadata lock, a sound server) if anything. */
+  'audio.status': { input: none, output: AudioStatus },
   /** A new rate restarts a running microphone capture with it. */
   'audio.setSettings': { input: AudioSettings.partial().strict(), output: AudioSettings },
 } as const;

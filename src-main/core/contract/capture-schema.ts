@@ -117,6 +117,15 @@ export const AudioSettings = z.object({
 });
 export type AudioSettings = z.infer<typeof AudioSettings>;
 
+/** The sound system microphones are read through, and what is wrong with it (e.g. stuck), in sentences. */
+export const AudioStatus = z.object({
+  /** e.g. "ALSA (PulseAudio/PipeWire through it): no JACK server is running, so libjack is never loaded"; null before the first listing. */
+  host: z.string().nullable(),
+  /** What is stuck and what to do, or why listing failed; null when all is well. */
+  problem: z.string().nullable(),
+});
+export type AudioStatus = z.infer<typeof AudioStatus>;
+
 /** ~30 per second while a microphone streams: what the meter and waveform draw (raw PCM never goes to the UI). */
 export const AudioLevels = z.object({
   sourceId: z.string(),

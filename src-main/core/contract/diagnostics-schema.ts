@@ -23,6 +23,8 @@ export const DiagnosticsReport = z.object({
     available: z.boolean(),
     devices: z.array(z.object({ name: z.string(), default: z.boolean() })),
     problem: z.string().nullable(),
+    /** The sound system microphones are read through, and why (e.g. ALSA: no JACK server is running). */
+    host: z.string().nullable(),
   }),
   keychain: z.object({ available: z.boolean(), apiKey: KeyState, hmacKey: KeyState, problem: z.string().nullable() }),
   queue: z.object({ paused: z.boolean(), pausedReason: z.string().nullable(), online: z.boolean(), inFlight: Count }),

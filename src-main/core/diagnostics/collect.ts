@@ -17,7 +17,7 @@ export interface DiagnosticsSources {
    * The microphones as the app last listed them (kept current by its device watch), so a report
    * never starts the capture process or waits on it; null: this shell has no microphone capture.
    */
-  audioDevices: (() => { devices: AudioDevice[]; problem: string | null }) | null;
+  audioDevices: (() => { devices: AudioDevice[]; problem: string | null; host?: string | null }) | null;
   keyStatus(): Promise<KeyStatus>;
   queue(): QueueStatus;
   flaggedSamples(): number;
@@ -68,9 +68,9 @@ export async function collectDiagnostics(src: DiagnosticsSources): Promise<Diagn
 }
 
 function audioPart(list: DiagnosticsSources['audioDevices']): DiagnosticsReport['audio'] {
-  if (!list) return { available: false, devices: [], problem: 'this shell has no microphone capture' };
-  const { devices, problem } = list();
-  return { available: problem === null, devices: devices.map((d) => ({ name: d.name, default: d.default })), problem };
+  if (!list) return { available: false, devices: [], problem: 'this shell has no microphone capture', host: null };
+  const { devices, problem, host } = list();
+  return { available: problem === null || devices.length > 0, devices: devices.map((d) => ({ name: d.name, default: d.default })), problem, host: host ?? null };
 }
 
 async function keychainPart(status: () => Promise<KeyStatus>, timeoutMs: number): Promise<DiagnosticsReport['keychain']> {

@@ -28,6 +28,7 @@ export function diagnosticsText(r: DiagnosticsReport): string {
   lines.push('', r.audio.available ? `Microphones (${r.audio.devices.length})` : 'Microphones: not available');
   for (const d of r.audio.devices) lines.push(`  ${d.name}${d.default ? '  (system default)' : ''}`);
   if (r.audio.available && r.audio.devices.length === 0) lines.push('  none found');
+  if (r.audio.host) lines.push(`  through ${r.audio.host}`);
   if (r.audio.problem) lines.push(`  ${r.audio.problem}`);
 
   lines.push('');
