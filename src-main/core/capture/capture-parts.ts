@@ -6,6 +6,7 @@ import type { AudioInput } from '../audio/audio-input.js';
 import { AudioRecording } from '../audio/audio-recording.js';
 import { StreamRecording } from './stream-recording.js';
 import { lossCounters } from '../samples/quality/loss-counters.js';
+import { takeGaps } from '../serial/nordic/take-gaps.js';
 
 /** What every source of a session is asked to record. */
 export interface PartRequest {
@@ -94,11 +95,26 @@ export async function sensorPart(
         ...(o.cutShort === undefined && o.note === undefined ? {} : { note: joinNotes(o.note, o.cutShort === undefined ? (rec.interruption !== null ? 'incomplete: the source stopped during the capture' : null) : `incomplete: ${o.cutShort}`) ?? undefined }),
         queue: o.queue && rec.interruption === null,
         structuredLabels: o.structuredLabels(rec.rows),
-        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart) },
+        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart), ...knownLosses(hub, req.sourceId, rec, rateHz) },
       });
     },
     discard: () => rec.discard(),
   };
+}
+
+/**
+ * A source that numbers its samples (a Nordic board) knows its take's losses exactly: each gap
+ * with where it is (s from the take's first row), and how much of it the board dropped itself.
+ * These replace the estimated `dropped_lines`.
+ */
+function knownLosses(hub: StreamHub, sourceId: string, rec: StreamRecording, hz: number): Record<string, unknown> {
+  if (rec.firstReading === null || rec.lastReading === null) return {};
+  const gaps = hub.gapsBetween(sourceId, rec.firstReading, rec.lastReading);
+  if (gaps === null) return {};
+  const placed = takeGaps(gaps, rec.firstReading, hz);
+  const lost = placed.reduce((n, g) => n + g.count, 0);
+  const device = placed.reduce((n, g) => n + g.device, 0);
+  return { protocol: 'nordic', gaps: placed, lost_samples: lost, device_drops: device, transport_lost: lost - device, dropped_lines: lost };
 }
 
 /** How long a microphone may take to deliver its set length after the session's timer ran out (the device buffers ~0.2 s). */

@@ -43,6 +43,11 @@ export interface RunningSource {
    * their RowTiming, so a recording can measure the rate again from its own rows.
    */
   measuresRate?: boolean;
+  /**
+   * A source that knows its losses exactly (a Nordic board numbers its samples): the gaps after
+   * reading `first` up to `last` (RowTiming.lines numbers), so a recording can say where it lost what.
+   */
+  gapsBetween?(first: number, last: number): Array<{ reading: number; seq: number; count: number; device: number }>;
   stop(): Promise<void> | void;
 }
 
@@ -89,6 +94,12 @@ export class StreamHub {
 
   info(sourceId: string): StreamInfo | undefined {
     return this.#running.get(sourceId)?.info;
+  }
+
+  /** The source's known gaps between two of its readings; null when it cannot know them (see RunningSource.gapsBetween). */
+  gapsBetween(sourceId: string, first: number, last: number): Array<{ reading: number; seq: number; count: number; device: number }> | null {
+    const s = this.#running.get(sourceId)?.source;
+    return s?.gapsBetween ? s.gapsBetween(first, last) : null;
   }
 
   /** The running source measures its rate from when rows arrive (see RunningSource.measuresRate). */

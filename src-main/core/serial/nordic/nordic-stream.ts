@@ -77,6 +77,7 @@ export class NordicStreamReader {
   #ts0: { seq: number; ts: number } | null = null;
   #tsLast: { seq: number; ts: number } | null = null;
   #valueForm: 'float' | 'int' | null = null;
+  #sessionInfos = 0;
 
   push(chunk: Uint8Array, arrivalMs: number): void {
     this.#arrivalMs = arrivalMs;
@@ -158,6 +159,8 @@ export class NordicStreamReader {
       reordered: this.#reordered,
       resyncs: this.#resyncs,
       parts: this.#part + 1,
+      /** Session infos seen: a take waits for the next one to learn whose its gaps were. */
+      sessionInfos: this.#sessionInfos,
       heldDropped: this.#heldDropped,
       tsHz: this.tsHz,
     };
@@ -169,6 +172,7 @@ export class NordicStreamReader {
   }
 
   #sessionInfo(si: SessionInfo): void {
+    this.#sessionInfos++;
     const prev = this.#session;
     if (prev && (prev.sid !== si.sid || prev.names.length !== si.names.length || prev.names.some((n, i) => n !== si.names[i]))) {
       // The board restarted (or changed its channels): this part ends here and the next begins.
