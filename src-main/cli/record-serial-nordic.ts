@@ -22,7 +22,7 @@ export async function recordNordicTake(o: RecordLinesOptions, hub: StreamHub, re
   const st = reader.nordicStats()!;
   process.stderr.write(
     `Nordic data forwarder${session?.deviceName ? ` "${session.deviceName}"` : ''}${session?.sensorType != null ? ` (sensor type ${session.sensorType}${SENSOR_TYPE_NAMES[session.sensorType] ? `, ${SENSOR_TYPE_NAMES[session.sensorType]}` : ''})` : ''}: ` +
-      `${info.axes.length} channels, ${hz} Hz${session ? '' : ' (from its timestamps: no session info yet)'}, CRC-16 ${st.crc === true ? 'on' : st.crc === false ? 'off' : 'mixed'}, ${st.valueForm === 'int' ? 'int32 micro-units (÷ 10⁶)' : 'float32'}\n`,
+      `${info.axes.length} channels, ${hz} Hz${session ? '' : ' (from its timestamps: no session info yet)'}, CRC-16 ${st.crc === true ? 'on' : st.crc === false ? 'off' : 'mixed'}${formText(st.valueForm)}\n`,
   );
   const startStats = reader.nordicStats()!;
   const rec = await PartedRecording.start(hub, o.store, {
@@ -71,9 +71,14 @@ export async function recordNordicTake(o: RecordLinesOptions, hub: StreamHub, re
   });
   for (const [i, s] of samples.entries()) {
     const gaps = (s.extra.gaps ?? []) as ReturnType<typeof takeGaps>;
-    process.stderr.write(`${samples.length > 1 ? `Part ${i + 1} of ${samples.length}: ` : ''}${s.extra.rows} samples at ${hz} Hz, ${describeGaps(gaps)}; ${rejected} bad frames${rejected ? ` (${Object.entries(rejectedByReason).map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''}\n`);
+    process.stderr.write(`${samples.length > 1 ? `Part ${i + 1} of ${samples.length}: ` : ''}${s.extra.rows} samples at ${hz} Hz, ${describeGaps(gaps)}; ${rejected} bad frames${rejected ? ` (${Object.entries(rejectedByReason).map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''}${formText(end.valueForm)}\n`);
   }
   if (samples.length > 1) process.stderr.write(`The board restarted during the take: its ${samples.length} parts are kept as separate samples (its time starts over at a restart).\n`);
   if (rec.interruption) process.stderr.write(`${(rec.interruption as Error).message.replace(' Waiting for it to come back…', '')} The samples recorded so far were kept as an incomplete sample.\n`);
   return { samples };
+}
+
+/** ", int32 micro-units (÷ 10⁶)" or ", float32"; nothing before a sample has been seen. */
+function formText(form: 'float' | 'int' | null): string {
+  return form === 'int' ? ', int32 micro-units (÷ 10⁶)' : form === 'float' ? ', float32' : '';
 }

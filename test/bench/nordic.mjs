@@ -105,14 +105,14 @@ async function throughPty() {
     clearInterval(poll);
     if (code !== 0) throw new Error(`record serial exited with ${code}: ${stderr.trim().slice(-2000)}`);
     const line = JSON.parse(stdout.trim().split('\n').at(-1));
-    const summary = /(\d+) samples at 1600 Hz, ([^;]*); (\d+) bad frames/.exec(stderr);
+    const summary = /(\d+) samples at 1600 Hz, ([^;]*); (\d+) bad frames[^\n]*/.exec(stderr);
     const lost = summary[2] === 'no samples lost' ? 0 : Number(/\((\d+) in/.exec(summary[2])?.[1] ?? /^(\d+) samples? lost/.exec(summary[2])[1]);
     const wallS = (last.at - startCpu.at) / 1000;
     const cpuPct = ((last.stat.cpuSeconds - startCpu.stat.cpuSeconds) / wallS) * 100;
     const boardPct = last.board && startCpu.board ? ((last.board.cpuSeconds - startCpu.board.cpuSeconds) / wallS) * 100 : null;
     return [
       { name: `Nordic 9 ch × 1600 Hz + CRC through a PTY for ${SECONDS} s: samples lost`, value: lost, unit: 'samples', target: '0', pass: lost === 0 && line.rows === SECONDS * 1600,
-        detail: `${line.rows} rows recorded (asked ${SECONDS * 1600}), ${summary[3]} bad frames; ${stderr.split('\n').find((l) => l.startsWith('Nordic data forwarder'))}` },
+        detail: `${line.rows} rows recorded (asked ${SECONDS * 1600}), ${summary[3]} bad frames; ${stderr.split('\n').find((l) => l.startsWith('Nordic data forwarder'))}; ${summary[0]}` },
       { name: 'Nordic 9 ch × 1600 Hz: record serial CPU (% of one core)', value: Math.round(cpuPct * 10) / 10, unit: '%', target: '< 30 %', pass: cpuPct < 30,
         detail: `over ${wallS.toFixed(1)} s of recording (user + system of the CLI process: port, frames, rows to disk)${boardPct === null ? '' : `; the board emulator used ${boardPct.toFixed(1)} %`}; machine load ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}` },
     ];
