@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Category, Sample, StreamInfo } from '../contract/contract.js';
+import type { Category, Sample, StreamInfo, StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { RowTiming, StreamHub } from '../stream/stream-hub.js';
@@ -153,11 +153,21 @@ export class PartedRecording {
    * Saves every part with rows as a sample of its own. `extra(part)` adds the facts of each part
    * (its losses); the note of a take in several parts says which part each is and why.
    */
-  async finish(o: { hmacKey?: string | undefined; queue?: boolean; extra: (part: TakePart) => Record<string, unknown>; note?: string | null }): Promise<Sample[]> {
+  async finish(o: {
+    hmacKey?: string | undefined;
+    queue?: boolean;
+    extra: (part: TakePart) => Record<string, unknown>;
+    note?: string | null;
+    /** The take was cut short (why), so its last part is incomplete. */
+    cutShort?: string | undefined;
+    /** Labels over a part's rows, from `offset` rows into the take. */
+    structuredLabels?: (offset: number, rows: number) => StructuredLabel[] | null;
+  }): Promise<Sample[]> {
     this.#untap();
     const intervalMs = 1000 / this.request.rateHz;
     const withRows = this.parts.filter((p) => p.rows > 0);
     const samples: Sample[] = [];
+    let offset = 0;
     for (const part of this.parts) {
       const recorder = await part.opening;
       if (part.rows === 0) {
@@ -172,15 +182,25 @@ export class PartedRecording {
         ? `part ${n + 1} of ${withRows.length} of one take: ${part.endedBy === 'restart' ? 'the board restarted after it' : n > 0 ? 'the board had restarted before it' : ''}` +
           ' (a new session: its seq and time start over, so the parts are kept apart, never joined)'
         : null;
-      const incomplete = this.interruption !== null && part === this.parts.at(-1);
+      const last = part === this.parts.at(-1);
+      const incomplete = last && (this.interruption !== null || o.cutShort !== undefined);
+      const why = !incomplete ? null : o.cutShort !== undefined ? `incomplete: ${o.cutShort}` : 'incomplete: the source stopped during the capture';
+      const structuredLabels = o.structuredLabels?.(offset, rows) ?? null;
+      offset += rows;
       samples.push(await this.store.commitFile(reserved, {
         name, kind: 'sensor', label: this.request.label, category: this.request.category, metadata: this.request.metadata,
-        structuredLabels: null, lengthMs: rows * intervalMs, incomplete, queue: (o.queue ?? false) && !incomplete,
-        note: [o.note, partNote, incomplete ? 'incomplete: the source stopped during the capture' : null].filter(Boolean).join('; ') || null,
+        structuredLabels, lengthMs: rows * intervalMs, incomplete, queue: (o.queue ?? false) && !incomplete,
+        note: [o.note, partNote, why].filter(Boolean).join('; ') || null,
         extra: { rows, interval_ms: intervalMs, ...(withRows.length > 1 ? { part: n + 1, parts: withRows.length } : {}), ...o.extra(part) },
       }));
     }
     if (samples.length === 0) throw new CoreError('InvalidArguments', 'Nothing was recorded: no samples arrived from the board.');
     return samples;
+  }
+
+  /** Deletes what was recorded (a person's explicit "Discard"). */
+  async discard(): Promise<void> {
+    this.#untap();
+    for (const part of this.parts) await (await part.opening).discard();
   }
 }
