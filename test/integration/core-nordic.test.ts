@@ -36,3 +36,21 @@ describe('a Nordic board in the app (through the contract)', () => {
     }
   });
 });
+
+describe('several Nordic boards at once', () => {
+  it('two boards (different rates, channels, CRC and value forms) stream side by side and record in one session', async () => {
+    const { call, saved } = await startCore(cleanups);
+    const a = await nordicBoard(cleanups, ['--rate', '250', '--channels', '6', '--si-every-ms', '500']);
+    const b = await nordicBoard(cleanups, ['--rate', '100', '--channels', '9', '--crc', 'off', '--values', 'float', '--lengths', 'definite', '--si-every-ms', '500', '--name', 'second']);
+    const ids = [a, b].map((x) => `serial:${x.pty.hostPath}`);
+    for (const x of [a, b]) await call('serial.addPath', { path: x.pty.hostPath });
+    const infos = await Promise.all(ids.map((sourceId) => call<StreamInfo>('stream.start', { sourceId })));
+    expect(infos.map((i) => [i.rateHz, i.axes.length])).toEqual([[250, 6], [100, 9]]);
+    const st = await call<RecordingStatus>('record.start', { sourceIds: ids, label: 'pair', category: 'testing', lengthMs: 2000, queue: false });
+    const done = await saved(st.sessionId);
+    expect(done.sampleIds).toHaveLength(2);
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    const rows = done.sampleIds.map((sid) => samples.find((s) => s.id === sid)!.extra.rows as number);
+    expect(rows.sort((x, y) => x - y)).toEqual([200, 500]);
+  });
+});
