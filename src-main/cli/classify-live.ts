@@ -191,13 +191,13 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
 async function openBoard(path: string, baudRate: number, frequencyHz: number | null, log: Logger, cleanup: Array<() => Promise<void> | void>): Promise<LiveRows> {
   const { StreamHub } = await import('../core/stream/stream-hub.js');
   const { serialLinesFactory } = await import('../core/serial/serial-lines-source.js');
-  const { createLineReader } = await import('../core/serial/line-reader.js');
+  const { createSerialReader } = await import('../core/serial/serial-reader.js');
   const { DEFAULT_PORT_SETTINGS } = await import('../core/serial/port-registry.js');
   const { serialportOpener } = await import('../core/serial/serialport-opener.js');
   const bus = new EventBus();
   const hub = new StreamHub(bus, systemClock);
   const settings = { ...DEFAULT_PORT_SETTINGS, baudRate, frequencyHz };
-  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, createReader: () => createLineReader({ frequencyHz, axes: null }) }));
+  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, createReader: () => createSerialReader({ frequencyHz, axes: null, protocol: 'auto' }) }));
   const sourceId = `serial:${path}`;
   // Listening before the start: the first estimates come while the port opens.
   const settled = frequencyHz === null ? settledRate(bus, sourceId) : null;

@@ -11,7 +11,7 @@ import { parseIntFlag } from './options.js';
 
 export const HMAC_KEY_ENV = 'CAPTURE_DESK_HMAC_KEY';
 
-export const CONNECT_USAGE = `Usage: capture-desk connect [--port PATH]... [--mode lines|at] [--baud N] [--microphone [NAME]]
+export const CONNECT_USAGE = `Usage: capture-desk connect [--port PATH]... [--mode lines|at|nordic] [--baud N] [--microphone [NAME]]
                             [--device-id ID] [--name NAME] [--remote-mgmt-url URL] [--ingestion-url URL]
                             [--management-url URL] [--project-id N] [--api-key K] [--hmac-key K]
                             [--data-dir DIR] [--json]
@@ -25,7 +25,9 @@ platform refuses the API key. The log is <data dir>/logs/${LOG_FILE_NAMES.connec
 
 Options:
   --port PATH            a serial board to connect (repeat for more boards), e.g. /dev/ttyACM0
-  --mode lines|at        lines: boards printing numbers, one reading per line (default);
+  --mode lines|at|nordic lines: streaming boards, numbers per line or Nordic's data forwarder,
+                         told from the stream (default);
+                         nordic: Nordic's data forwarder only (COBS/CBOR frames);
                          at: the platform's official firmware (AT commands)
   --baud N               baud rate of the boards (default: the port's own setting, 115200)
   --microphone [NAME]    connect a microphone: a name or id from "capture-desk devices audio"
@@ -88,7 +90,7 @@ export async function connectCommand(argv: string[]): Promise<number> {
   if (ports.some((p) => p.trim() === '')) throw new UsageError('--port must not be empty.');
   const count = ports.length + (microphone ? 1 : 0);
   if (count === 0) throw new UsageError('give at least one source: --port PATH (repeatable) and/or --microphone [NAME].');
-  if (v.mode !== 'lines' && v.mode !== 'at') throw new UsageError(`--mode must be "lines" or "at"; got "${v.mode}".`);
+  if (v.mode !== 'lines' && v.mode !== 'at' && v.mode !== 'nordic') throw new UsageError(`--mode must be "lines" or "at", or "nordic" for Nordic's data forwarder; got "${v.mode}".`);
   const baudRate = v.baud === undefined ? undefined : parseIntFlag('--baud', v.baud, 0, 300, 12_000_000);
   const deviceId = v['device-id'];
   if (deviceId !== undefined && !/^[\x21-\x7e]{1,128}$/.test(deviceId)) throw new UsageError('--device-id must be 1 to 128 printable characters without spaces.');

@@ -6,10 +6,11 @@ import type { EventBus } from '../core/event-bus.js';
 import type { Logger } from '../core/log.js';
 import type { SampleStore } from '../core/samples/sample-store.js';
 import type { SerialOpener } from '../core/serial/byte-link.js';
-import { createLineReader } from '../core/serial/line-reader.js';
+import { createSerialReader } from '../core/serial/serial-reader.js';
 import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
 import { serialLinesFactory } from '../core/serial/serial-lines-source.js';
 import { StreamHub } from '../core/stream/stream-hub.js';
+import { recordNordicTake } from './record-serial-nordic.js';
 
 export interface RecordLinesOptions {
   store: SampleStore;
@@ -30,6 +31,8 @@ export interface RecordLinesOptions {
   deviceName: string;
   /** --data-dir as given, for the command the person is told to run next. */
   dataDirFlag?: string | undefined;
+  /** What the board speaks: told from the stream ('auto'), or forced. Default 'lines'. */
+  protocol?: 'auto' | 'lines' | 'nordic';
 }
 
 /** How long past its set length a take waits for readings a stalled board has not sent, then keeps what came. */
@@ -39,13 +42,17 @@ const RECORD_TAIL_MS = 2000;
  * Headless capture of a numeric-line board: the same source, hub and recorder the app uses, so
  * the CLI and the UI cannot disagree about what a recording is.
  */
-export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Sample }> {
+export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Sample; parts?: Sample[] }> {
   const hub = new StreamHub(o.bus, o.clock);
   const settings = { ...DEFAULT_PORT_SETTINGS, baudRate: o.baudRate, frequencyHz: o.frequencyHz, axes: o.axes, units: o.units };
-  const reader = createLineReader({ frequencyHz: o.frequencyHz, axes: o.axes });
+  const reader = createSerialReader({ frequencyHz: o.frequencyHz, axes: o.axes, units: null, protocol: o.protocol ?? 'lines' });
   hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: o.opener, clock: o.clock, log: o.log, createReader: () => reader }));
   const sourceId = `serial:${o.path}`;
   const info = await hub.start(sourceId);
+  if (reader.protocol() === 'nordic') {
+    const { samples } = await recordNordicTake(o, hub, reader, sourceId, info);
+    return { sample: samples.at(-1)!, parts: samples };
+  }
   process.stderr.write(`Detected ${info.axes.length} axes: ${info.axes.map((a) => a.name).join(', ')}\n`);
   // Counted in the board's readings at the given rate, or at the reader's estimate as it settles.
   const length = { ms: o.lengthMs, rateHz: () => countingRate(reader.currentRate()) };

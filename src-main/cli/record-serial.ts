@@ -1,6 +1,6 @@
 import { systemClock } from '../core/clock.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
-import type { Category } from '../core/contract/contract.js';
+import type { Category, Sample } from '../core/contract/contract.js';
 import { EventBus } from '../core/event-bus.js';
 import { stderrLogger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
@@ -8,6 +8,7 @@ import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
 import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
+import { CoreError } from '../core/errors.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
 import { keptLine, needsAttention, prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
@@ -27,8 +28,13 @@ given afterwards with "capture-desk samples set-rate ID --frequency HZ".
 Options:
   --port PATH          serial port, e.g. /dev/ttyACM0, COM5, or a pseudo-terminal
   --baud N             baud rate (default 115200)
-  --mode lines|at      lines: a board printing numbers, one reading per line (default);
-                       at: the platform's official firmware (AT commands)
+  --mode auto|lines|at|nordic
+                       auto (default): told from the stream: numbers per line, or Nordic's
+                       data forwarder (COBS/CBOR frames); a port silent for 5 s is asked
+                       whether it runs the platform's firmware (AT);
+                       lines: a board printing numbers, one reading per line;
+                       at: the platform's official firmware (AT commands);
+                       nordic: Nordic's data forwarder (rate, names and losses from the board)
   --frequency HZ       sampling frequency (default: measured from the stream)
   --axes A,B,...       axis names (default: from a header line or name:value pairs, else axis1..N)
   --units U,U,...      units per axis (default N/A)
@@ -47,13 +53,13 @@ Options:
 export async function recordSerialCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(argv, RECORD_SERIAL_USAGE, {
     ...strings('port', 'baud', 'frequency', 'axes', 'units', 'hmac-key', 'sensor'),
-    mode: { type: 'string', default: 'lines' },
+    mode: { type: 'string', default: 'auto' },
     ...RECORD_OPTIONS,
   });
   if (!parsed) return 0;
   const { values: v } = parsed;
   if (!v.port) throw new UsageError('--port PATH is required (e.g. /dev/ttyACM0).');
-  if (v.mode !== 'lines' && v.mode !== 'at') throw new UsageError(`--mode must be "lines" or "at"; got "${v.mode}".`);
+  if (v.mode !== 'auto' && v.mode !== 'lines' && v.mode !== 'at' && v.mode !== 'nordic') throw new UsageError(`--mode must be "auto", "lines", "at" or "nordic"; got "${v.mode}".`);
   const baudRate = parseIntFlag('--baud', v.baud, DEFAULT_PORT_SETTINGS.baudRate, 300, 12_000_000);
   const frequencyHz = v.frequency === undefined ? null : Number(v.frequency);
   if (frequencyHz !== null && !(frequencyHz > 0 && frequencyHz <= 100_000)) throw new UsageError(`--frequency must be a number of hertz above 0; got "${v.frequency}".`);
@@ -72,16 +78,37 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
   const store = await SampleStore.open(dataDir, log);
   try {
     const common = { store, log, path: v.port, baudRate, lengthMs, label, category, metadata, hmacKey: v['hmac-key'], deviceName: settings.deviceName };
-    let result;
+    let result: { sample: Sample; parts?: Sample[] };
+    const streamed = (protocol: 'auto' | 'lines' | 'nordic') =>
+      recordLines({ ...common, opener: serialportOpener, clock: systemClock, bus: new EventBus(), frequencyHz, axes, units, dataDirFlag: v['data-dir'], protocol });
     try {
-      result =
-        v.mode === 'lines'
-          ? await recordLines({ ...common, opener: serialportOpener, clock: systemClock, bus: new EventBus(), frequencyHz, axes, units, dataDirFlag: v['data-dir'] })
-          : await recordAt({ ...common, sensor: v.sensor, frequencyHz });
+      if (v.mode === 'at') result = await recordAt({ ...common, sensor: v.sensor, frequencyHz });
+      else if (v.mode !== 'auto') result = await streamed(v.mode);
+      else {
+        try {
+          result = await streamed('auto');
+        } catch (err) {
+          // Not a byte in 5 s: a board with the platform's firmware says nothing until asked.
+          if (!(err instanceof CoreError && (err.details as { silent?: boolean } | undefined)?.silent)) throw err;
+          process.stderr.write(`Nothing came from ${v.port}: asking it whether it runs the platform's firmware (AT)…\n`);
+          try {
+            result = await recordAt({ ...common, sensor: v.sensor, frequencyHz });
+          } catch (atErr) {
+            // Neither: say what was seen, as a lines board would have been told, and what AT said.
+            throw new CoreError(err.code, `${err.message} Nor did it answer as the platform's firmware (AT): ${(atErr as Error).message}`);
+          }
+        }
+      }
     } catch (err) {
       const kept = keptLine(err);
       if (kept) process.stdout.write(kept);
       throw err;
+    }
+    // A Nordic board that restarted mid-take leaves one sample per part: each gets its line.
+    for (const part of result.parts?.slice(0, -1) ?? []) {
+      let p = part;
+      if (upload && !needsAttention(p)) p = await uploadOne(store, log, upload, p.id);
+      process.stdout.write(sampleLine(p, dataDir));
     }
     let sample = result.sample;
     if (upload && !needsAttention(sample)) sample = await uploadOne(store, log, upload, sample.id);

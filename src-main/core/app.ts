@@ -8,7 +8,7 @@ import { stderrLogger, type Logger } from './log.js';
 import type { PortLister } from './serial/port-lister.js';
 import type { SerialOpener } from './serial/byte-link.js';
 import { PortRegistry } from './serial/port-registry.js';
-import { createLineReader } from './serial/line-reader.js';
+import { createSerialReader } from './serial/serial-reader.js';
 import { serialLinesFactory } from './serial/serial-lines-source.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { StreamHub } from './stream/stream-hub.js';
@@ -114,7 +114,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       opener: opts.hardware.serial ?? noSerial,
       clock,
       log,
-      createReader: (o) => createLineReader({ ...o, units: null }),
+      createReader: (o) => createSerialReader({ ...o, units: null }),
     }),
   );
   // Device changes re-send the source list; listSources and the recordings come below.

@@ -32,7 +32,7 @@ describe.skipIf(!socatAvailable())('capture-desk connect: refusals', { timeout: 
   it('--help prints the usage (exit 0); bad flags are usage errors (exit 2) before anything starts', async () => {
     const help = await runCli(['connect', '--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: capture-desk connect \[--port PATH\]\.\.\. \[--mode lines\|at\]/);
+    expect(help.stdout).toMatch(/^Usage: capture-desk connect \[--port PATH\]\.\.\. \[--mode lines\|at\|nordic\]/);
     for (const [args, text] of [
       [[], 'give at least one source'],
       [['--port', '/dev/a', '--port', '/dev/b', '--device-id', 'x'], '--device-id and --name name one device'],

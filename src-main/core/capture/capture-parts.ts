@@ -6,7 +6,9 @@ import type { AudioInput } from '../audio/audio-input.js';
 import { AudioRecording } from '../audio/audio-recording.js';
 import { CONFIRM_MAX_MS, StreamRecording } from './stream-recording.js';
 import { countingRate, declaredRate } from './take-length.js';
+import { PartedRecording } from './parted-recording.js';
 import { lossCounters } from '../samples/quality/loss-counters.js';
+import { takeGaps } from '../serial/nordic/take-gaps.js';
 
 /** What every source of a session is asked to record. */
 export interface PartRequest {
@@ -47,7 +49,8 @@ export interface CapturePart {
   onInterrupt(cb: (err: unknown) => void): void;
   /** Called once the part holds its set length (counted in its own rows or frames); never without one. */
   onFull(cb: () => void): void;
-  finish(o: PartFinish): Promise<Sample>;
+  /** One sample; several when the source restarted mid-take (a Nordic board: one per session, never joined). */
+  finish(o: PartFinish): Promise<Sample | Sample[]>;
   discard(): Promise<void>;
 }
 
@@ -60,6 +63,8 @@ export async function sensorPart(
 ): Promise<CapturePart> {
   const info = hub.info(req.sourceId);
   if (!info) throw new CoreError('NotFound', `"${req.sourceId}" is not streaming; start it before recording.`);
+  // A source that numbers its samples (a Nordic board) can restart mid-take: its take goes in parts.
+  if (hub.gapsBetween(req.sourceId, 0, 0) !== null) return partedSensorPart(hub, store, req, stats, info.rateHz);
   const reading = hub.reading(req.sourceId);
   // A reader counts at its own estimate as it stands (once close enough; see countingRate), not at
   // the announced rate: that moves by 1 % steps, and is a placeholder until the first estimate.
@@ -97,11 +102,76 @@ export async function sensorPart(
         ...(o.cutShort === undefined && o.note === undefined ? {} : { note: joinNotes(o.note, o.cutShort === undefined ? (rec.interruption !== null ? 'incomplete: the source stopped during the capture' : null) : `incomplete: ${o.cutShort}`) ?? undefined }),
         queue: o.queue && rec.interruption === null,
         structuredLabels: o.structuredLabels(rec.rows),
-        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart), ...(lost === null ? {} : { dropped_lines: lost }) },
+        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart), ...(lost === null ? {} : { dropped_lines: lost }), ...knownLosses(hub, req.sourceId, rec, rateHz) },
       });
     },
     discard: () => rec.discard(),
   };
+}
+
+/**
+ * A Nordic board's share of a session: counted in the board's samples at its own rate, every gap
+ * known, and a board restart ending one part of the take and starting the next (one sample each,
+ * said in their notes), the set length counted over both.
+ */
+async function partedSensorPart(
+  hub: StreamHub,
+  store: SampleStore,
+  req: PartRequest & { deviceName: string; lengthMs: number | null },
+  stats: () => StreamStats | undefined,
+  rateHz: number,
+): Promise<CapturePart> {
+  const { lengthMs, ...request } = req;
+  const rec = await PartedRecording.start(hub, store, { ...request, deviceType: 'NORDIC_DATA_FORWARDER', lengthMs, rateHz });
+  const atStart = stats();
+  return {
+    sourceId: req.sourceId,
+    get rows() {
+      return rec.rows;
+    },
+    get interruption() {
+      return rec.interruption;
+    },
+    onInterrupt: (cb) => rec.onInterrupt(cb),
+    onFull: (cb) => rec.onFull(cb),
+    finish: (o) => {
+      const st = stats();
+      return rec.finish({
+        hmacKey: o.hmacKey,
+        queue: o.queue && rec.interruption === null,
+        cutShort: o.cutShort,
+        note: o.note ?? null,
+        structuredLabels: (offset, rows) => (rec.parts.length > 1 ? null : o.structuredLabels(rows + offset)),
+        extra: (p) => {
+          const gaps = p.firstReading !== null && p.lastReading !== null ? takeGaps(hub.gapsBetween(req.sourceId, p.firstReading, p.lastReading) ?? [], p.firstReading, rateHz) : [];
+          const lost = gaps.reduce((n, g) => n + g.count, 0);
+          const device = gaps.reduce((n, g) => n + g.device, 0);
+          return {
+            source: req.sourceId, protocol: 'nordic', frequency_hz: rateHz, device_name: st?.deviceName ?? null,
+            rejected_lines: Math.max(0, (st?.badLines ?? 0) - (atStart?.badLines ?? 0)),
+            gaps, lost_samples: lost, device_drops: device, transport_lost: lost - device, dropped_lines: lost,
+            ...(p.restart ? { restarted: { previous_sid: p.restart['previousSid'] ?? null, sid: p.restart['sid'] ?? null } } : {}),
+          };
+        },
+      });
+    },
+    discard: () => rec.discard(),
+  };
+}
+
+/**
+ * A source that numbers its samples (a Nordic board) knows its take's losses exactly: each gap
+ * with where it is (s from the take's first row), and how much of it the board dropped itself.
+ * These replace the estimated `dropped_lines`.
+ */
+function knownLosses(hub: StreamHub, sourceId: string, rec: StreamRecording, hz: number): Record<string, unknown> {
+  if (rec.firstReading === null || rec.lastReading === null) return {};
+  const gaps = hub.gapsBetween(sourceId, rec.firstReading, rec.lastReading);
+  if (gaps === null) return {};
+  const placed = takeGaps(gaps, rec.firstReading, hz);
+  const lost = placed.reduce((n, g) => n + g.count, 0);
+  const device = placed.reduce((n, g) => n + g.device, 0);
+  return { protocol: 'nordic', gaps: placed, lost_samples: lost, device_drops: device, transport_lost: lost - device, dropped_lines: lost };
 }
 
 /** How long a microphone may take to deliver its set length after the session's timer ran out (the device buffers ~0.2 s). */

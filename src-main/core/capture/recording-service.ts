@@ -128,7 +128,7 @@ export class RecordingService {
         if (sample) {
           kept.push(p.sourceId);
           if (unsigned) keptUnsigned.push(p.sourceId);
-          this.d.onSaved([sample.id], false);
+          this.d.onSaved((Array.isArray(sample) ? sample : [sample]).map((x) => x.id), false);
         }
       }
       if (!kept.length && !lost.length) throw err;
@@ -245,9 +245,12 @@ export class RecordingService {
       const sourceId = s.parts[index]!.sourceId;
       try {
         if (r.status === 'rejected') throw r.reason;
-        ids.push(r.value.id);
-        if (r.value.state === 'queued') queued++;
-        if (r.value.heldBack) held++;
+        // A board that restarted mid-take leaves one sample per part.
+        for (const sample of Array.isArray(r.value) ? r.value : [r.value]) {
+          ids.push(sample.id);
+          if (sample.state === 'queued') queued++;
+          if (sample.heldBack) held++;
+        }
       } catch (err) {
         problems.push(`${sourceId}: ${(err as Error).message}`);
         this.d.log.warn('recording could not be saved', { sourceId, error: String(err) });

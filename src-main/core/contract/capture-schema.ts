@@ -19,7 +19,11 @@ export type SerialPortInfo = z.infer<typeof SerialPortInfo>;
 /** Remembered per board (by USB serial number, else by path). */
 export const PortSettings = z.object({
   baudRate: z.number().int().min(300).max(12_000_000),
-  mode: z.enum(['lines', 'at']),
+  /**
+   * lines: a streaming board (numbers per line, or a Nordic data forwarder, told apart by the
+   * stream itself); nordic: Nordic's data forwarder only; at: the platform's firmware.
+   */
+  mode: z.enum(['lines', 'at', 'nordic']),
   /** Override of the detected frequency; null = use the measured one. */
   frequencyHz: z.number().positive().max(100_000).nullable(),
   axes: z.array(z.string().min(1).max(64)).max(64).nullable(),
@@ -62,6 +66,12 @@ export const StreamStats = z.object({
   badLines: z.number().int().nonnegative(),
   badByReason: z.record(z.string(), z.number().int().nonnegative()),
   lastBadLine: z.string().nullable(),
+  /** What the board speaks, once told: numbers per line, or Nordic's data forwarder (framed CBOR with seq numbers). */
+  protocol: z.enum(['lines', 'nordic']).optional(),
+  /** Nordic: the device name from its session info. */
+  deviceName: z.string().optional(),
+  /** Nordic: of `droppedLines` (known exactly from seq numbers), how many the board says it dropped itself (`dr`). */
+  deviceDrops: z.number().int().nonnegative().optional(),
 });
 export type StreamStats = z.infer<typeof StreamStats>;
 

@@ -124,6 +124,11 @@ export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
         if (lost) throw new CoreError('Disconnected', lost);
         if (Date.now() > end) throw new CoreError('Unavailable', `no steady sampling rate could be measured on ${path} within ${RATE_WAIT_MS / 1000} s; check that the board prints readings at a fixed rate, or set the frequency in the port's settings.`);
         const now = d.stats(sourceId);
+        // A Nordic board says its rate (hz in its session info): nothing to measure or wait for.
+        if (now?.protocol === 'nordic' && now.frequencyHz !== null) {
+          hz = now.frequencyHz;
+          break;
+        }
         if (now && now !== last && now.frequencyHz !== null) {
           firstAt ??= Date.now();
           const rel = now.rateRelativeError ?? null;

@@ -4,7 +4,7 @@ import { CoreError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { SourceFactory, StreamSink } from '../stream/stream-hub.js';
 import type { ByteLink, SerialOpener } from './byte-link.js';
-import type { LineReaderOverrides, LineReaderPort, LineReaderSnapshot } from './line-reader-port.js';
+import type { LineReaderOverrides, LineReaderPort, LineReaderSnapshot, SerialReaderPort } from './line-reader-port.js';
 import type { PortRegistry } from './port-registry.js';
 
 export interface SerialLinesDeps {
@@ -15,6 +15,8 @@ export interface SerialLinesDeps {
   createReader(o: LineReaderOverrides): LineReaderPort;
   /** How long to wait for the first readable lines before saying so. */
   detectTimeoutMs?: number;
+  /** How long a Nordic board's samples wait for its session info (names, rate; resent every 5 s) before they go on without. */
+  nordicSessionWaitMs?: number;
   reconnectPollMs?: number;
 }
 
@@ -34,11 +36,22 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     if (settings.mode === 'at') {
       throw new CoreError('InvalidArguments', `${path} is set to the platform firmware (AT) mode, which records samples on the board instead of streaming lines. Switch the port to "lines" mode to see it live.`);
     }
-    const reader = d.createReader({ frequencyHz: settings.frequencyHz, axes: settings.axes });
-    // A rate the person gave is the rate; only a measured one is measured from the arrival times.
-    // The readings are counted either way: a take counts its losses between its own first and last.
-    const measuresRate = settings.frequencyHz === null;
+    // A streaming board is told apart by its stream: numbers per line, or Nordic's data forwarder.
+    const reader = d.createReader({ frequencyHz: settings.frequencyHz, axes: settings.axes, protocol: settings.mode === 'nordic' ? 'nordic' : 'auto' });
+    const serial = 'protocol' in reader ? (reader as SerialReaderPort) : null;
+    const isNordic = () => serial?.protocol() === 'nordic';
+    // A rate the person gave is the rate; only a measured one comes with the times it is measured
+    // from. A Nordic board gives its rate; its rows come with their reading numbers (seq, gaps
+    // included), so a recording knows exactly which of the board's samples it holds.
+    let measuresRate = settings.frequencyHz === null;
+    // Readings are counted whatever the rate: a take counts its losses between its own first and last.
     reader.onRows((values, rows, _width, timing) => sink.rows(values, rows, timing));
+    serial?.onPart((c) => {
+      // The board restarted: its seq and ts start over, so what came before is one part and what
+      // follows the next. A recording ends here (kept); the stream goes on.
+      sink.interrupted(new CoreError('Unavailable', `The board on ${path} restarted (new session ${c.sid.toString(16)}): the take so far ends here and is kept; its time does not continue into the next part.`, { path, restarted: true, part: c.part, lastReading: c.lastReading }));
+      sink.resumed();
+    });
     let link = await d.opener.open(path, settings.baudRate);
     let stopped = false;
     let lost = false;
@@ -78,13 +91,14 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
 
     let snap: LineReaderSnapshot;
     try {
-      snap = await waitForWidth(reader, d.detectTimeoutMs ?? 5000, path, settings.baudRate, opts.signal);
+      snap = await waitForWidth(reader, serial, d.detectTimeoutMs ?? 5000, d.nordicSessionWaitMs ?? 6000, path, settings.baudRate, opts.signal);
     } catch (err) {
       stopped = true;
       await link.close();
       throw err;
     }
-    let info = infoFrom(sourceId, snap, settings.frequencyHz, settings.units);
+    if (isNordic()) measuresRate = false;
+    let info = infoFrom(sourceId, snap, isNordic() ? null : settings.frequencyHz, settings.units);
     const timer = setInterval(() => {
       // Unplugging removes the device node; some drivers (and pseudo-terminals) do not always
       // report the closed line to a reader that is idle at that moment, so a silent port whose
@@ -96,11 +110,13 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
         });
       }
       const s = reader.snapshot();
-      const { names: _n, width: _w, ...stats } = s;
+      const { names: _n, width: _w, units: _u, ...stats } = s;
       sink.stats(stats);
-      const next = infoFrom(sourceId, s, settings.frequencyHz, settings.units);
-      // Re-announce when the measured rate settles or moves by more than 1%: the plot's time axis uses it.
-      if (Math.abs(next.rateHz - info.rateHz) / info.rateHz > 0.01 || next.axes.length !== info.axes.length) {
+      const next = infoFrom(sourceId, s, isNordic() ? null : settings.frequencyHz, settings.units);
+      // Re-announce when the measured rate settles or moves by more than 1%: the plot's time axis
+      // uses it; and when the axes change (a Nordic board's names come with its session info).
+      const rateMoved = isNordic() ? next.rateHz !== info.rateHz : Math.abs(next.rateHz - info.rateHz) / info.rateHz > 0.01;
+      if (rateMoved || next.axes.length !== info.axes.length || next.axes.some((a, i) => a.name !== info.axes[i]!.name || a.units !== info.axes[i]!.units)) {
         info = next;
         sink.info(info);
       }
@@ -108,7 +124,9 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     return {
       info,
       measuresRate,
-      reading: { rate: () => reader.currentRate(), lostBefore: (line) => reader.lostBefore(line), judgedThrough: () => reader.judgedThrough() },
+      ...(serial && isNordic()
+        ? { gapsBetween: (first: number, last: number) => serial.gapsBetween(first, last) }
+        : { reading: { rate: () => reader.currentRate(), lostBefore: (line: number) => reader.lostBefore(line), judgedThrough: () => reader.judgedThrough() } }),
       async stop() {
         stopped = true;
         clearInterval(timer);
@@ -118,15 +136,28 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
   };
 }
 
-async function waitForWidth(reader: LineReaderPort, timeoutMs: number, path: string, baud: number, signal: AbortSignal): Promise<LineReaderSnapshot> {
-  const end = Date.now() + timeoutMs;
+async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | null, timeoutMs: number, sessionWaitMs: number, path: string, baud: number, signal: AbortSignal): Promise<LineReaderSnapshot> {
+  let end = Date.now() + timeoutMs;
+  let nordicSince: number | null = null;
   for (;;) {
     if (signal.aborted) throw new CoreError('Busy', `Opening ${path} was cancelled.`);
     const s = reader.snapshot();
-    if (s.width !== null) return s;
+    if (serial?.protocol() === 'nordic') {
+      // A Nordic board: its names and rate come with the session info, resent every few seconds.
+      // Its samples are held meanwhile; past the wait they go on with placeholder names.
+      nordicSince ??= Date.now();
+      if (s.names !== null && s.width !== null) return s;
+      if (Date.now() - nordicSince > sessionWaitMs && s.width !== null) {
+        serial.release();
+        return reader.snapshot();
+      }
+      end = Math.max(end, nordicSince + sessionWaitMs + 1000);
+    } else if (s.width !== null) return s;
     if (Date.now() > end) {
+      if (serial?.protocol() === 'nordic') throw new CoreError('Unavailable', `${path} sends Nordic data-forwarder frames but no samples came within ${Math.round(timeoutMs / 1000)} s (${s.badLines} bad frames; last: ${JSON.stringify(s.lastBadLine)}).`);
       const what = s.badLines > 0 ? `${s.badLines} lines arrived but none were numbers (last: ${JSON.stringify(s.lastBadLine)})` : 'nothing readable arrived';
-      throw new CoreError('Unavailable', `No numeric lines from ${path} within ${Math.round(timeoutMs / 1000)} s: ${what}. Check the baud rate (now ${baud}) and that the board prints one reading per line.`);
+      // `silent`: not a byte came, which a board with the platform's firmware (AT) is until asked.
+      throw new CoreError('Unavailable', `No numeric lines from ${path} within ${Math.round(timeoutMs / 1000)} s: ${what}. Check the baud rate (now ${baud}) and that the board prints one reading per line${serial ? ' (or runs Nordic\'s data forwarder)' : ''}.`, { path, silent: s.goodLines === 0 && s.badLines === 0 });
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -137,7 +168,7 @@ function infoFrom(sourceId: string, s: LineReaderSnapshot, override: number | nu
   const names = s.names ?? Array.from({ length: width }, (_, i) => `axis${i + 1}`);
   return {
     sourceId,
-    axes: names.slice(0, width).map((name, i) => ({ name, units: units?.[i] ?? 'N/A' })),
+    axes: names.slice(0, width).map((name, i) => ({ name, units: units?.[i] ?? s.units?.[i] ?? 'N/A' })),
     // Until the rate is measured, 1 Hz keeps the plot sane; it is re-announced once known.
     rateHz: override ?? s.frequencyHz ?? 1,
     simulated: false,

@@ -58,6 +58,11 @@ export interface RunningSource {
   measuresRate?: boolean;
   /** A source that counts its readings (rows then come with RowTiming). */
   reading?: SourceReading;
+  /**
+   * A source that knows its losses exactly (a Nordic board numbers its samples): the gaps after
+   * reading `first` up to `last` (RowTiming.lines numbers), so a recording can say where it lost what.
+   */
+  gapsBetween?(first: number, last: number): Array<{ reading: number; seq: number; count: number; device: number }>;
   stop(): Promise<void> | void;
 }
 
@@ -109,6 +114,12 @@ export class StreamHub {
   /** What the running source knows of its readings, if it counts them (see SourceReading). */
   reading(sourceId: string): SourceReading | undefined {
     return this.#running.get(sourceId)?.source.reading;
+  }
+
+  /** The source's known gaps between two of its readings; null when it cannot know them (see RunningSource.gapsBetween). */
+  gapsBetween(sourceId: string, first: number, last: number): Array<{ reading: number; seq: number; count: number; device: number }> | null {
+    const s = this.#running.get(sourceId)?.source;
+    return s?.gapsBetween ? s.gapsBetween(first, last) : null;
   }
 
   /** The running source measures its rate from when rows arrive (see RunningSource.measuresRate). */

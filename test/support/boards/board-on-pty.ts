@@ -17,6 +17,8 @@ export const LINE_BOARD = script('line-board.mjs');
 export const AT_BOARD = script('at-board.mjs');
 /** Good numeric lines for --good-ms, then only noise; {"rows"} on exit. */
 export const NOISY_BOARD = script('numbers-then-garbage.mjs');
+/** Nordic's data forwarder firmware: COBS/CBOR frames with seq and ts; a report on exit (nordic-board.mjs). */
+export const NORDIC_BOARD = script('nordic-board.mjs');
 /** Lines whose axis 0 swings at a level the test sets while it runs; {"rows", "changes"} on exit. */
 export const LEVEL_BOARD = script('level-board.mjs');
 
@@ -79,4 +81,9 @@ export async function atBoard<E = BoardEvent>(
     await new Promise((r) => setTimeout(r, 20));
   }
   return b;
+}
+
+/** A board running Nordic's data forwarder (nordic-board.mjs), 100 Hz, 6 channels, int32 with CRC unless `args` say otherwise. */
+export function nordicBoard(cleanups: Cleanups, args: string[] = ['--rate', '100'], opts: BoardOptions = {}): Promise<Board> {
+  return startBoard(cleanups, NORDIC_BOARD, args, opts);
 }

@@ -1,5 +1,6 @@
 import type { QualityFinding } from '../../contract/contract.js';
 import { finding, percent } from './findings.js';
+import { describeGaps, type TakeGap } from '../../serial/nordic/take-gaps.js';
 
 /** Over this share of readings missing, the time axis of the sample is wrong enough to mislead a model. */
 export const LOST_ERROR_FRACTION = 0.01;
@@ -15,7 +16,17 @@ export function checkCounters(extra: Record<string, unknown>): QualityFinding[] 
   const dropped = num(extra['dropped_lines']) ?? 0;
   const rejected = num(extra['rejected_lines']) ?? 0;
   const out: QualityFinding[] = [];
-  if (dropped > 0) {
+  const gaps = knownGaps(extra['gaps']);
+  if (gaps && dropped > 0) {
+    // A board that numbers its samples (Nordic's data forwarder): the losses are known, not estimated.
+    const fraction = rows ? dropped / (rows + dropped) : 1;
+    const severity = fraction > LOST_ERROR_FRACTION ? 'error' : 'warning';
+    out.push(finding('lost-readings', severity,
+      `Gaps: ${describeGaps(gaps)} (${percent(fraction)}, known exactly from the board's sequence numbers), so the data has holes in time. ` +
+      (gaps.some((g) => g.device > 0)
+        ? 'The board dropped samples itself (its queue overflowed): lower the rate or the channel count, or use a faster link (921600 baud), then record again.'
+        : 'They were lost on the way: check the cable or the baud rate (921600 for high rates), then record again.')));
+  } else if (dropped > 0) {
     const fraction = rows ? dropped / (rows + dropped) : 1;
     const severity = fraction > LOST_ERROR_FRACTION ? 'error' : 'warning';
     out.push(finding('lost-readings', severity,
@@ -51,6 +62,12 @@ function checkJitter(jitterMs: number | null, intervalMs: number | null): Qualit
   return [finding('irregular-timing', severity,
     `Irregular timing: readings arrived ${jitterMs.toFixed(0)} ms away from a steady ${(1000 / intervalMs).toFixed(1)} Hz on average (${periods.toFixed(1)} sample periods), so when each reading was taken is uncertain. ` +
     'The board stalls between prints (blocking sensor reads, delays) or the link drops out; fix the loop timing, then record again.')];
+}
+
+function knownGaps(v: unknown): TakeGap[] | null {
+  if (!Array.isArray(v)) return null;
+  const ok = v.every((g) => typeof g === 'object' && g !== null && typeof g.at_s === 'number' && typeof g.count === 'number' && typeof g.device === 'number');
+  return ok ? (v as TakeGap[]) : null;
 }
 
 function num(v: unknown): number | null {

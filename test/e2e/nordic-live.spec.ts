@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { openPtyPair } from '../support/boards/pty.js';
+import { expect, test } from './fixtures.js';
+
+const NORDIC_BOARD = fileURLToPath(new URL('../support/boards/nordic-board.mjs', import.meta.url));
+
+test('a Nordic data-forwarder board is told by its stream, plotted with its names and exact losses, and recorded', async ({ page, shell }, testInfo) => {
+  const pty = await openPtyPair();
+  const board = spawn(process.execPath, [NORDIC_BOARD, '--port', pty.boardPath, '--rate', '400', '--channels', '9', '--si-every-ms', '1000', '--garbage-every', '200', '--lose-every', '1000:3', '--name', 'TAG-e2e'], { stdio: 'ignore' });
+  try {
+    await page.goto(shell.url);
+    await page.getByLabel('Open a port by path').fill(pty.hostPath);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect(page.locator(`[data-source-id="serial:${pty.hostPath}"]`)).toHaveAttribute('aria-selected', 'true');
+
+    const health = page.getByTestId('stream-health');
+    await expect(health).toContainText('Nordic data forwarder', { timeout: 15_000 });
+    await expect(health).toContainText('Nordic data forwarder “TAG-e2e”');
+    await expect(health).toContainText('rate from the board 400 Hz');
+    await expect(page.getByTestId('stream-stats')).toContainText('ax, ay, az, gx, gy, gz, temp, hum, pres');
+    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(1200);
+    // The link loses 3 samples every 1000: counted exactly from the seq numbers; garbage counted as bad frames.
+    await expect.poll(async () => Number((await page.getByTestId('nordic-lost').textContent())?.split(' ')[0]), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    await expect.poll(async () => Number((await page.getByTestId('bad-lines').textContent())?.split(' ')[0]), { timeout: 10_000 }).toBeGreaterThan(0);
+    await page.screenshot({ path: testInfo.outputPath('nordic-live.png'), fullPage: true });
+    await testInfo.attach('nordic-live', { path: testInfo.outputPath('nordic-live.png'), contentType: 'image/png' });
+
+    const bar = page.getByTestId('record-bar');
+    await bar.getByLabel('Label').fill('tag');
+    await bar.getByLabel('Length (s)').fill('1.5');
+    await page.locator('body').click({ position: { x: 5, y: 300 } });
+    await page.keyboard.press('Space');
+    await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
+    await page.getByRole('tab', { name: /Samples/ }).click();
+    await expect(page.getByRole('row', { name: /tag\.[0-9a-f]{8}\.cbor/ })).toBeVisible();
+  } finally {
+    board.kill('SIGKILL');
+    await pty.close();
+  }
+});

@@ -1,0 +1,56 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RecordingStatus, Sample, StreamInfo } from '../../src-main/core/contract/contract.js';
+import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
+import { nordicBoard } from '../support/boards/board-on-pty.js';
+import { nordicValue, onWire } from '../support/boards/nordic-wire.mjs';
+import { startCore, useCleanups } from '../support/core-harness.js';
+
+const cleanups = useCleanups();
+
+describe('a Nordic board in the app (through the contract)', () => {
+  it('Record across a board restart: two samples, one per session, the set length counted over both, each part in order', async () => {
+    const { call, saved, dataDir } = await startCore(cleanups);
+    const { pty } = await nordicBoard(cleanups, ['--start-ms', '800', '--rate', '200', '--channels', '3', '--si-every-ms', '300', '--reboot-at', '500']);
+    await call('serial.addPath', { path: pty.hostPath });
+    const id = `serial:${pty.hostPath}`;
+    const info = await call<StreamInfo>('stream.start', { sourceId: id });
+    expect(info).toMatchObject({ rateHz: 200, axes: [{ name: 'ax', units: 'm/s2' }, { name: 'ay', units: 'm/s2' }, { name: 'az', units: 'm/s2' }] });
+    const st = await call<RecordingStatus>('record.start', { sourceIds: [id], label: 'tag', category: 'training', lengthMs: 4000, queue: false });
+    const done = await saved(st.sessionId);
+    expect(done).toMatchObject({ state: 'saved', error: null });
+    expect(done.sampleIds).toHaveLength(2);
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    const parts = done.sampleIds.map((sid) => samples.find((s) => s.id === sid)!);
+    expect(parts.map((s) => s.extra.rows as number).reduce((a, b) => a + b)).toBe(800);
+    expect(parts[0]!.note).toMatch(/part 1 of 2 of one take: the board restarted after it/);
+    expect(parts[1]!.note).toMatch(/part 2 of 2 of one take/);
+    expect(parts.every((s) => !s.incomplete && s.extra.protocol === 'nordic' && s.extra.lost_samples === 0)).toBe(true);
+    for (const [k, s] of parts.entries()) {
+      const v = decodeAcquisition(await readFile(join(dataDir, s.file)), 'cbor').payload.values;
+      const from = Array.from({ length: 2000 }, (_, i) => i).find((q) => v[0]!.every((x, c) => x === onWire(nordicValue(q, c), true)))!;
+      if (k === 1) expect(from).toBe(0); // the new session starts at seq 0
+      else expect(from + v.length).toBe(500); // the first part ends at the restart
+      v.forEach((row, i) => expect(row).toEqual([0, 1, 2].map((c) => onWire(nordicValue(from + i, c), true))));
+    }
+  });
+});
+
+describe('several Nordic boards at once', () => {
+  it('two boards (different rates, channels, CRC and value forms) stream side by side and record in one session', async () => {
+    const { call, saved } = await startCore(cleanups);
+    const a = await nordicBoard(cleanups, ['--rate', '250', '--channels', '6', '--si-every-ms', '500']);
+    const b = await nordicBoard(cleanups, ['--rate', '100', '--channels', '9', '--crc', 'off', '--values', 'float', '--lengths', 'definite', '--si-every-ms', '500', '--name', 'second']);
+    const ids = [a, b].map((x) => `serial:${x.pty.hostPath}`);
+    for (const x of [a, b]) await call('serial.addPath', { path: x.pty.hostPath });
+    const infos = await Promise.all(ids.map((sourceId) => call<StreamInfo>('stream.start', { sourceId })));
+    expect(infos.map((i) => [i.rateHz, i.axes.length])).toEqual([[250, 6], [100, 9]]);
+    const st = await call<RecordingStatus>('record.start', { sourceIds: ids, label: 'pair', category: 'testing', lengthMs: 2000, queue: false });
+    const done = await saved(st.sessionId);
+    expect(done.sampleIds).toHaveLength(2);
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    const rows = done.sampleIds.map((sid) => samples.find((s) => s.id === sid)!.extra.rows as number);
+    expect(rows.sort((x, y) => x - y)).toEqual([200, 500]);
+  });
+});
