@@ -1,39 +1,14 @@
-import type { Clock } from '../core/clock.js';
-import type { Category, Sample } from '../core/contract/contract.js';
+import type { Sample } from '../core/contract/contract.js';
 import { CONFIRM_MAX_MS, StreamRecording } from '../core/capture/stream-recording.js';
 import { countingRate, declaredRate } from '../core/capture/take-length.js';
-import type { EventBus } from '../core/event-bus.js';
-import type { Logger } from '../core/log.js';
-import type { SampleStore } from '../core/samples/sample-store.js';
-import type { SerialOpener } from '../core/serial/byte-link.js';
 import { createSerialReader } from '../core/serial/serial-reader.js';
 import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
 import { serialLinesFactory } from '../core/serial/serial-lines-source.js';
 import { StreamHub } from '../core/stream/stream-hub.js';
-import { recordNordicTake } from './record-serial-nordic.js';
+import type { RecordLinesOptions } from './record-lines-options.js';
 
-export interface RecordLinesOptions {
-  store: SampleStore;
-  log: Logger;
-  opener: SerialOpener;
-  clock: Clock;
-  bus: EventBus;
-  path: string;
-  baudRate: number;
-  frequencyHz: number | null;
-  axes: string[] | null;
-  units: string[] | null;
-  lengthMs: number;
-  label: string | null;
-  category: Category;
-  metadata: Record<string, string>;
-  hmacKey?: string | undefined;
-  deviceName: string;
-  /** --data-dir as given, for the command the person is told to run next. */
-  dataDirFlag?: string | undefined;
-  /** What the board speaks: told from the stream ('auto'), or forced. Default 'lines'. */
-  protocol?: 'auto' | 'lines' | 'nordic';
-}
+export type { RecordLinesOptions };
+import { recordNordicTake } from './record-serial-nordic.js';
 
 /** How long past its set length a take waits for readings a stalled board has not sent, then keeps what came. */
 const RECORD_TAIL_MS = 2000;

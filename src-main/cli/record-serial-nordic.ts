@@ -2,9 +2,9 @@ import type { Sample, StreamInfo } from '../core/contract/contract.js';
 import { PartedRecording, type TakePart } from '../core/capture/parted-recording.js';
 import type { StreamHub } from '../core/stream/stream-hub.js';
 import type { SerialReader } from '../core/serial/serial-reader.js';
-import { describeGaps, takeGaps } from '../core/serial/nordic/take-gaps.js';
+import { describeGaps, takeGaps } from '../core/samples/quality/take-gaps.js';
 import { SENSOR_TYPE_NAMES } from '../core/serial/nordic/units.js';
-import type { RecordLinesOptions } from './record-serial-lines.js';
+import type { RecordLinesOptions } from './record-lines-options.js';
 
 /** How long past its set length a take waits for samples a stalled link has not delivered. */
 const RECORD_TAIL_MS = 2000;

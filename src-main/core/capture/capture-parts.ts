@@ -8,7 +8,7 @@ import { CONFIRM_MAX_MS, StreamRecording } from './stream-recording.js';
 import { countingRate, declaredRate } from './take-length.js';
 import { PartedRecording } from './parted-recording.js';
 import { lossCounters } from '../samples/quality/loss-counters.js';
-import { takeGaps } from '../serial/nordic/take-gaps.js';
+import { takeGaps } from '../samples/quality/take-gaps.js';
 
 /** What every source of a session is asked to record. */
 export interface PartRequest {

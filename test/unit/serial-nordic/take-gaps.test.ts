@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkCounters } from '../../../src-main/core/samples/quality/counters-check.js';
-import { describeGaps, takeGaps } from '../../../src-main/core/serial/nordic/take-gaps.js';
+import { describeGaps, takeGaps } from '../../../src-main/core/samples/quality/take-gaps.js';
 
 describe('known losses of a take', () => {
   it('places gaps on the take\'s time axis and says them as the issue asks', () => {

@@ -1,6 +1,6 @@
 import type { QualityFinding } from '../../contract/contract.js';
 import { finding, percent } from './findings.js';
-import { describeGaps, type TakeGap } from '../../serial/nordic/take-gaps.js';
+import { describeGaps, type TakeGap } from './take-gaps.js';
 
 /** Over this share of readings missing, the time axis of the sample is wrong enough to mislead a model. */
 export const LOST_ERROR_FRACTION = 0.01;

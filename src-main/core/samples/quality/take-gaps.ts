@@ -1,5 +1,3 @@
-import type { KnownGap } from '../line-reader-port.js';
-
 /** A known loss inside a take: where (seconds from the take's first sample), how many, how many the board dropped itself. */
 export interface TakeGap {
   at_s: number;
@@ -8,8 +6,8 @@ export interface TakeGap {
   seq: number;
 }
 
-/** The gaps between a part's first and last reading, placed on its time axis (the board's rate). */
-export function takeGaps(gaps: readonly KnownGap[], firstReading: number, hz: number): TakeGap[] {
+/** The gaps (a source's KnownGap, e.g. a Nordic board's) between a part's first and last reading, placed on its time axis (the board's rate). */
+export function takeGaps(gaps: ReadonlyArray<{ reading: number; seq: number; count: number; device: number }>, firstReading: number, hz: number): TakeGap[] {
   return gaps.map((g) => ({ at_s: Math.round(((g.reading - firstReading) / hz) * 1000) / 1000, count: g.count, device: g.device, seq: g.seq }));
 }
 
