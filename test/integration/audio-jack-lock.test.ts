@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AudioLevels, AudioStatus, DiagnosticsReport, Source } from '../../src-main/core/contract/contract.js';
 import { cliInJackWedge, serveInJackWedge } from '../support/audio/in-jack-wedge.js';
-import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.mjs';
+import { testPulseFromEnv, toneMicrophone } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { stopChild } from '../support/stop-child.js';
 import { TestWsClient } from '../support/ws-client.js';
@@ -26,13 +26,7 @@ beforeAll(() => {
 });
 const dataDir = async () => join(await mkdtemp(join(tmpdir(), 'cd-jack-lock-')), 'data');
 
-async function toneEnv(freq: number): Promise<Record<string, string>> {
-  const priv = await privateSink(server.env);
-  cleanups.push(() => priv.unload());
-  const tone = playTone({ env: priv.env, sink: priv.sink, tones: [{ freq, amp: 0.5 }] });
-  cleanups.push(() => tone.stop());
-  return priv.env;
-}
+const toneEnv = (freq: number) => toneMicrophone(server.env, freq, cleanups);
 
 describe('a stale JACK metadata lock (no JACK server running)', { timeout: 60_000 }, () => {
   it('does not touch it: devices audio lists the PulseAudio microphone at once', async () => {

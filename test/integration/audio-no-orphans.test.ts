@@ -8,7 +8,7 @@ import type { AudioLevels } from '../../src-main/core/contract/contract.js';
 import { CLI, runCli, startServe } from '../support/cli.js';
 import { endedWithin, running, waitForCaptureProcess } from '../support/audio/capture-processes.js';
 import { cliInJackWedge } from '../support/audio/in-jack-wedge.js';
-import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.mjs';
+import { testPulseFromEnv, toneMicrophone } from '../support/audio/pulse.mjs';
 import { API_KEY, newDataDir, PROJECT_ID, startConnect, startPlatform, type Cleanups } from '../support/connect-run.js';
 import { stopChild } from '../support/stop-child.js';
 import { TestWsClient } from '../support/ws-client.js';
@@ -36,12 +36,22 @@ beforeAll(() => {
 });
 const dataDir = async () => join(await mkdtemp(join(tmpdir(), 'cd-orphans-')), 'data');
 
-async function toneEnv(freq: number): Promise<Record<string, string>> {
-  const priv = await privateSink(server.env);
-  cleanups.push(() => priv.unload());
-  const tone = playTone({ env: priv.env, sink: priv.sink, tones: [{ freq, amp: 0.5 }] });
-  cleanups.push(() => tone.stop());
-  return priv.env;
+const toneEnv = (freq: number) => toneMicrophone(server.env, freq, cleanups);
+
+/**
+ * Runs the CLI with JACK forced in a private /dev/shm whose lock is wedged, waits until its capture
+ * process is stuck in libjack (blocked in native code), kills the CLI with -9: no capture process
+ * may be left 2 s later.
+ */
+async function killedWhileStuck(args: string[]): Promise<void> {
+  const run = cliInJackWedge(args, { ...server.env, CAPTURE_DESK_AUDIO_HOST: 'jack' });
+  cleanups.push(() => stopChild(run.child));
+  await run.ready;
+  const workers = await waitForCaptureProcess(run.child.pid!);
+  await stuckInJack(workers[0]!);
+  const r = await killAndWatch(run.child, workers);
+  expect(r.left).toEqual([]);
+  expect(r.ms).toBeLessThan(2000);
 }
 
 /** kill -9 of `app`, then: how long until each of its capture processes was gone. */
@@ -82,14 +92,7 @@ describe('kill -9 of the app leaves no capture process', { timeout: 60_000 }, ()
   });
 
   it('record audio, while its capture process is stuck listing devices in native code', async () => {
-    const run = cliInJackWedge(['record', 'audio', '--length-ms', '1000', '--data-dir', await dataDir()], { ...server.env, CAPTURE_DESK_AUDIO_HOST: 'jack' });
-    cleanups.push(() => stopChild(run.child));
-    await run.ready;
-    const workers = await waitForCaptureProcess(run.child.pid!);
-    await stuckInJack(workers[0]!);
-    const r = await killAndWatch(run.child, workers);
-    expect(r.left).toEqual([]);
-    expect(r.ms).toBeLessThan(2000);
+    await killedWhileStuck(['record', 'audio', '--length-ms', '1000', '--data-dir', await dataDir()]);
   });
 
   it('connect --microphone, while recording for the platform', async () => {
@@ -112,14 +115,7 @@ describe('kill -9 of the app leaves no capture process', { timeout: 60_000 }, ()
       'connect', '--microphone', '--device-id', 'stuck-mic', '--json', '--data-dir', await newDataDir(), '--project-id', String(PROJECT_ID),
       '--remote-mgmt-url', p.remote.url, '--ingestion-url', p.ingestion.url, '--management-url', p.ingestion.managementUrl, '--api-key', API_KEY,
     ];
-    const run = cliInJackWedge(args, { ...server.env, CAPTURE_DESK_AUDIO_HOST: 'jack' });
-    cleanups.push(() => stopChild(run.child));
-    await run.ready;
-    const workers = await waitForCaptureProcess(run.child.pid!);
-    await stuckInJack(workers[0]!);
-    const r = await killAndWatch(run.child, workers);
-    expect(r.left).toEqual([]);
-    expect(r.ms).toBeLessThan(2000);
+    await killedWhileStuck(args);
   });
 
   it('a capture process that could not notice (stopped when its app was killed) is ended by the next run', async () => {

@@ -6,3 +6,4 @@ export function playTone(o: { env: Record<string, string>; sink: string; tones: 
 export function testPulseFromEnv(): { env: { PULSE_SERVER: string }; sink: string };
 export interface PrivateSink { sink: string; env: Record<string, string>; unload(): Promise<void> }
 export function privateSink(serverEnv: Record<string, string>, name?: string): Promise<PrivateSink>;
+export function toneMicrophone(serverEnv: Record<string, string>, freq: number, cleanups: Array<() => unknown>): Promise<Record<string, string>>;

@@ -134,3 +134,16 @@ export async function privateSink(serverEnv, name = `cd_${process.pid}_${Math.ra
     },
   };
 }
+
+/**
+ * A microphone of the test's own that hears a steady tone of `freq` Hz: a private sink with the
+ * tone playing into it. Returns the environment that points a capture process at it; what to
+ * undo afterwards goes to `cleanups` (the tone first, then the sink).
+ */
+export async function toneMicrophone(serverEnv, freq, cleanups) {
+  const priv = await privateSink(serverEnv);
+  cleanups.push(() => priv.unload());
+  const tone = playTone({ env: priv.env, sink: priv.sink, tones: [{ freq, amp: 0.5 }] });
+  cleanups.push(() => tone.stop());
+  return priv.env;
+}
