@@ -6,12 +6,10 @@ import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
 import { serialLinesFactory } from '../core/serial/serial-lines-source.js';
 import { StreamHub } from '../core/stream/stream-hub.js';
 import type { RecordLinesOptions } from './record-lines-options.js';
+import { takeEnded } from './take-end.js';
 
 export type { RecordLinesOptions };
 import { recordNordicTake } from './record-serial-nordic.js';
-
-/** How long past its set length a take waits for readings a stalled board has not sent, then keeps what came. */
-const RECORD_TAIL_MS = 2000;
 
 /**
  * Headless capture of a numeric-line board: the same source, hub and recorder the app uses, so
@@ -35,19 +33,7 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   const startStats = reader.snapshot();
   process.stderr.write(`Recording ${o.lengthMs} ms from ${o.path}…\n`);
 
-  // Ends when the set length is counted in the board's readings, on Ctrl+C, or when the board goes
-  // away (kept as incomplete). The host's clock only says when to stop waiting for readings that
-  // do not come (a stalled board): a tail after the length, then what arrived is kept.
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, o.lengthMs + RECORD_TAIL_MS);
-    const stop = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    rec.onInterrupt(stop);
-    rec.length!.onFull(stop);
-  });
+  await takeEnded(o.lengthMs, { onInterrupt: (cb) => rec.onInterrupt(cb), onFull: (cb) => rec.length!.onFull(cb) });
   // A loss just before the take's end shows only in the readings after it: they are read (not
   // kept) until the reader has judged the take's last reading, then its losses are counted.
   const lost = await rec.lostInTake(hub.reading(sourceId), CONFIRM_MAX_MS);

@@ -5,9 +5,8 @@ import type { SerialReader } from '../core/serial/serial-reader.js';
 import { describeGaps, takeGaps } from '../core/samples/quality/take-gaps.js';
 import { SENSOR_TYPE_NAMES } from '../core/serial/nordic/units.js';
 import type { RecordLinesOptions } from './record-lines-options.js';
+import { takeEnded } from './take-end.js';
 
-/** How long past its set length a take waits for samples a stalled link has not delivered. */
-const RECORD_TAIL_MS = 2000;
 /** How long a take with gaps waits for the board's next session info, which says which of them it dropped itself. */
 const SESSION_INFO_WAIT_MS = 5500;
 
@@ -29,16 +28,7 @@ export async function recordNordicTake(o: RecordLinesOptions, hub: StreamHub, re
     sourceId, label: o.label, category: o.category, metadata: o.metadata, deviceName: o.deviceName, deviceType: 'NORDIC_DATA_FORWARDER', lengthMs: o.lengthMs, rateHz: hz,
   });
   process.stderr.write(`Recording ${o.lengthMs} ms (${rec.target} samples) from ${o.path}…\n`);
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, o.lengthMs + RECORD_TAIL_MS);
-    const stop = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    rec.onInterrupt(stop);
-    rec.onFull(stop);
-  });
+  await takeEnded(o.lengthMs, rec);
   // Whose the gaps were (the board's `dr`) comes with its next session info.
   const gapsIn = (p: TakePart) => (p.firstReading !== null && p.lastReading !== null ? reader.gapsBetween(p.firstReading, p.lastReading) : []);
   const unsure = () => rec.parts.some((p) => gapsIn(p).some((g) => g.device < g.count));
