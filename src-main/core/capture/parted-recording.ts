@@ -1,18 +1,14 @@
 import { join } from 'node:path';
-import type { Category, Sample, StreamInfo, StructuredLabel } from '../contract/contract.js';
+import type { Sample, StreamInfo, StructuredLabel } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { RowTiming, StreamHub } from '../stream/stream-hub.js';
 import { RECORDINGS_DIR } from '../recordings/recordings-folder.js';
 import { SensorRecorder } from './sensor-recorder.js';
+import type { RecordingRequest } from './stream-recording.js';
 
-export interface PartedRequest {
-  sourceId: string;
-  label: string | null;
-  category: Category;
-  metadata: Record<string, string>;
-  deviceName?: string;
-  deviceType: string;
+/** A stream recording's request, with the length counted at the board's own rate. */
+export interface PartedRequest extends Omit<RecordingRequest, 'length'> {
   /** The take's set length, counted in the board's samples at `rateHz` over all parts; null: until finish(). */
   lengthMs: number | null;
   /** The board's own rate (a Nordic board says it): exact, so the count is exact. */
