@@ -87,13 +87,11 @@ export class RecordingService {
     const sessionId = randomUUID();
     const parts: Session['parts'] = [];
     try {
-      // Every source streams before any take begins: the takes of one session then start together
-      // (a board's would otherwise be over before a microphone had warmed up).
+      // Each source records from the moment it has started, so that what it recorded is kept if a
+      // later one fails to start (issue 13). Open: with a set length, a board's take therefore starts
+      // before a microphone that is still warming up (a take of each, not quite simultaneous).
       for (const sourceId of o.sourceIds) {
         await this.d.hub.start(sourceId);
-        if (sourceId.startsWith(AUDIO_PREFIX)) await this.d.audio?.input.whenLive(10_000);
-      }
-      for (const sourceId of o.sourceIds) {
         const req = { sourceId, label: o.label, category: o.category, metadata: { ...o.metadata, session: sessionId } };
         if (sourceId.startsWith(AUDIO_PREFIX)) {
           const audio = this.d.audio;
