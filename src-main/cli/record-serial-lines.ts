@@ -7,9 +7,12 @@ import { serialLinesFactory } from '../core/serial/serial-lines-source.js';
 import { StreamHub } from '../core/stream/stream-hub.js';
 import type { RecordLinesOptions } from './record-lines-options.js';
 import { takeEnded } from './take-end.js';
+import { recordNordicTake } from './record-serial-nordic.js';
 
 export type { RecordLinesOptions };
-import { recordNordicTake } from './record-serial-nordic.js';
+
+/** How long the stream is read after a full take at least, before its rate and losses are said. */
+const CONFIRM_MIN_MS = 400;
 
 /**
  * Headless capture of a numeric-line board: the same source, hub and recorder the app uses, so
@@ -36,7 +39,9 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   await takeEnded(o.lengthMs, { onInterrupt: (cb) => rec.onInterrupt(cb), onFull: (cb) => rec.length!.onFull(cb) });
   // A loss just before the take's end shows only in the readings after it: they are read (not
   // kept) until the reader has judged the take's last reading, then its losses are counted.
-  const lost = await rec.lostInTake(hub.reading(sourceId), CONFIRM_MAX_MS);
+  // At least CONFIRM_MIN_MS: the rate declared is the estimate after the take (see declaredRate),
+  // and after a host that stalled mid-take the arrivals that follow make it more precise.
+  const lost = await rec.lostInTake(hub.reading(sourceId), CONFIRM_MAX_MS, rec.length!.full ? CONFIRM_MIN_MS : 0);
   const s = reader.snapshot();
   await hub.stopAll();
   const frequencyHz = o.frequencyHz ?? declaredRate(rec.length!.full ? rec.length!.countedHz : null, s.frequencyHz);

@@ -76,8 +76,17 @@ describe('capture-desk record serial --mode lines (PTY board)', () => {
 
   it('keeps a capture cut short by an unplug as an incomplete sample', async () => {
     const { pty } = await lineBoard(cleanups, ['--rate', '100']);
-    const run = runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '20000', '--label', 'cut', '--data-dir', await dataDir()]);
-    await new Promise((r) => setTimeout(r, 2500));
+    // The cable comes out 1 s after the take began (said on stderr), however long the start took.
+    let recording!: () => void;
+    const began = new Promise<void>((r) => (recording = r));
+    const run = runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '20000', '--label', 'cut', '--data-dir', await dataDir()], {
+      onSpawn: (child) => {
+        let said = '';
+        child.stderr!.on('data', (d) => void ((said += d), said.includes('Recording ') && recording()));
+      },
+    });
+    await began;
+    await new Promise((r) => setTimeout(r, 1000));
     await pty.close(); // the USB cable comes out
     const r = await run;
     expect(r.code).toBe(1);

@@ -144,14 +144,16 @@ export class StreamRecording {
    * last one (a loss shows only in the arrivals after it; waited for up to `maxWaitMs`), wherever
    * in the stream they were found from: not those lost while the stream was being detected, nor
    * after the take. null when the source does not count its readings or the take holds none.
+   * `minWaitMs`: read the stream at least that long after the take (a later estimate of the rate).
    */
-  async lostInTake(reading: SourceReading | undefined, maxWaitMs: number): Promise<number | null> {
+  async lostInTake(reading: SourceReading | undefined, maxWaitMs: number, minWaitMs = 0): Promise<number | null> {
     this.stopTaking();
     const first = this.firstReading;
     const last = this.lastReading;
     if (!reading || first === null || last === null) return null;
-    const until = performance.now() + maxWaitMs;
-    while (this.interruption === null && reading.judgedThrough() < last && performance.now() < until) await new Promise((r) => setTimeout(r, 25));
+    const from = performance.now();
+    const waiting = () => this.interruption === null && performance.now() - from < maxWaitMs && (reading.judgedThrough() < last || performance.now() - from < minWaitMs);
+    while (waiting()) await new Promise((r) => setTimeout(r, 25));
     return Math.max(0, reading.lostBefore(last) - reading.lostBefore(first));
   }
 

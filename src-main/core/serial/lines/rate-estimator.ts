@@ -89,6 +89,8 @@ export class RateEstimator {
   #fit: RateFit | null = null;
   #sinceFit = 0;
   #fitAt = -Infinity;
+  /** Readings (as `lines` counts them) whose losses the last fit has judged: see judgedThrough(). */
+  #judged = 0;
   /**
    * Every change to the losses found, by the reading it comes before: reading number after which
    * the loss lies → lines. Never evicted with the ring, so a long take's losses are counted from
@@ -141,10 +143,7 @@ export class RateEstimator {
   }
 
   snapshot(): RateSnapshot {
-    // As often as add() would refit, no more: a snapshot taken after every chunk must not give
-    // another answer than one taken twice a second (the search for losses is greedy, and each
-    // refit can only add to what the last one found).
-    this.#refitIfDue();
+    this.#refreshFit();
     const fit = this.#fit;
     const base = { droppedLines: this.#dropped, dropsDetectable: this.#lossWindow() !== null, pauses: this.#pauses, lines: this.#lines };
     if (!fit || this.#lines < 3 || fit.spanLines < 2) {
@@ -168,7 +167,7 @@ export class RateEstimator {
    * counts as before all of that chunk's lines. Readings older than the window count its oldest.
    */
   lostBefore(line: number): number {
-    this.#refitIfDue();
+    this.#refreshFit();
     let lost = 0;
     for (const [after, lines] of this.#lossLog) if (after < line) lost += lines;
     return lost;
@@ -180,11 +179,8 @@ export class RateEstimator {
    * reaches its last reading. All of them when losses cannot be told from jitter anyway.
    */
   judgedThrough(): number {
-    this.#refitIfDue();
-    const w = this.#lossWindow();
-    if (w === null || !this.#fit || this.#fit.points < MIN_POINTS_FOR_LOSSES) return this.#fit ? this.#lines : 0;
-    const i = this.#size - Math.ceil(1.5 * w) - 1;
-    return i < 0 ? 0 : this.#c[(this.#head + i) % this.#cap]!;
+    this.#refreshFit();
+    return this.#judged;
   }
 
   /** The current estimate without refitting (cheap enough for every batch); null until there is one. */
@@ -194,7 +190,18 @@ export class RateEstimator {
     return { frequencyHz: 1000 / fit.slope, relativeError: fit.relError };
   }
 
-  /** add()'s refit cadence, for a reader that asks between chunks: never more often than add() would. */
+  /**
+   * For a reader that asks for an answer (stats twice a second, a take's end): the points since
+   * the last fit are fitted, unless that was under 20 ms ago. A caller that asks every batch
+   * (a take nearing its count) reads current() instead, which never refits.
+   */
+  #refreshFit(): void {
+    if (this.#sinceFit === 0 || this.#size === 0) return;
+    const last = this.#t[(this.#head + this.#size - 1) % this.#cap]!;
+    if (this.#size < 32 || last - this.#fitAt >= MIN_REFIT_INTERVAL_MS) this.#refit(last);
+  }
+
+  /** add()'s refit cadence. */
   #refitIfDue(): void {
     if (this.#sinceFit === 0 || this.#size === 0) return;
     const last = this.#t[(this.#head + this.#size - 1) % this.#cap]!;
@@ -218,6 +225,7 @@ export class RateEstimator {
     this.#sinceFit = 0;
     this.#fitAt = -Infinity;
     this.#lossLog.clear();
+    this.#judged = 0;
   }
 
   #append(t: number): void {
@@ -255,6 +263,11 @@ export class RateEstimator {
     this.#fit = fit;
     this.#sizeBigGaps(count);
     this.#findLosses(count);
+    // The search judges all but the newest 1.5 windows of points (see #findLosses); with losses
+    // not detectable at all, every reading is as judged as it will ever be.
+    const w = this.#lossWindow();
+    const i = w === null ? count - 1 : count - Math.ceil(1.5 * w) - 1;
+    this.#judged = i < 0 ? 0 : this.#c[(this.#head + i) % this.#cap]!;
   }
 
   /**
