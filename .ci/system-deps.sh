@@ -18,6 +18,8 @@
 #                             besides python's zipfile, so our zip writer is checked against two)
 #   mount                     mount/umount: disk-full tests mount a tiny tmpfs (present on most images;
 #                             named because a test needs it)
+#   util-linux                unshare and nsenter: test/env.sh and the JACK-lock tests use a private
+#                             /dev/shm (essential on Debian; named because tests need it)
 #   gdb                       the stale-JACK-lock tests (test/support/audio/jack-wedge.sh) stop a libjack
 #                             user while it holds the metadata lock and kill it there; libjack itself
 #                             comes with libasound2-plugins
@@ -27,4 +29,4 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   socat udev libsecret-1-dev dbus gnome-keyring \
   pulseaudio pulseaudio-utils libasound2-plugins \
-  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl unzip mount gdb >/dev/null
+  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl unzip mount util-linux gdb >/dev/null
