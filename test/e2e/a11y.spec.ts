@@ -8,7 +8,7 @@ import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { PRESETS } from '../support/models/test-model.mjs';
 import { audit } from './a11y.js';
-import { addFiles, openView } from './app-page.js';
+import { addFiles, openView, openPort, switchToAtMode } from './app-page.js';
 import { expect, test } from './fixtures.js';
 import { tableRow } from './sample-views.js';
 import { addModel, gestureRows, importSamples } from './seed.js';
@@ -40,8 +40,7 @@ test('Live: the first-run checklist, a board streaming with the model under it, 
     await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(10);
     await audit(page, 'Live: the simulator streaming, the first-run checklist open');
 
-    await page.getByLabel('Open a port by path').fill(pty.hostPath);
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await openPort(page, pty.hostPath);
     await expect(page.getByTestId('stream-health')).toBeVisible({ timeout: 15_000 });
     await expect(page.getByTestId('remote-devices')).toBeVisible();
     const model = page.getByTestId('live-model');
@@ -145,23 +144,12 @@ function toneFile(name: string) {
   return { name, mimeType: 'audio/wav', buffer: encodeWav(pcm, { sampleRate: 16_000 }) };
 }
 
-test('Live: a board with the platform firmware, recorded on the board (AT mode)', async ({ page, shell }) => {
-  const pty = await openPtyPair();
-  const board = spawn(process.execPath, [AT_BOARD, '--port', pty.boardPath, '--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05'], { stdio: 'ignore' });
-  try {
-    await page.goto(shell.url);
-    await page.getByLabel('Open a port by path').fill(pty.hostPath);
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
-    const settings = page.getByTestId('port-settings');
-    await settings.getByLabel('Mode').selectOption('at');
-    await settings.getByRole('button', { name: 'Apply' }).click();
-    const panel = page.getByTestId('at-panel');
-    await expect(panel.getByTestId('at-board')).toContainText('SIMULATED_AT_BOARD', { timeout: 15_000 });
-    await audit(page, 'Live: a board in AT mode, its panel');
-  } finally {
-    board.kill('SIGKILL');
-    await pty.close();
-  }
+test('Live: a board with the platform firmware, recorded on the board (AT mode)', async ({ page, shell, board }) => {
+  const pty = await board(AT_BOARD, ['--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05']);
+  await page.goto(shell.url);
+  await openPort(page, pty.hostPath);
+  await switchToAtMode(page);
+  await audit(page, 'Live: a board in AT mode, its panel');
 });
 
 test('Samples: the confirmation of an action on all matching samples', async ({ page, shell }) => {

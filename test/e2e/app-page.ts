@@ -1,9 +1,46 @@
-import type { Page, TestInfo } from '@playwright/test';
+import type { Locator, Page, TestInfo } from '@playwright/test';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import type { IngestionServer } from '../support/ingestion-server/server.js';
 import { expect } from './fixtures.js';
 
 /** Steps through the UI shared by the e2e specs: they use the app the way a person would. */
+
+/**
+ * Opens a board by the path typed into the Live view (the way a person adds a port no list shows);
+ * with `rowsOver`, waits until the live view has received more rows than that.
+ */
+export async function openPort(page: Page, path: string, o: { rowsOver?: number } = {}): Promise<void> {
+  await page.getByLabel('Open a port by path').fill(path);
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+  if (o.rowsOver !== undefined) {
+    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(o.rowsOver);
+  }
+}
+
+/** The Live view with the board at `path` open and chosen, once more than `rowsOver` rows came in. */
+export async function openBoardLive(page: Page, path: string, rowsOver: number): Promise<void> {
+  await openView(page, 'Live');
+  await openPort(page, path, { rowsOver });
+  await expect(page.locator(`[data-source-id="serial:${path}"]`)).toHaveAttribute('aria-selected', 'true');
+}
+
+/** Presses each key after its pause in ms: events marked while a take records, at a person's pace. */
+export async function pressAfterPauses(page: Page, steps: Array<[ms: number, key: string]>): Promise<void> {
+  for (const [ms, key] of steps) {
+    await page.waitForTimeout(ms);
+    await page.keyboard.press(key);
+  }
+}
+
+/** Switches the open port to the platform's AT firmware in its settings; the AT panel once the board answers. */
+export async function switchToAtMode(page: Page): Promise<Locator> {
+  const settings = page.getByTestId('port-settings');
+  await settings.getByLabel('Mode').selectOption('at');
+  await settings.getByRole('button', { name: 'Apply' }).click();
+  const panel = page.getByTestId('at-panel');
+  await expect(panel.getByTestId('at-board')).toContainText('SIMULATED_AT_BOARD', { timeout: 15_000 });
+  return panel;
+}
 
 export async function openView(page: Page, name: 'Live' | 'Samples' | 'Settings'): Promise<void> {
   // The Samples tab carries a badge ("paused", "3 to upload"), so match the start of the name.

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openPtyPair } from '../support/boards/pty.js';
-import { connectPlatform, openView } from './app-page.js';
+import { connectPlatform, openView, openPort } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
@@ -14,9 +14,7 @@ test('a board over a PTY is recorded with events marked by number keys; the uplo
     await page.goto(shell.url);
     await connectPlatform(page, platform, 'ei_test_key');
     await openView(page, 'Live');
-    await page.getByLabel('Open a port by path').fill(pty.hostPath);
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
-    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(100);
+    await openPort(page, pty.hostPath, { rowsOver: 100 });
 
     const panel = page.getByTestId('record-bar');
     await panel.getByLabel('Label', { exact: true }).fill('gesture');

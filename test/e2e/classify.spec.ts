@@ -7,7 +7,7 @@ import { seriesOf } from '../support/ingestion-server/classify-data.js';
 import { classifySeries, DEFAULT_IMPULSE, slidingWindows, type EmulatedImpulse } from '../support/ingestion-server/classify-model.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import type { IngestionServer } from '../support/ingestion-server/server.js';
-import { addFiles, connectPlatform, openView } from './app-page.js';
+import { addFiles, connectPlatform, openView, openBoardLive } from './app-page.js';
 import { modelFilterFinds, tableRow } from './sample-views.js';
 import { expect, test } from './fixtures.js';
 
@@ -17,6 +17,8 @@ import { expect, test } from './fixtures.js';
  * classified; the bands read back from the page at the x positions the windows' times give on the
  * plot's scale, each announcing its confidence when it takes keyboard focus; errors in words; a
  * kept result shown again after a reload without a new request.
+ *
+ * One file over 400 lines: its three tests share the helpers that read bands off the plot.
  */
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
@@ -41,14 +43,6 @@ function platformAnswer(platform: Platform, impulse: EmulatedImpulse, block = 0)
       return { ...s, label, confidence, anomaly: results[i]!['anomaly'] ?? null };
     }),
   };
-}
-
-async function openPort(page: Page, path: string): Promise<void> {
-  await openView(page, 'Live');
-  await page.getByLabel('Open a port by path').fill(path);
-  await page.getByRole('button', { name: 'Open', exact: true }).click();
-  await expect(page.locator(`[data-source-id="serial:${path}"]`)).toHaveAttribute('aria-selected', 'true');
-  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(100);
 }
 
 /** A take of `seconds` to testing, uploaded when saved, started and ended with Space. */
@@ -122,7 +116,7 @@ test('a PTY board take uploaded to testing, classified from its sample view: ban
     board = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100', '--axes', '3'], { stdio: 'ignore' });
     await page.goto(shell.url);
     await connectPlatform(page, platform, KEY);
-    await openPort(page, pty.hostPath);
+    await openBoardLive(page, pty.hostPath, 100);
     // The capture option is off by default: the take is uploaded, not classified.
     await expect(page.getByTestId('classify-after-upload')).not.toBeChecked();
     await recordTake(page, 'wave', 3);

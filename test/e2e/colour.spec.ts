@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { openPtyPair } from '../support/boards/pty.js';
 import { audit } from './a11y.js';
-import { openView } from './app-page.js';
+import { openView, openPort } from './app-page.js';
 import { expect, test } from './fixtures.js';
 import { tableRow } from './sample-views.js';
 import { addModel, gestureRows, importSamples } from './seed.js';
@@ -75,8 +75,7 @@ test('the live model strip writes each label on its stretch at 100 % and 200 % z
   try {
     await page.goto(shell.url);
     await openView(page, 'Live');
-    await page.getByLabel('Open a port by path').fill(pty.hostPath);
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await openPort(page, pty.hostPath);
     await expect(page.getByTestId('stream-health')).toBeVisible({ timeout: 15_000 });
     const model = page.getByTestId('live-model');
     await model.getByTestId('model-pick').selectOption('gestures');

@@ -2,6 +2,8 @@ import { test as base } from '@playwright/test';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openPtyPair } from '../support/boards/pty.js';
 import { startServe } from '../support/cli.js';
 import { startIngestionServer, type IngestionServer } from '../support/ingestion-server/server.js';
 
@@ -9,6 +11,8 @@ interface Fixtures {
   shell: { url: string; dataDir: string };
   /** The ingestion service and management API emulator, running inside the test process. */
   platform: IngestionServer & { projectId: number };
+  /** Starts a board script (test/support/boards) on a pseudo-terminal of its own; ended after the test (close() unplugs it sooner). */
+  board: (script: string, args: string[]) => Promise<{ hostPath: string; child: ChildProcess; close(): Promise<void> }>;
 }
 
 /** Each test gets its own `capture-desk serve` with its own data directory: tests own their world. */
@@ -30,6 +34,19 @@ export const test = base.extend<Fixtures>({
     const srv = await startIngestionServer({ projectId });
     await use(Object.assign(srv, { projectId }));
     await srv.close();
+  },
+  board: async ({}, use) => {
+    const ends: Array<() => Promise<void>> = [];
+    await use(async (script, args) => {
+      const pty = await openPtyPair();
+      const child = spawn(process.execPath, [script, '--port', pty.boardPath, ...args], { stdio: 'ignore' });
+      ends.push(async () => {
+        child.kill('SIGKILL');
+        await pty.close();
+      });
+      return { hostPath: pty.hostPath, child, close: () => pty.close() };
+    });
+    for (const end of ends.reverse()) await end();
   },
 });
 

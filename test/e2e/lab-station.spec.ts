@@ -17,6 +17,15 @@ import { expect, test } from './fixtures.js';
 // fingerprint with the printed one instead, as this spec does through the DevTools protocol.
 test.use({ ignoreHTTPSErrors: true });
 
+/** A station's data folder and a platform for a project of its own, with a key made for this test. */
+async function stationAndPlatform(keyKind: string) {
+  const dataDir = await stationDir();
+  const projectId = 1000 + Math.floor(Math.random() * 1_000_000);
+  const apiKey = `ei_${keyKind}_${Date.now()}_${Math.floor(Math.random() * 1e9)}`;
+  const platform = await startIngestionServer({ projectId, apiKeys: [apiKey] });
+  return { dataDir, projectId, apiKey, platform };
+}
+
 async function stationDir(): Promise<string> {
   const dataDir = join(await mkdtemp(join(tmpdir(), 'cd-e2e-station-')), 'data');
   await mkdir(dataDir, { recursive: true });
@@ -53,10 +62,7 @@ async function fillPlatform(page: import('@playwright/test').Page, platform: { u
 
 test('over HTTPS with the self-signed certificate: printed fingerprint, no token in the address, live data over WSS, a key typed in Settings nowhere on disk', async ({ page }, testInfo) => {
   test.setTimeout(90_000);
-  const dataDir = await stationDir();
-  const projectId = 1000 + Math.floor(Math.random() * 1_000_000);
-  const apiKey = `ei_station_${Date.now()}_${Math.floor(Math.random() * 1e9)}`;
-  const platform = await startIngestionServer({ projectId, apiKeys: [apiKey] });
+  const { dataDir, projectId, apiKey, platform } = await stationAndPlatform('station');
   const serve = await startServe(['--self-signed', '--port', '0', '--data-dir', dataDir]);
   try {
     const token = new URL(serve.url).pathname.split('/')[1]!;
@@ -116,10 +122,7 @@ test('over HTTPS with the self-signed certificate: printed fingerprint, no token
 
 test('without a keychain: CAPTURE_DESK_API_KEY is used from memory, a take recorded on the page is uploaded, the key is in no file', async ({ page }, testInfo) => {
   test.setTimeout(90_000);
-  const dataDir = await stationDir();
-  const projectId = 1000 + Math.floor(Math.random() * 1_000_000);
-  const apiKey = `ei_envkey_${Date.now()}_${Math.floor(Math.random() * 1e9)}`;
-  const platform = await startIngestionServer({ projectId, apiKeys: [apiKey] });
+  const { dataDir, projectId, apiKey, platform } = await stationAndPlatform('envkey');
   // No D-Bus session: nothing provides the Secret Service.
   const serve = await startServe(['--port', '0', '--data-dir', dataDir], { env: { CAPTURE_DESK_API_KEY: apiKey, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/no-session-bus' } });
   try {

@@ -7,7 +7,7 @@ import type { Page, TestInfo } from '@playwright/test';
 import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { openPtyPair } from '../support/boards/pty.js';
 import { PRESETS, writeTestModel, zipTestModel } from '../support/models/test-model.mjs';
-import { openView, screenshot } from './app-page.js';
+import { openView, screenshot, openPort } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
 /**
@@ -116,8 +116,7 @@ test('the model under the live plot: idle → wave as the board moves, the strip
     await expect(page.locator('[data-testid=model][data-name=gestures]')).toBeVisible({ timeout: 15_000 });
 
     await openView(page, 'Live');
-    await page.getByLabel('Open a port by path').fill(pty.hostPath);
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await openPort(page, pty.hostPath);
     await expect(page.locator(`[data-source-id="serial:${pty.hostPath}"]`)).toHaveAttribute('aria-selected', 'true');
     // The board's own stream (the simulator's has no health line), then a second of it.
     await expect(page.getByTestId('stream-health')).toBeVisible({ timeout: 15_000 });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openPtyPair } from '../support/boards/pty.js';
+import { openPort } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
 const NORDIC_BOARD = fileURLToPath(new URL('../support/boards/nordic-board.mjs', import.meta.url));
@@ -10,8 +11,7 @@ test('a Nordic data-forwarder board is told by its stream, plotted with its name
   const board = spawn(process.execPath, [NORDIC_BOARD, '--port', pty.boardPath, '--rate', '400', '--channels', '9', '--si-every-ms', '1000', '--garbage-every', '200', '--lose-every', '1000:3', '--name', 'TAG-e2e'], { stdio: 'ignore' });
   try {
     await page.goto(shell.url);
-    await page.getByLabel('Open a port by path').fill(pty.hostPath);
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await openPort(page, pty.hostPath);
     await expect(page.locator(`[data-source-id="serial:${pty.hostPath}"]`)).toHaveAttribute('aria-selected', 'true');
 
     const health = page.getByTestId('stream-health');

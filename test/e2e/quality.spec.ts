@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openPtyPair } from '../support/boards/pty.js';
-import { connectPlatform, openView, screenshot } from './app-page.js';
+import { connectPlatform, openView, screenshot, openPort } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
@@ -24,10 +24,8 @@ test('a capture with gaps gets an error badge and is held back; "Upload anyway" 
     await screenshot(page, testInfo, 'quality-settings');
 
     await openView(page, 'Live');
-    await page.getByLabel('Open a port by path').fill(pty.hostPath);
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
     // A few stalls go by before the capture starts, as when a person sets up the next recording.
-    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(300);
+    await openPort(page, pty.hostPath, { rowsOver: 300 });
     const bar = page.getByTestId('record-bar');
     await bar.getByLabel('Label', { exact: true }).fill('gapped');
     await bar.getByLabel('Length (s)').fill('4');

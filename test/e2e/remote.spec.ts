@@ -9,7 +9,7 @@ import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { openPtyPair } from '../support/boards/pty.js';
 import { startRemoteManagement, type RemoteMgmtServer } from '../support/remote-mgmt/server.js';
 import type { IngestionServer } from '../support/ingestion-server/server.js';
-import { connectPlatform, openView, saveKey, screenshot } from './app-page.js';
+import { connectPlatform, openView, saveKey, screenshot, openPort } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
 // The platform records from this laptop: a source switched on in the device list becomes a
@@ -41,6 +41,16 @@ async function pointAtPlatform(page: Page, platform: Platform, rm: RemoteMgmtSer
 }
 
 /** Every text the row's state line showed, as the page saw it (a reconnect can be brief). */
+/** Keyboard only: focus the row's "Connect to platform" switch, press Space, wait until it is online. */
+async function connectByKeyboard(page: Page, row: Locator): Promise<void> {
+  const toggle = row.getByRole('switch', { name: 'Connect to platform' });
+  await expect(toggle).not.toBeChecked();
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await expect(toggle).toBeChecked();
+  await expect(row.getByTestId('remote-state')).toHaveText('Online', { timeout: 20_000 });
+}
+
 async function recordStates(row: Locator): Promise<() => Promise<string[]>> {
   await row.evaluate((el) => {
     const seen: string[] = [];
@@ -83,21 +93,13 @@ test('a numeric board connected from the device list: online, recorded from the 
   try {
     await page.goto(shell.url);
     await pointAtPlatform(page, platform, rm);
-    await page.getByLabel('Open a port by path').fill(pty.hostPath);
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
-    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(100);
+    await openPort(page, pty.hostPath, { rowsOver: 100 });
 
     const sourceId = `serial:${pty.hostPath}`;
     const row = page.locator(`[data-testid="remote-device"][data-remote-source="${sourceId}"]`);
     // The simulator's data is not real: it gets no switch.
     await expect(page.locator('[data-testid="remote-device"][data-remote-source="simulated:imu"]')).toHaveCount(0);
-    const toggle = row.getByRole('switch', { name: 'Connect to platform' });
-    await expect(toggle).not.toBeChecked();
-    // Keyboard only: focus the switch and press Space.
-    await toggle.focus();
-    await page.keyboard.press('Space');
-    await expect(toggle).toBeChecked();
-    await expect(row.getByTestId('remote-state')).toHaveText('Online', { timeout: 20_000 });
+    await connectByKeyboard(page, row);
     await expect.poll(() => rm.connected().length).toBe(1);
     const deviceId = rm.connected()[0]!.deviceId;
     // Not renamed yet: the row names the device by its id, as the platform does.
@@ -187,21 +189,14 @@ test('a board with the platform firmware connected from the device list: its own
     await openView(page, 'Live');
 
     // Added by path, then switched to the official firmware in the port's settings.
-    await page.getByLabel('Open a port by path').fill(pty.hostPath);
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await openPort(page, pty.hostPath);
     const settings = page.getByTestId('port-settings');
     await settings.getByLabel('Mode').selectOption({ label: 'platform firmware (AT)' });
     await settings.getByRole('button', { name: 'Apply' }).click();
     await expect(page.getByTestId('at-panel').getByTestId('at-board')).toContainText('E2E_AT_BOARD', { timeout: 15_000 });
 
-    // Keyboard only: the switch in the device list, then Space.
     const row = page.locator(`[data-testid="remote-device"][data-remote-source="serial:${pty.hostPath}"]`);
-    const toggle = row.getByRole('switch', { name: 'Connect to platform' });
-    await expect(toggle).not.toBeChecked();
-    await toggle.focus();
-    await page.keyboard.press('Space');
-    await expect(toggle).toBeChecked();
-    await expect(row.getByTestId('remote-state')).toHaveText('Online', { timeout: 20_000 });
+    await connectByKeyboard(page, row);
     // The board's own id from AT+CONFIG?, in the row and on the platform, with its type and sensors.
     await expect(row.getByTestId('remote-name')).toHaveText(BOARD_ID);
     await expect.poll(() => rm.connected().length).toBe(1);

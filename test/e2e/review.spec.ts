@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
-import { addFiles, openView, screenshot } from './app-page.js';
+import { addFiles, openView, pressAfterPauses, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
 /** 10 s of three axes at 100 Hz, with a spike the plot must show at any zoom. */
@@ -144,14 +144,7 @@ test('a capture with marked events shows them in the sample view and splits arou
   await page.locator('body').click({ position: { x: 5, y: 400 } });
   await page.keyboard.press('Space');
   await expect(page.getByTestId('recording-indicator')).toContainText('REC');
-  await page.waitForTimeout(400);
-  await page.keyboard.press('1');
-  await page.waitForTimeout(500);
-  await page.keyboard.press('2');
-  await page.waitForTimeout(500);
-  await page.keyboard.press('0');
-  await page.waitForTimeout(400);
-  await page.keyboard.press('Space');
+  await pressAfterPauses(page, [[400, '1'], [500, '2'], [500, '0'], [400, 'Space']]);
   await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 10_000 });
 
   await openView(page, 'Samples');

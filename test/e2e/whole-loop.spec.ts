@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { openPtyPair, type PtyPair } from '../support/boards/pty.js';
-import { connectPlatform, openView, screenshot } from './app-page.js';
+import { connectPlatform, openBoardLive, openView, pressAfterPauses, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
 /**
@@ -15,14 +15,6 @@ import { expect, test } from './fixtures.js';
 const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const rows = (page: Page) => page.getByTestId('sample-table').locator('tbody tr');
 const named = (page: Page, name: RegExp) => page.getByTestId('sample-table').locator('tbody tr', { has: page.locator('td.name', { hasText: name }) });
-
-async function openPort(page: Page, path: string, atLeastRows: number): Promise<void> {
-  await openView(page, 'Live');
-  await page.getByLabel('Open a port by path').fill(path);
-  await page.getByRole('button', { name: 'Open', exact: true }).click();
-  await expect(page.locator(`[data-source-id="serial:${path}"]`)).toHaveAttribute('aria-selected', 'true');
-  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(atLeastRows);
-}
 
 /** Keys go to the page, not to the field that had focus. */
 const focusPage = (page: Page) => page.locator('body').click({ position: { x: 5, y: 400 } });
@@ -54,7 +46,7 @@ test('record with events → review, crop, split → quality hold on a gapped ca
     await screenshot(page, testInfo, '01-settings');
 
     // 1. The clean board, recorded until stopped, with two events marked; kept local for review.
-    await openPort(page, clean.hostPath, 100);
+    await openBoardLive(page, clean.hostPath, 100);
     const bar = page.getByTestId('record-bar');
     await bar.getByLabel('Label', { exact: true }).fill('gesture');
     await bar.getByLabel('Length (s)').fill('');
@@ -67,12 +59,7 @@ test('record with events → review, crop, split → quality hold on a gapped ca
     await focusPage(page);
     await page.keyboard.press('Space');
     await expect(page.getByTestId('recording-indicator')).toContainText('REC');
-    await page.waitForTimeout(500);
-    await page.keyboard.press('1');
-    await page.waitForTimeout(600);
-    await page.keyboard.press('2');
-    await page.waitForTimeout(600);
-    await page.keyboard.press('0');
+    await pressAfterPauses(page, [[500, '1'], [600, '2'], [600, '0']]);
     await page.waitForTimeout(500);
     await expect(page.getByTestId('marked-events').locator('li')).toHaveCount(2);
     await screenshot(page, testInfo, '02-recording-with-events');
@@ -81,7 +68,7 @@ test('record with events → review, crop, split → quality hold on a gapped ca
     await expect(page.getByRole('status').filter({ hasText: 'Saved 1 sample; kept local (not queued).' })).toBeVisible();
 
     // 2. The stalling board, 3 s, straight to the queue: the quality rule holds it back.
-    await openPort(page, stalling.hostPath, 300);
+    await openBoardLive(page, stalling.hostPath, 300);
     await bar.getByLabel('Label', { exact: true }).fill('gapped');
     await bar.getByLabel('Length (s)').fill('3');
     await bar.getByLabel('Upload when saved').check();

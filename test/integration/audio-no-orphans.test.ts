@@ -54,6 +54,17 @@ async function killedWhileStuck(args: string[]): Promise<void> {
   expect(r.ms).toBeLessThan(2000);
 }
 
+/** `record audio` from a tone microphone, once it records: the CLI and its capture processes. */
+async function recordingAudio(): Promise<{ child: ChildProcess; workers: number[] }> {
+  const env = await toneEnv(1000);
+  const child = spawn(process.execPath, [CLI, 'record', 'audio', '--length-ms', '30000', '--data-dir', await dataDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  cleanups.push(() => stopChild(child));
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  await waitForText(() => err, 'Recording 30000 ms');
+  return { child, workers: await waitForCaptureProcess(child.pid!) };
+}
+
 /** kill -9 of `app`, then: how long until each of its capture processes was gone. */
 async function killAndWatch(app: ChildProcess, workers: number[]): Promise<{ ms: number; left: number[] }> {
   strays.push(...workers);
@@ -79,13 +90,7 @@ function waitForText(get: () => string, text: string, timeoutMs = 20_000): Promi
 
 describe('kill -9 of the app leaves no capture process', { timeout: 60_000 }, () => {
   it('record audio, while recording', async () => {
-    const env = await toneEnv(1000);
-    const child = spawn(process.execPath, [CLI, 'record', 'audio', '--length-ms', '30000', '--data-dir', await dataDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    cleanups.push(() => stopChild(child));
-    let err = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-    await waitForText(() => err, 'Recording 30000 ms');
-    const workers = await waitForCaptureProcess(child.pid!);
+    const { child, workers } = await recordingAudio();
     const r = await killAndWatch(child, workers);
     expect(r.left).toEqual([]);
     expect(r.ms).toBeLessThan(2000);
@@ -119,13 +124,7 @@ describe('kill -9 of the app leaves no capture process', { timeout: 60_000 }, ()
   });
 
   it('a capture process that could not notice (stopped when its app was killed) is ended by the next run', async () => {
-    const env = await toneEnv(1000);
-    const first = spawn(process.execPath, [CLI, 'record', 'audio', '--length-ms', '30000', '--data-dir', await dataDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    cleanups.push(() => stopChild(first));
-    let err = '';
-    first.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-    await waitForText(() => err, 'Recording 30000 ms');
-    const workers = await waitForCaptureProcess(first.pid!);
+    const { child: first, workers } = await recordingAudio();
     strays.push(...workers);
     for (const pid of workers) process.kill(pid, 'SIGSTOP'); // its watcher thread stops with it
     first.kill('SIGKILL');

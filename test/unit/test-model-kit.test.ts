@@ -2,6 +2,7 @@
 // real WebAssembly export (conventions, traps, aborts, leaks) and answer what expectedTop predicts,
 // or every loader test built on it proves nothing. Glue always runs in a worker thread: aborts and
 // process-wide handlers must not reach the vitest process.
+// One file over 400 lines: every test here reads the same built kit (one build in beforeAll).
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { normalize, type CaptureOptions, type CaptureStatus, type PcmBatch } from './capture-options.js';
 import { CoreError, toWireError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { LevelMonitor, type LevelMonitorOptions, type LevelReport } from './levels.js';
+import { LevelMonitor, type LevelReport } from './levels.js';
 import { chooseAudioHost, envForHost, type HostChoice } from './audio-host.js';
+import type { AudioSupervisorOptions } from './supervisor-options.js';
 import { deathErrorFor, openFailedError } from './capture-failures.js';
 import { endLeftovers } from './leftovers.js';
 import { diagnoseStuck, stuckError } from './stuck-audio.js';
@@ -13,40 +13,9 @@ import { PreRollBuffer } from './pre-roll.js';
 import { defaultWorkerPath, forkWorker, WorkerLink, type SpawnWorker } from './worker-link.js';
 import { type AudioDevice, type FromWorker, type StartRequest, type StartResult, type StopResult } from './worker-protocol.js';
 
-export type { DeviceChange };
+export type { DeviceChange, AudioSupervisorOptions };
 // The capture's shapes live in capture-options.ts; importers of the supervisor keep finding them here.
 export * from './capture-options.js';
-
-export interface AudioSupervisorOptions {
-  log: Logger;
-  /** Default: dist/audio/capture-worker.js next to the running bundle (see worker-link.ts). */
-  workerPath?: string;
-  /** Environment of the capture process (default: this process's). */
-  env?: NodeJS.ProcessEnv;
-  /** Replaces forking workerPath (tests). */
-  spawn?: SpawnWorker;
-  /**
-   * After the capture process dies or the device drops out, try to start the same capture again
-   * after these delays (the app); false = report and stay failed (the CLI).
-   */
-  restartDelaysMs?: number[] | false;
-  /** Longest pre-roll a recording can ask for. */
-  maxPreRollMs?: number;
-  /** How often watchDevices() looks at the device list. */
-  devicePollMs?: number;
-  level?: Omit<LevelMonitorOptions, 'sampleRate'>;
-  /** Engine settings passed to the worker (see worker-protocol.ts). */
-  latencySeconds?: number;
-  presencePollMs?: number;
-  stallMs?: number;
-  requestTimeoutMs?: number;
-  /** Longest a device listing may take before the sound system counts as stuck (default 8 s). */
-  listTimeoutMs?: number;
-  /** Longest opening a device may take before the sound system counts as stuck (default 15 s). */
-  openTimeoutMs?: number;
-  /** Which sound system a new capture process uses (default: chooseAudioHost, see audio-host.ts). */
-  chooseHost?: () => Promise<HostChoice>;
-}
 
 interface Session {
   link: WorkerLink;

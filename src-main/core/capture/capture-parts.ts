@@ -77,15 +77,7 @@ export async function sensorPart(
   });
   const badAtStart = stats()?.badLines ?? 0;
   const atStart = stats();
-  return {
-    sourceId: req.sourceId,
-    get rows() {
-      return rec.rows;
-    },
-    get interruption() {
-      return rec.interruption;
-    },
-    onInterrupt: (cb) => rec.onInterrupt(cb),
+  return partOver(req.sourceId, rec, {
     onFull: (cb) => rec.length?.onFull(cb),
     finish: async (o) => {
       // The take's own losses, once the reader has judged its last reading (see lostInTake).
@@ -105,8 +97,7 @@ export async function sensorPart(
         extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart), ...(lost === null ? {} : { dropped_lines: lost }), ...knownLosses(hub, req.sourceId, rec, rateHz) },
       });
     },
-    discard: () => rec.discard(),
-  };
+  });
 }
 
 /**
@@ -124,15 +115,7 @@ async function partedSensorPart(
   const { lengthMs, ...request } = req;
   const rec = await PartedRecording.start(hub, store, { ...request, deviceType: 'NORDIC_DATA_FORWARDER', lengthMs, rateHz });
   const atStart = stats();
-  return {
-    sourceId: req.sourceId,
-    get rows() {
-      return rec.rows;
-    },
-    get interruption() {
-      return rec.interruption;
-    },
-    onInterrupt: (cb) => rec.onInterrupt(cb),
+  return partOver(req.sourceId, rec, {
     onFull: (cb) => rec.onFull(cb),
     finish: (o) => {
       const st = stats();
@@ -144,19 +127,16 @@ async function partedSensorPart(
         structuredLabels: (offset, rows) => (rec.parts.length > 1 ? null : o.structuredLabels(rows + offset)),
         extra: (p) => {
           const gaps = p.firstReading !== null && p.lastReading !== null ? takeGaps(hub.gapsBetween(req.sourceId, p.firstReading, p.lastReading) ?? [], p.firstReading, rateHz) : [];
-          const lost = gaps.reduce((n, g) => n + g.count, 0);
-          const device = gaps.reduce((n, g) => n + g.device, 0);
           return {
-            source: req.sourceId, protocol: 'nordic', frequency_hz: rateHz, device_name: st?.deviceName ?? null,
+            source: req.sourceId, frequency_hz: rateHz, device_name: st?.deviceName ?? null,
             rejected_lines: Math.max(0, (st?.badLines ?? 0) - (atStart?.badLines ?? 0)),
-            gaps, lost_samples: lost, device_drops: device, transport_lost: lost - device, dropped_lines: lost,
+            ...gapCounts(gaps),
             ...(p.restart ? { restarted: { previous_sid: p.restart['previousSid'] ?? null, sid: p.restart['sid'] ?? null } } : {}),
           };
         },
       });
     },
-    discard: () => rec.discard(),
-  };
+  });
 }
 
 /**
@@ -168,10 +148,34 @@ function knownLosses(hub: StreamHub, sourceId: string, rec: StreamRecording, hz:
   if (rec.firstReading === null || rec.lastReading === null) return {};
   const gaps = hub.gapsBetween(sourceId, rec.firstReading, rec.lastReading);
   if (gaps === null) return {};
-  const placed = takeGaps(gaps, rec.firstReading, hz);
-  const lost = placed.reduce((n, g) => n + g.count, 0);
-  const device = placed.reduce((n, g) => n + g.device, 0);
-  return { protocol: 'nordic', gaps: placed, lost_samples: lost, device_drops: device, transport_lost: lost - device, dropped_lines: lost };
+  return gapCounts(takeGaps(gaps, rec.firstReading, hz));
+}
+
+/** A numbered source's take: its gaps and their totals (the board's own drops apart from the link's). */
+function gapCounts(gaps: ReturnType<typeof takeGaps>): Record<string, unknown> {
+  const lost = gaps.reduce((n, g) => n + g.count, 0);
+  const device = gaps.reduce((n, g) => n + g.device, 0);
+  return { protocol: 'nordic', gaps, lost_samples: lost, device_drops: device, transport_lost: lost - device, dropped_lines: lost };
+}
+
+/** What every kind of part shows the same way: its recording's rows, interruption and discard. */
+function partOver(
+  sourceId: string,
+  rec: Pick<StreamRecording, 'rows' | 'interruption' | 'onInterrupt' | 'discard'>,
+  own: Pick<CapturePart, 'onFull' | 'finish'>,
+): CapturePart {
+  return {
+    sourceId,
+    get rows() {
+      return rec.rows;
+    },
+    get interruption() {
+      return rec.interruption;
+    },
+    onInterrupt: (cb) => rec.onInterrupt(cb),
+    discard: () => rec.discard(),
+    ...own,
+  };
 }
 
 /** How long a microphone may take to deliver its set length after the session's timer ran out (the device buffers ~0.2 s). */
