@@ -88,6 +88,36 @@ describe('microphones in the app (real PulseAudio virtual microphone)', () => {
     expect(boardSample.structuredLabels!.map((l) => l.label)).toEqual(['hum', 'beep', 'hum']);
   }, 60_000);
 
+  it('a board and a cold microphone in one session: both takes begin together, each exactly the set length from there', async () => {
+    const server = testPulseFromEnv();
+    const tone = playTone({ env: server.env, sink: server.sink, tones: [{ freq: 1000, amp: 0.5 }] });
+    cleanups.push(() => tone.stop());
+    const { call, saved } = await setup(server.env);
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
+    await call('serial.addPath', { path: pty.hostPath });
+    const serial = `serial:${pty.hostPath}`;
+    await call('stream.start', { sourceId: serial });
+    // Counted once the reader's estimate has settled (see countingRate): give it a few seconds of lines.
+    await pause(3000);
+    // The microphone is not capturing yet: the session starts it, and it takes a while to deliver audio.
+    const asked = performance.now();
+    const st = await call<RecordingStatus>('record.start', { sourceIds: [serial, 'audio:default'], label: 'both', category: 'training', lengthMs: 1500, queue: false });
+    const startup = performance.now() - asked;
+    await call('record.mark', { sessionId: st.sessionId, label: 'knock' });
+    const done = await saved(st.sessionId, 20_000);
+    expect(done).toMatchObject({ state: 'saved', error: null });
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    const board = samples.find((s) => s.kind === 'sensor' && s.metadata.session === st.sessionId)!;
+    const mic = samples.find((s) => s.kind === 'audio' && s.metadata.session === st.sessionId)!;
+    expect(board.extra).toMatchObject({ rows: 150 });
+    expect(mic.extra).toMatchObject({ rows: 24_000 });
+    // The mark came right after the session started: in both takes it lands at the same moment
+    // from their start, although the board was streaming all through the microphone's start-up.
+    const boardAt = board.structuredLabels!.find((l) => l.label === 'knock')!.startIndex / 100;
+    const micAt = mic.structuredLabels!.find((l) => l.label === 'knock')!.startIndex / 16_000;
+    expect(Math.abs(boardAt - micAt), `board mark at ${boardAt} s, microphone mark at ${micAt} s, start-up ${startup.toFixed(0)} ms`).toBeLessThan(0.1);
+  }, 60_000);
+
   it('a microphone pulled out mid-recording: a typed error in the status, the partial WAV kept as incomplete', async () => {
     const pulse = await startPulse({ sink: 'unplugme' }); // a sound server of its own, to pull out
     cleanups.push(() => pulse.stop());

@@ -22,6 +22,11 @@ export interface AudioRecordingOptions {
   preRollMs?: number;
   /** Queue the sample for upload once saved. */
   queue?: boolean;
+  /**
+   * The take begins at begin(), not at start (a session whose other sources are still starting):
+   * the pre-roll is taken and the length counted from then; no audio before it is kept.
+   */
+  beginsLater?: boolean;
   extra?: Record<string, unknown>;
   /**
    * Asked when the sample is saved, for what is only known then: the events marked while
@@ -53,7 +58,7 @@ export interface RecordingOutcome {
  */
 export class AudioRecording {
   readonly sampleRate: number;
-  readonly preRollFrames: number;
+  #preRollFrames = 0;
   /** Resolves when the sample is saved (at the set length, on stop(), or on a capture error). */
   readonly done: Promise<RecordingOutcome>;
   /** Resolves when it takes no more audio (its set length reached, stopped, or an error), before saving. */
@@ -61,7 +66,9 @@ export class AudioRecording {
   readonly #o: AudioRecordingOptions;
   readonly #store: SampleStore;
   readonly #device: string;
-  readonly #limit: number; // frames to write in total (Infinity = until stop)
+  #limit = Infinity; // frames to write in total (Infinity = until stop, or until it begins)
+  #begun = false;
+  readonly #sup: AudioInput;
   readonly #reserved: { id: string; tempPath: string };
   #writer: WavFileWriter | null = null;
   #queued: Int16Array[] = []; // batches that came before the writer was open
@@ -77,12 +84,8 @@ export class AudioRecording {
     this.#store = store;
     this.sampleRate = sampleRate;
     this.#device = sup.status.device?.name ?? 'unknown';
-    // Pre-roll and subscription in the same tick: no batch is lost or written twice between them.
-    const pre = o.preRollMs ? sup.preRoll(o.preRollMs) : new Int16Array(0);
-    this.preRollFrames = pre.length;
-    this.#limit = o.lengthMs == null ? Infinity : pre.length + Math.round((o.lengthMs * sampleRate) / 1000);
-    if (pre.length) this.#take(pre);
-    this.#offs.push(sup.pcm.on((b: PcmBatch) => this.#take(b.pcm)));
+    this.#sup = sup;
+    if (!o.beginsLater) this.begin();
     this.#offs.push(sup.errors.on((err) => this.#end(err)));
     // The capture was stopped or restarted with other settings: this recording is over.
     this.#offs.push(sup.states.on((st) => (st.state !== 'capturing' ? this.#end(null) : undefined)));
@@ -119,6 +122,22 @@ export class AudioRecording {
 
   get frames(): number {
     return this.#frames;
+  }
+
+  get preRollFrames(): number {
+    return this.#preRollFrames;
+  }
+
+  /** The take begins now (at once unless beginsLater): the pre-roll before this moment, then the audio from it. */
+  begin(): void {
+    if (this.#begun || this.#ending) return;
+    this.#begun = true;
+    // Pre-roll and subscription in the same tick: no batch is lost or written twice between them.
+    const pre = this.#o.preRollMs ? this.#sup.preRoll(this.#o.preRollMs) : new Int16Array(0);
+    this.#preRollFrames = pre.length;
+    this.#limit = this.#o.lengthMs == null ? Infinity : pre.length + Math.round((this.#o.lengthMs * this.sampleRate) / 1000);
+    if (pre.length) this.#take(pre);
+    this.#offs.push(this.#sup.pcm.on((b: PcmBatch) => this.#take(b.pcm)));
   }
 
   get #notePath(): string {

@@ -47,6 +47,12 @@ export interface CapturePart {
   /** Set when the source dropped out mid-way; the part is then saved as incomplete. */
   readonly interruption: unknown;
   onInterrupt(cb: (err: unknown) => void): void;
+  /**
+   * Every source of the session has started: the take begins now. What the part recorded before
+   * (while later sources were starting) is left out of its sample, and its length counts from here;
+   * never called when the session fails to start, so what it recorded then is kept whole.
+   */
+  begin(): void;
   /** Called once the part holds its set length (counted in its own rows or frames); never without one. */
   onFull(cb: () => void): void;
   /** One sample; several when the source restarted mid-take (a Nordic board: one per session, never joined). */
@@ -74,10 +80,16 @@ export async function sensorPart(
     ...request,
     deviceType: info.simulated ? 'SIMULATED' : req.sourceId.split(':')[0]!.toUpperCase(),
     length: lengthMs ? { ms: lengthMs, rateHz } : undefined,
+    beginsLater: true,
   });
-  const badAtStart = stats()?.badLines ?? 0;
-  const atStart = stats();
+  let badAtStart = stats()?.badLines ?? 0;
+  let atStart = stats();
   return partOver(req.sourceId, rec, {
+    begin: () => {
+      rec.begin();
+      badAtStart = stats()?.badLines ?? 0;
+      atStart = stats();
+    },
     onFull: (cb) => rec.length?.onFull(cb),
     finish: async (o) => {
       // The take's own losses, once the reader has judged its last reading (see lostInTake).
@@ -113,9 +125,13 @@ async function partedSensorPart(
   rateHz: number,
 ): Promise<CapturePart> {
   const { lengthMs, ...request } = req;
-  const rec = await PartedRecording.start(hub, store, { ...request, deviceType: 'NORDIC_DATA_FORWARDER', lengthMs, rateHz });
-  const atStart = stats();
+  const rec = await PartedRecording.start(hub, store, { ...request, deviceType: 'NORDIC_DATA_FORWARDER', lengthMs, rateHz, beginsLater: true });
+  let atStart = stats();
   return partOver(req.sourceId, rec, {
+    begin: () => {
+      rec.begin();
+      atStart = stats();
+    },
     onFull: (cb) => rec.onFull(cb),
     finish: (o) => {
       const st = stats();
@@ -162,7 +178,7 @@ function gapCounts(gaps: ReturnType<typeof takeGaps>): Record<string, unknown> {
 function partOver(
   sourceId: string,
   rec: Pick<StreamRecording, 'rows' | 'interruption' | 'onInterrupt' | 'discard'>,
-  own: Pick<CapturePart, 'onFull' | 'finish'>,
+  own: Pick<CapturePart, 'begin' | 'onFull' | 'finish'>,
 ): CapturePart {
   return {
     sourceId,
@@ -203,6 +219,7 @@ export async function audioPart(
     lengthMs: req.lengthMs,
     preRollMs: req.preRollMs,
     extra: { source: req.sourceId },
+    beginsLater: true,
     // Reaching its length or losing the device ends the audio, but the sample is saved when the
     // session finishes: only then are the event marks and the queue decision final.
     atSave: async (frames, error) => {
@@ -231,6 +248,7 @@ export async function audioPart(
       return interruption;
     },
     onInterrupt: (cb) => void listeners.push(cb),
+    begin: () => rec.begin(),
     // The recording stops taking audio at its frame count (or on an error, said through onInterrupt).
     onFull: (cb) => void (req.lengthMs !== null ? rec.ended.then(cb) : undefined),
     finish: async (o) => {

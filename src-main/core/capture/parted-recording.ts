@@ -13,6 +13,8 @@ export interface PartedRequest extends Omit<RecordingRequest, 'length'> {
   lengthMs: number | null;
   /** The board's own rate (a Nordic board says it): exact, so the count is exact. */
   rateHz: number;
+  /** The take begins at begin(), not at start (see RecordingRequest.beginsLater). */
+  beginsLater?: boolean;
 }
 
 /** One part of a take: the samples of one board session. */
@@ -31,6 +33,8 @@ export interface TakePart {
   recorder: SensorRecorder | null;
   /** Rows that came while its recorder was being opened (copies; a few ms of them). */
   held: Array<{ values: Float64Array; rows: number; timing: RowTiming | undefined }>;
+  /** The take began after this many of `held` (begin() came while the recorder was being opened). */
+  heldBeforeBegin: number | null;
 }
 
 /**
@@ -45,6 +49,7 @@ export class PartedRecording {
   #total = 0;
   readonly #target: number | null;
   #full = false;
+  #begun: boolean;
   #untap: () => void = () => {};
   readonly #onFull: Array<() => void> = [];
   readonly #onInterrupt: Array<(err: unknown) => void> = [];
@@ -56,6 +61,25 @@ export class PartedRecording {
     readonly info: StreamInfo,
   ) {
     this.#target = request.lengthMs === null ? null : Math.max(1, Math.round((request.lengthMs * request.rateHz) / 1000));
+    this.#begun = !request.beginsLater;
+  }
+
+  /**
+   * The take begins with the next sample: what came before is left out of it (parts the board
+   * ended by restarting before then are dropped whole) and its length is counted from here.
+   */
+  begin(): void {
+    if (this.#begun) return;
+    this.#begun = true;
+    for (const p of this.parts) {
+      p.rows = 0;
+      p.firstReading = null;
+      p.lastReading = null;
+    }
+    const part = this.parts.at(-1)!;
+    if (part.recorder) part.recorder.beginTakeHere();
+    else part.heldBeforeBegin = part.held.length;
+    this.#total = 0;
   }
 
   static async start(hub: StreamHub, store: SampleStore, req: PartedRequest): Promise<PartedRecording> {
@@ -92,7 +116,7 @@ export class PartedRecording {
   #newPart(): TakePart {
     const dir = join(this.store.dataDir, RECORDINGS_DIR);
     const part: TakePart = {
-      index: this.parts.length, rows: 0, firstReading: null, lastReading: null, endedBy: null, restart: null, recorder: null, held: [],
+      index: this.parts.length, rows: 0, firstReading: null, lastReading: null, endedBy: null, restart: null, recorder: null, held: [], heldBeforeBegin: null,
       opening: SensorRecorder.start(dir, {
         ...(this.request.deviceName === undefined ? {} : { deviceName: this.request.deviceName }),
         deviceType: this.request.deviceType,
@@ -103,7 +127,12 @@ export class PartedRecording {
     void part.opening.then((r) => {
       part.recorder = r;
       r.onFailure((err) => this.#interrupted(err));
-      for (const h of part.held.splice(0)) r.append(h.values, h.rows, h.timing);
+      const held = part.held.splice(0);
+      for (const [i, h] of held.entries()) {
+        if (i === part.heldBeforeBegin) r.beginTakeHere();
+        r.append(h.values, h.rows, h.timing);
+      }
+      if (part.heldBeforeBegin === held.length) r.beginTakeHere();
     }, (err: unknown) => this.#interrupted(err));
     this.parts.push(part);
     return part;
@@ -112,7 +141,7 @@ export class PartedRecording {
   #rows(values: ArrayLike<number>, rows: number, now: StreamInfo, timing: RowTiming | undefined): void {
     if (this.interruption || this.#full) return;
     if (now.axes.length !== this.info.axes.length) return; // another shape cannot join this take
-    const keep = this.#target === null ? rows : Math.max(0, Math.min(rows, this.#target - this.#total));
+    const keep = this.#target === null || !this.#begun ? rows : Math.max(0, Math.min(rows, this.#target - this.#total));
     if (keep === 0) return;
     const part = this.parts.at(-1)!;
     if (part.recorder) part.recorder.append(values, keep, timing);
@@ -123,7 +152,7 @@ export class PartedRecording {
     }
     part.rows += keep;
     this.#total += keep;
-    if (this.#target !== null && this.#total >= this.#target) {
+    if (this.#begun && this.#target !== null && this.#total >= this.#target) {
       this.#full = true;
       for (const cb of this.#onFull.splice(0)) cb();
     }

@@ -86,11 +86,12 @@ export class RecordingService {
     }
     const sessionId = randomUUID();
     const parts: Session['parts'] = [];
+    // Each source records from the moment it has started, so that what it recorded is kept if a
+    // later one fails to start (issue 13); once all have started, every take begins at once (begin()).
+    // The microphone goes last: it warms up for a while (a board records meanwhile, for nothing).
+    const order = [...o.sourceIds.filter((id) => !id.startsWith(AUDIO_PREFIX)), ...o.sourceIds.filter((id) => id.startsWith(AUDIO_PREFIX))];
     try {
-      // Each source records from the moment it has started, so that what it recorded is kept if a
-      // later one fails to start (issue 13). Open: with a set length, a board's take therefore starts
-      // before a microphone that is still warming up (a take of each, not quite simultaneous).
-      for (const sourceId of o.sourceIds) {
+      for (const sourceId of order) {
         await this.d.hub.start(sourceId);
         const req = { sourceId, label: o.label, category: o.category, metadata: { ...o.metadata, session: sessionId } };
         if (sourceId.startsWith(AUDIO_PREFIX)) {
@@ -104,7 +105,7 @@ export class RecordingService {
     } catch (err) {
       // Sources that started before another failed: what they already recorded is kept (local,
       // not queued, marked incomplete with the reason); only a part with nothing in it is removed.
-      const failedSource = o.sourceIds[parts.length] ?? 'a source';
+      const failedSource = order[parts.length] ?? 'a source';
       const why = (err as Error).message;
       const kept: string[] = [];
       const lost: string[] = [];
@@ -137,6 +138,7 @@ export class RecordingService {
       ].filter(Boolean).join(' ');
       throw new CoreError(err instanceof CoreError ? err.code : 'Unavailable', `${why.replace(/\.?$/, '.')} ${after}`, err instanceof CoreError ? err.details : undefined);
     }
+    for (const p of parts) p.begin();
     const status: RecordingStatus = { sessionId, state: 'recording', sourceIds: o.sourceIds, startedAt: new Date().toISOString(), lengthMs: o.lengthMs ?? null, sampleIds: [], queued: 0, held: 0, error: null, events: [], interruptions: [], platform: o.platform ?? null };
     let settle!: (s: RecordingStatus) => void;
     const settled = new Promise<RecordingStatus>((r) => (settle = r));

@@ -35,6 +35,9 @@ export class SensorRecorder {
   readonly id: string;
   readonly width: number;
   #rows = 0;
+  #bytes = 0;
+  /** Rows (and their bytes in the rows file) from before the take began: not part of the sample. */
+  #skip = { rows: 0, bytes: 0 };
   #out: WriteStream;
   /** Opened with the first timed batch. */
   #times: WriteStream | null = null;
@@ -62,8 +65,23 @@ export class SensorRecorder {
     return new SensorRecorder(dir, header, id);
   }
 
+  /** Rows appended so far, those before the take began included. */
   get rows(): number {
     return this.#rows;
+  }
+
+  /** Rows appended before the take began (see beginTakeHere). */
+  get skippedRows(): number {
+    return this.#skip.rows;
+  }
+
+  /**
+   * The take begins with the next row: what came before stays in the rows file (a crash leaves it
+   * to recovery) but not in the sample. A session of several sources records each from its own
+   * start and begins all their takes at once when the last has started (see recording-service.ts).
+   */
+  beginTakeHere(): void {
+    this.#skip = { rows: this.#rows, bytes: this.#bytes };
   }
 
   /** The rows file, where every row appended so far is kept until the sample is written. */
@@ -89,8 +107,10 @@ export class SensorRecorder {
   append(values: ArrayLike<number>, rows: number, timing?: RowTiming): void {
     if (this.#failed) return;
     if (rows === 0) return;
-    this.#out.write(encodeRows(values, this.width, rows));
+    const encoded = encodeRows(values, this.width, rows);
+    this.#out.write(encoded);
     this.#rows += rows;
+    this.#bytes += encoded.length;
     if (timing) {
       if (!this.#timing) {
         this.#timing = new TimingLog();
@@ -122,17 +142,18 @@ export class SensorRecorder {
     if (!this.#out.destroyed) await new Promise<void>((res) => this.#out.end(() => res()));
     await this.#endTimes();
     if (this.#failed) throw await this.#kept(this.#failed);
-    if (this.#rows === 0) {
+    const rows = this.#rows - this.#skip.rows;
+    if (rows === 0) {
       await this.#removeFiles();
       throw new CoreError('InvalidArguments', 'Nothing was recorded: no valid rows arrived. Check that the board is printing numbers, one reading per line.');
     }
     try {
-      await writeAcquisition(target, this.rowsPath, this.#rows, this.header, o);
+      await writeAcquisition(target, this.rowsPath, rows, this.header, o, this.#skip.bytes);
     } catch (err) {
       throw await this.#kept(storageError(err, dirname(target)));
     }
     await this.#removeFiles();
-    return { rows: this.#rows };
+    return { rows };
   }
 
   /** The error to report when the rows stay in the recordings folder: what failed, how many rows are safe, what to do. */
@@ -162,13 +183,14 @@ export class SensorRecorder {
   }
 }
 
-/** Streams header + rows into `target`, signs in place, fsyncs. */
+/** Streams header + rows (the rows file from byte `fromByte` on) into `target`, signs in place, fsyncs. */
 export async function writeAcquisition(
   target: string,
   rowsFile: string,
   rows: number,
   h: Pick<RecordingHeader, 'deviceName' | 'deviceType' | 'sensors'>,
   o: { intervalMs: number; hmacKey?: string | undefined; iat?: number },
+  fromByte = 0,
 ): Promise<void> {
   const payload = {
     ...(h.deviceName === undefined ? {} : { device_name: h.deviceName }),
@@ -189,7 +211,7 @@ export async function writeAcquisition(
     await fh.write(prefix);
     hmac?.update(prefix);
     let pos = prefix.length;
-    for await (const chunk of createReadStream(rowsFile)) {
+    for await (const chunk of createReadStream(rowsFile, { start: fromByte })) {
       const b = chunk as Buffer;
       await fh.write(b, 0, b.length, pos);
       hmac?.update(b);

@@ -23,6 +23,11 @@ export interface RecordingRequest {
    * until finish() is kept.
    */
   length?: { ms: number; rateHz: () => number | null } | undefined;
+  /**
+   * The take begins at begin(), not at start: rows before it are recorded (kept should the session
+   * never begin) but are not part of the take, nor counted towards its length.
+   */
+  beginsLater?: boolean;
 }
 
 export interface FinishOptions {
@@ -73,7 +78,18 @@ export class StreamRecording {
     private readonly recorder: SensorRecorder,
     private readonly store: SampleStore,
   ) {
-    this.length = request.length ? new TakeLength(request.length.ms, request.length.rateHz) : null;
+    this.length = request.length ? new TakeLength(request.length.ms, request.length.rateHz, !request.beginsLater) : null;
+  }
+
+  /**
+   * The take begins with the next row (see RecordingRequest.beginsLater): the rows so far are left
+   * out of the sample, its length is counted from here, and its readings are numbered from here.
+   */
+  begin(): void {
+    this.recorder.beginTakeHere();
+    this.length?.begin(this.recorder.rows);
+    this.firstReading = null;
+    this.lastReading = null;
   }
 
   static async start(hub: StreamHub, store: SampleStore, req: RecordingRequest): Promise<StreamRecording> {
@@ -130,8 +146,9 @@ export class StreamRecording {
     this.#onInterrupt.push(cb);
   }
 
+  /** Rows of the take (those before begin() not counted). */
   get rows(): number {
-    return this.recorder.rows;
+    return this.recorder.rows - this.recorder.skippedRows;
   }
 
   /** No more rows from here (the take is over); the source keeps streaming. */

@@ -39,16 +39,29 @@ export class TakeLength {
   #checkedAt = -Infinity;
   #full = false;
   readonly #listeners: Array<() => void> = [];
+  /** Rows kept before the take began (not counted); null: it has not begun, every row is kept uncounted. */
+  #from: number | null;
 
   constructor(
     readonly lengthMs: number,
     /** The stream's rate now: the given one, or the reader's current estimate; null while unknown. */
     private readonly rateHz: () => number | null,
-  ) {}
+    /** false: the take begins only at begin() (a session waiting for its other sources to start). */
+    begun = true,
+  ) {
+    this.#from = begun ? 0 : null;
+  }
+
+  /** The take begins after the `have` rows kept so far: counting starts here. */
+  begin(have: number): void {
+    this.#from ??= have;
+  }
 
   /** How many of `rows` new rows, after `have` rows already kept, belong to the take. */
   accept(have: number, rows: number, nowMs: number): number {
     if (this.#full) return 0;
+    if (this.#from === null) return rows;
+    have -= this.#from;
     const near = this.#target !== null && have + rows >= this.#target * 0.98 - 2;
     // Read every batch near the end (it is the estimate as it stands, no refit), else a few times a second.
     if (this.#target === null || near || nowMs - this.#checkedAt >= 100) {

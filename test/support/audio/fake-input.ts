@@ -49,7 +49,11 @@ export class FakeInput implements AudioInput {
     this.status = { ...this.status, frames: firstFrame + pcm.length };
     this.pcm.emit({ pcm, firstFrame, sampleRate: this.status.sampleRate ?? 16_000 });
   }
-  async whenLive() {}
+  /** whenLive() waits for this (the test sets it to hold a warming-up microphone back). */
+  live: Promise<void> = Promise.resolve();
+  async whenLive() {
+    await this.live;
+  }
   async close() {}
   plug(devices: AudioDevice[]) {
     this.devices = devices;

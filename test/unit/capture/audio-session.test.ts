@@ -122,6 +122,31 @@ describe('recording a microphone in a session', () => {
     expect(kinds.sort()).toEqual([['audio', st.sessionId], ['sensor', st.sessionId]]);
   });
 
+  it('takes of one session begin together: a board started while the microphone warms up keeps none of that wait, counts its length from the common start', async () => {
+    await hub.start('audio:default');
+    await hub.start('simulated:imu', 100);
+    let warmedUp!: () => void;
+    input.live = new Promise<void>((r) => (warmedUp = r));
+    // The board is asked first, yet the microphone is started after it: it warms up for 600 ms.
+    const starting = service.start({ sourceIds: ['simulated:imu', 'audio:default'], label: 'both', category: 'training', lengthMs: 1000, queue: false });
+    await new Promise((r) => setTimeout(r, 600));
+    warmedUp();
+    const st = await starting;
+    // Marked at once: each part's mark lands where its take begins.
+    service.mark(st.sessionId, 'knock');
+    for (let i = 0; i < 10; i++) input.feed(tone(1600));
+    const done = await service.settled(st.sessionId);
+    expect(done).toMatchObject({ state: 'saved', error: null });
+    const board = done.sampleIds.map((id) => store.get(id)).find((s) => s.kind === 'sensor')!;
+    const mic = done.sampleIds.map((id) => store.get(id)).find((s) => s.kind === 'audio')!;
+    // Exactly the set length from the common start: none of the ~60 rows of the warm-up.
+    expect(board.extra).toMatchObject({ rows: 100 });
+    expect(mic.extra).toMatchObject({ rows: 16_000 });
+    expect(board.structuredLabels![0]!.label).toBe('knock');
+    expect(board.structuredLabels![0]!.startIndex).toBeLessThanOrEqual(2);
+    expect(mic.structuredLabels![0]).toMatchObject({ label: 'knock', startIndex: 0 });
+  });
+
   it('no microphone capture in this shell: a typed refusal, nothing left behind', async () => {
     const bare = new RecordingService({ hub, store, bus, log: silentLogger, deviceName: () => 'x', hmacKey: async () => undefined, onSaved: () => {} });
     await hub.start('audio:default');

@@ -46,6 +46,28 @@ describe('SensorRecorder', () => {
     });
   }
 
+  it('a take that begins after the first rows: the sample holds only the rows from there, signed over them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));
+    const rec = await SensorRecorder.start(join(dir, 'recordings'), header);
+    rec.append(rows(5, 0), 5);
+    rec.append(rows(300, 5), 300);
+    rec.beginTakeHere();
+    expect(rec.skippedRows).toBe(305);
+    rec.append(rows(7, 305), 7);
+    rec.append(rows(1000, 312), 1000);
+    const target = join(dir, 'out.cbor');
+    expect(await rec.finish(target, { intervalMs: 10, hmacKey: 'k', iat: 1_700_000_000 })).toEqual({ rows: 1007 });
+    const bytes = await readFile(target);
+    const all = rows(1007, 305);
+    const values = Array.from({ length: 1007 }, (_, r) => all.slice(r * 3, r * 3 + 3));
+    const expected = encodeAcquisition(
+      { protected: { iat: 1_700_000_000 }, payload: { device_name: header.deviceName, device_type: header.deviceType, interval_ms: 10, sensors: header.sensors, values } },
+      { format: 'cbor', hmacKey: 'k' },
+    );
+    expect(bytes.equals(expected)).toBe(true);
+    expect(await readdir(join(dir, 'recordings'))).toEqual([]);
+  });
+
   it('keeps the arrival times of timed rows beside them (one record per batch) and removes them with the recording', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));
     const rec = await SensorRecorder.start(dir, header);

@@ -23,6 +23,23 @@ describe('TakeLength: a take counted in the board\'s readings', () => {
     expect(t.countedHz).toBe(200);
   });
 
+  it('a take that begins later keeps every row uncounted until begin(), then exactly round(L / I) from there', () => {
+    const t = new TakeLength(500, () => 100, false);
+    let have = 0;
+    for (const n of [30, 30, 30]) have += t.accept(have, n, 0); // a microphone still warming up: 0.9 s of rows
+    expect(have).toBe(90);
+    expect(t.full).toBe(false);
+    t.begin(have);
+    const kept = [20, 20, 20].map((n) => {
+      const k = t.accept(have, n, 0);
+      have += k;
+      return k;
+    });
+    expect(kept).toEqual([20, 20, 10]);
+    expect(have - 90).toBe(50);
+    expect(t.full).toBe(true);
+  });
+
   it('does not count at a rough first estimate (nor a 1 Hz placeholder): every row is kept until the estimate is within 1 %', () => {
     let estimate: { frequencyHz: number; relativeError: number } | null = null;
     const t = new TakeLength(10_000, () => countingRate(estimate));
