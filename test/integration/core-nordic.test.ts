@@ -5,9 +5,11 @@ import type { RecordingStatus, Sample, StreamInfo } from '../../src-main/core/co
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { nordicBoard } from '../support/boards/board-on-pty.js';
 import { nordicValue, onWire } from '../support/boards/nordic-wire.mjs';
-import { startCore, useCleanups } from '../support/core-harness.js';
+import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
+import { startCore, useCaptureWorker, useCleanups } from '../support/core-harness.js';
 
 const cleanups = useCleanups();
+const worker = useCaptureWorker();
 
 describe('a Nordic board in the app (through the contract)', () => {
   it('Record across a board restart: two samples, one per session, the set length counted over both, each part in order', async () => {
@@ -35,6 +37,36 @@ describe('a Nordic board in the app (through the contract)', () => {
       v.forEach((row, i) => expect(row).toEqual([0, 1, 2].map((c) => onWire(nordicValue(from + i, c), true))));
     }
   });
+});
+
+describe('a Nordic board beside a microphone', () => {
+  it('a session with a cold microphone: the board\'s take begins with the microphone\'s, not while it warms up, and holds exactly its length in samples', async () => {
+    const server = testPulseFromEnv();
+    const tone = playTone({ env: server.env, sink: server.sink, tones: [{ freq: 440, amp: 0.5 }] });
+    cleanups.push(() => tone.stop());
+    const { call, saved, dataDir } = await startCore(cleanups, { audio: { workerPath: worker(), env: server.env } });
+    const { pty } = await nordicBoard(cleanups, ['--rate', '200', '--channels', '3', '--si-every-ms', '300']);
+    await call('serial.addPath', { path: pty.hostPath });
+    const id = `serial:${pty.hostPath}`;
+    await call('stream.start', { sourceId: id });
+    const st = await call<RecordingStatus>('record.start', { sourceIds: ['audio:default', id], label: 'both', category: 'training', lengthMs: 1000, queue: false });
+    await call('record.mark', { sessionId: st.sessionId, label: 'knock' });
+    const done = await saved(st.sessionId, 20_000);
+    expect(done).toMatchObject({ state: 'saved', error: null });
+    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
+    const board = samples.find((s) => s.kind === 'sensor' && s.metadata.session === st.sessionId)!;
+    const mic = samples.find((s) => s.kind === 'audio' && s.metadata.session === st.sessionId)!;
+    expect(board.extra).toMatchObject({ rows: 200, protocol: 'nordic', lost_samples: 0 });
+    expect(mic.extra).toMatchObject({ rows: 16_000 });
+    // Marked right after the session started: near the start of both takes, the same moment in each.
+    const boardAt = board.structuredLabels!.find((l) => l.label === 'knock')!.startIndex / 200;
+    const micAt = mic.structuredLabels!.find((l) => l.label === 'knock')!.startIndex / 16_000;
+    expect(Math.abs(boardAt - micAt), `board mark at ${boardAt} s, microphone mark at ${micAt} s`).toBeLessThan(0.1);
+    // The take's rows are the board's samples in order, with none missing.
+    const v = decodeAcquisition(await readFile(join(dataDir, board.file)), 'cbor').payload.values;
+    const from = Array.from({ length: 20_000 }, (_, i) => i).find((q) => v[0]!.every((x, c) => x === onWire(nordicValue(q, c), true)))!;
+    v.forEach((row, i) => expect(row).toEqual([0, 1, 2].map((c) => onWire(nordicValue(from + i, c), true))));
+  }, 60_000);
 });
 
 describe('several Nordic boards at once', () => {
