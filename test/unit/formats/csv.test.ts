@@ -111,6 +111,17 @@ describe('decodeCsv', () => {
     expect(csvError('time (min),a\n0,1\n1,1\n')).toMatch(/timestamp units "min" are not known/);
     expect(csvError('timestamp,a\n0,"1\n1,2\n')).toMatch(/line 2: a quoted cell is not closed/);
     expect(csvError('timestamp,a\n0,1\n1,NaN\n')).toMatch(/"NaN" is not a number/);
+    // What the quick reading of plain rows must refuse as the careful one does.
+    for (const cell of ['1 2', 'Infinity', '-Infinity', '1e', '+-1', '.', '-', 'e5', '1.2.3', '1_000', '0b1']) {
+      expect(csvError(`timestamp,a\n0,1\n10,${cell}\n`), cell).toMatch(/line 3, column "a": .* is not a number/);
+    }
+    expect(csvError('timestamp;a\n0;1\n10;1,5,2\n')).toMatch(/line 3, column "a": "1,5,2" is not a number/);
+  });
+
+  it('reads plain numbers as the careful path does: blanks around, signs, exponents, leading dots', () => {
+    const text = 'timestamp,a,b\n0, 1.5 ,-2\n10,\t+.5,1e3\n20,1.,-0.25E-2\n';
+    expect(decodeCsv(text)).toEqual({ interval_ms: 10, sensors: [{ name: 'a', units: 'N/A' }, { name: 'b', units: 'N/A' }], values: [[1.5, -2], [0.5, 1000], [1, -0.0025]] });
+    expect(decodeCsv('t;a\n0;1,5\n10;2\n').values).toEqual([[1.5], [2]]);
   });
 
   it('counts line numbers in the file, blank lines included', () => {
