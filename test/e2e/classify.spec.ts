@@ -230,10 +230,11 @@ test.describe('the microphone', () => {
     await expect(bar.getByTestId('classify-option-note')).toHaveText('Takes going to training are not classified; only testing takes are, unless "every take" is ticked.');
 
     await recordTake(page, 'hum', 4);
-    // Halfway, the hum gets soft.
-    await page.waitForTimeout(2000);
-    await tone.stop();
-    tone = playTone({ ...loud, tones: [{ freq: 440, amp: 0.25 }] });
+    // Halfway through the take, by its own clock on the page (not the test's: a busy machine starts
+    // things late), the hum gets soft, in the same stream.
+    const elapsed = async () => Number(/REC ([\d.]+) s/.exec((await page.getByTestId('recording-indicator').textContent()) ?? '')?.[1] ?? 0);
+    await expect.poll(elapsed, { timeout: 15_000, intervals: [50] }).toBeGreaterThanOrEqual(1.5);
+    tone.setTones([{ freq: 440, amp: 0.25 }]);
     await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
     const said = page.getByTestId('take-classification');
     await expect(said).toContainText(/^Model says: hum: \d of \d+ windows/, { timeout: 30_000 });

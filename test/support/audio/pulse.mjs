@@ -63,6 +63,7 @@ export async function startPulse({ sink = 'testmic', rate = 48000 } = {}) {
  * the machine is busy (the sink then plays silence); 150 ms is smooth enough and robust.
  */
 export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150 }) {
+  let playing = tones;
   // -v: pacat reports "Stream underrun." when it could not keep the sink fed (a glitch of the
   // test rig, not of the capture); they are counted so a benchmark can tell the two apart.
   const pacat = spawn('pacat', ['-v', '--playback', '--raw', '--format=s16le', `--rate=${rate}`, '--channels=1', `--latency-msec=${latencyMs}`, '-d', sink], {
@@ -82,7 +83,7 @@ export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150 }) {
   const source = new Readable({
     read() {
       if (stopped) return void this.push(null);
-      const f = toneSamples(tones, rate, chunk, frame);
+      const f = toneSamples(playing, rate, chunk, frame);
       frame += chunk;
       const b = Buffer.alloc(chunk * 2);
       for (let i = 0; i < chunk; i++) b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(f[i] * 32767))), 2 * i);
@@ -97,6 +98,13 @@ export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150 }) {
     },
     get underruns() {
       return underruns;
+    },
+    /**
+     * Plays other tones from the next chunk on, in the same stream: heard ~0.3 s later (pacat's
+     * latency and what is buffered), where starting another pacat takes as long as a busy machine makes it.
+     */
+    setTones(next) {
+      playing = next;
     },
     async stop() {
       stopped = true;
