@@ -11,7 +11,8 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  external: Object.keys(pkg.dependencies),
+  // Every package stays external as before (electron among them) but zod.
+  external: [...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies).filter((name) => name !== 'zod')],
   sourcemap: 'linked',
   logLevel: 'warning',
   define: { __APP_VERSION__: JSON.stringify(pkg.version) },
