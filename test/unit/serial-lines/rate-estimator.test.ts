@@ -203,6 +203,23 @@ describe('RateEstimator: lost lines and pauses', () => {
     expect(est.judgedThrough()).toBeLessThan(s.lines);
   });
 
+  it('a board that drops readings all day: every loss still counted for any stretch, the open log stays small', () => {
+    // 100 Hz for 10 minutes through a ring of 256, one reading in 50 lost: 1,200 losses.
+    const hz = 100;
+    const dropped = new Set<number>();
+    for (let i = 525; i < 60_000; i += 50) dropped.add(i);
+    const est = new RateEstimator({ maxPoints: 256 });
+    deliver(est, { hz, seconds: 600, pollMs: 1, noiseMs: 0.5, dropped });
+    const sorted = [...dropped].sort((a, b) => a - b);
+    const before = (i: number) => sorted.filter((d) => d < i).length;
+    const reading = (i: number) => i + 1 - before(i);
+    const lostIn = (from: number, to: number) => est.lostBefore(reading(to)) - est.lostBefore(reading(from));
+    for (const [from, to] of [[100, 3000], [1000, 30_000], [30_000, 59_000], [10, 499], [59_000, 59_900]] as const) {
+      expect(lostIn(from, to), `${from}..${to}`).toBe(before(to) - before(from));
+    }
+    expect(est.openLosses).toBeLessThanOrEqual(512);
+  });
+
   it('counts lost lines at 1 Hz as soon as the next lines confirm it', () => {
     const s = estimate({ hz: 1, seconds: 60, pollMs: 16, noiseMs: 2, dropped: new Set([20, 35, 36]) });
     expect(s.droppedLines).toBe(3);
