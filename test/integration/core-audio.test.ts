@@ -5,6 +5,7 @@ import { playTone, startPulse, testPulseFromEnv } from '../support/audio/pulse.m
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { lineBoard } from '../support/boards/board-on-pty.js';
 import { startCore, useCaptureWorker, useCleanups } from '../support/core-harness.js';
+import { boardAndMicrophoneTake } from '../support/session-takes.js';
 
 // The app side of microphones through the real parts: the core with a real AudioSupervisor (its
 // capture process opens the PulseAudio null sink's monitor like a microphone), a tone played into
@@ -100,22 +101,13 @@ describe('microphones in the app (real PulseAudio virtual microphone)', () => {
     // Counted once the reader's estimate has settled (see countingRate): give it a few seconds of lines.
     await pause(3000);
     // The microphone is not capturing yet: the session starts it, and it takes a while to deliver audio.
-    const asked = performance.now();
-    const st = await call<RecordingStatus>('record.start', { sourceIds: [serial, 'audio:default'], label: 'both', category: 'training', lengthMs: 1500, queue: false });
-    const startup = performance.now() - asked;
-    await call('record.mark', { sessionId: st.sessionId, label: 'knock' });
-    const done = await saved(st.sessionId, 20_000);
+    const { done, board, mic, boardAt, micAt, startupMs } = await boardAndMicrophoneTake({ call, saved }, { sourceIds: [serial, 'audio:default'], lengthMs: 1500, boardHz: 100 });
     expect(done).toMatchObject({ state: 'saved', error: null });
-    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
-    const board = samples.find((s) => s.kind === 'sensor' && s.metadata.session === st.sessionId)!;
-    const mic = samples.find((s) => s.kind === 'audio' && s.metadata.session === st.sessionId)!;
     expect(board.extra).toMatchObject({ rows: 150 });
     expect(mic.extra).toMatchObject({ rows: 24_000 });
     // The mark came right after the session started: in both takes it lands at the same moment
     // from their start, although the board was streaming all through the microphone's start-up.
-    const boardAt = board.structuredLabels!.find((l) => l.label === 'knock')!.startIndex / 100;
-    const micAt = mic.structuredLabels!.find((l) => l.label === 'knock')!.startIndex / 16_000;
-    expect(Math.abs(boardAt - micAt), `board mark at ${boardAt} s, microphone mark at ${micAt} s, start-up ${startup.toFixed(0)} ms`).toBeLessThan(0.1);
+    expect(Math.abs(boardAt - micAt), `board mark at ${boardAt} s, microphone mark at ${micAt} s, start-up ${startupMs.toFixed(0)} ms`).toBeLessThan(0.1);
   }, 60_000);
 
   it('a microphone pulled out mid-recording: a typed error in the status, the partial WAV kept as incomplete', async () => {

@@ -7,6 +7,7 @@ import { nordicBoard } from '../support/boards/board-on-pty.js';
 import { nordicValue, onWire } from '../support/boards/nordic-wire.mjs';
 import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { startCore, useCaptureWorker, useCleanups } from '../support/core-harness.js';
+import { boardAndMicrophoneTake } from '../support/session-takes.js';
 
 const cleanups = useCleanups();
 const worker = useCaptureWorker();
@@ -49,18 +50,11 @@ describe('a Nordic board beside a microphone', () => {
     await call('serial.addPath', { path: pty.hostPath });
     const id = `serial:${pty.hostPath}`;
     await call('stream.start', { sourceId: id });
-    const st = await call<RecordingStatus>('record.start', { sourceIds: ['audio:default', id], label: 'both', category: 'training', lengthMs: 1000, queue: false });
-    await call('record.mark', { sessionId: st.sessionId, label: 'knock' });
-    const done = await saved(st.sessionId, 20_000);
+    const { done, board, mic, boardAt, micAt } = await boardAndMicrophoneTake({ call, saved }, { sourceIds: ['audio:default', id], lengthMs: 1000, boardHz: 200 });
     expect(done).toMatchObject({ state: 'saved', error: null });
-    const { samples } = await call<{ samples: Sample[] }>('samples.list', {});
-    const board = samples.find((s) => s.kind === 'sensor' && s.metadata.session === st.sessionId)!;
-    const mic = samples.find((s) => s.kind === 'audio' && s.metadata.session === st.sessionId)!;
     expect(board.extra).toMatchObject({ rows: 200, protocol: 'nordic', lost_samples: 0 });
     expect(mic.extra).toMatchObject({ rows: 16_000 });
     // Marked right after the session started: near the start of both takes, the same moment in each.
-    const boardAt = board.structuredLabels!.find((l) => l.label === 'knock')!.startIndex / 200;
-    const micAt = mic.structuredLabels!.find((l) => l.label === 'knock')!.startIndex / 16_000;
     expect(Math.abs(boardAt - micAt), `board mark at ${boardAt} s, microphone mark at ${micAt} s`).toBeLessThan(0.1);
     // The take's rows are the board's samples in order, with none missing.
     const v = decodeAcquisition(await readFile(join(dataDir, board.file)), 'cbor').payload.values;

@@ -82,12 +82,10 @@ export async function sensorPart(
     length: lengthMs ? { ms: lengthMs, rateHz } : undefined,
     beginsLater: true,
   });
-  let badAtStart = stats()?.badLines ?? 0;
   let atStart = stats();
   return partOver(req.sourceId, rec, {
     begin: () => {
       rec.begin();
-      badAtStart = stats()?.badLines ?? 0;
       atStart = stats();
     },
     onFull: (cb) => rec.length?.onFull(cb),
@@ -106,7 +104,7 @@ export async function sensorPart(
         ...(o.cutShort === undefined && o.note === undefined ? {} : { note: joinNotes(o.note, o.cutShort === undefined ? (rec.interruption !== null ? 'incomplete: the source stopped during the capture' : null) : `incomplete: ${o.cutShort}`) ?? undefined }),
         queue: o.queue && rec.interruption === null,
         structuredLabels: o.structuredLabels(rec.rows),
-        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - badAtStart), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart), ...(lost === null ? {} : { dropped_lines: lost }), ...knownLosses(hub, req.sourceId, rec, rateHz) },
+        extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - (atStart?.badLines ?? 0)), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart), ...(lost === null ? {} : { dropped_lines: lost }), ...knownLosses(hub, req.sourceId, rec, rateHz) },
       });
     },
   });

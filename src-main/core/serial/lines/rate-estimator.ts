@@ -1,5 +1,6 @@
 import { CoreError } from '../../errors.js';
 import { niceRate } from './nice-rates.js';
+import { LossLog } from './loss-log.js';
 import { findFirstLoss, lossScratch, lossWindow, robustSlope, type LossScratch } from './loss-finder.js';
 import { fitRate, fitScratch, segmentSse, type FitScratch, type RateFit } from './rate-fit.js';
 
@@ -62,9 +63,6 @@ const MIN_REFIT_INTERVAL_MS = 20;
  * Lines lost in transit would bias that slope, so each refit also searches the current segment
  * for them (see loss-finder.ts) and re-indexes the points after each one before fitting again.
  */
-/** The loss log folds its settled entries once it holds this many (see #foldLosses). */
-const FOLD_LOSSES_AT = 256;
-
 export class RateEstimator {
   readonly #cap: number;
   readonly #windowMs: number;
@@ -94,17 +92,8 @@ export class RateEstimator {
   #fitAt = -Infinity;
   /** Readings (as `lines` counts them) whose losses the last fit has judged: see judgedThrough(). */
   #judged = 0;
-  /**
-   * The losses found that a refit may still re-size (those inside the ring), by the reading they
-   * come before: reading number after which the loss lies → lines. Entries older than the ring
-   * can no longer change and are folded into #foldedAfter/#foldedTotal, so a long take's losses
-   * are counted from its own first reading however long ago that was, and a board that drops
-   * readings all day costs 16 bytes a loss and a binary search, not a walk over every one.
-   */
-  readonly #lossLog = new Map<number, number>();
-  /** Folded losses in reading order: the reading each lies after, and the lines lost up to it (running total). */
-  #foldedAfter: number[] = [];
-  #foldedTotal: number[] = [];
+  /** Every loss found, by the reading it comes before, for the stream's whole life (see loss-log.ts). */
+  readonly #losses = new LossLog();
 
   constructor(options: RateEstimatorOptions = {}) {
     this.#cap = Math.max(64, Math.floor(options.maxPoints ?? 4096));
@@ -176,22 +165,12 @@ export class RateEstimator {
    */
   lostBefore(line: number): number {
     this.#refreshFit();
-    // The last folded loss before `line` (folded ones all lie before those still in the log).
-    let lo = 0;
-    let hi = this.#foldedAfter.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.#foldedAfter[mid]! < line) lo = mid + 1;
-      else hi = mid;
-    }
-    let lost = lo > 0 ? this.#foldedTotal[lo - 1]! : 0;
-    for (const [after, lines] of this.#lossLog) if (after < line) lost += lines;
-    return lost;
+    return this.#losses.lostBefore(line);
   }
 
-  /** Losses kept apart from the folded ones (a refit may still re-size them): a few hundred at most. */
+  /** Losses a refit may still re-size (see LossLog.open). */
   get openLosses(): number {
-    return this.#lossLog.size;
+    return this.#losses.open;
   }
 
   /**
@@ -235,9 +214,7 @@ export class RateEstimator {
     const ra = (this.#head + a) % this.#cap;
     // The chunk's readings come after the loss: it lies after the previous chunk's last one.
     const after = a > 0 ? this.#c[(this.#head + a - 1) % this.#cap]! : this.#c[ra]! - 1;
-    const had = (this.#lossLog.get(after) ?? 0) + lines;
-    if (had === 0) this.#lossLog.delete(after);
-    else this.#lossLog.set(after, had);
+    this.#losses.add(after, lines);
   }
 
   reset(): void {
@@ -245,9 +222,7 @@ export class RateEstimator {
     this.#fit = null;
     this.#sinceFit = 0;
     this.#fitAt = -Infinity;
-    this.#lossLog.clear();
-    this.#foldedAfter = [];
-    this.#foldedTotal = [];
+    this.#losses.clear();
     this.#judged = 0;
   }
 
@@ -264,27 +239,8 @@ export class RateEstimator {
   #evict(): void {
     this.#head = (this.#head + 1) % this.#cap;
     this.#size--;
-    if (this.#lossLog.size >= FOLD_LOSSES_AT) this.#foldLosses();
-  }
-
-  /**
-   * Moves the losses that lie before the ring's oldest chunk out of the log: a loss is keyed by
-   * the reading before the chunk it precedes (at least the oldest chunk's count less one), so
-   * keys below that can no longer be re-sized.
-   */
-  #foldLosses(): void {
-    const bound = this.#c[this.#head]! - 1;
-    const old: Array<[number, number]> = [];
-    for (const [after, lines] of this.#lossLog) if (after < bound) old.push([after, lines]);
-    if (old.length === 0) return;
-    old.sort((a, b) => a[0] - b[0]);
-    let total = this.#foldedTotal.at(-1) ?? 0;
-    for (const [after, lines] of old) {
-      this.#lossLog.delete(after);
-      total += lines;
-      this.#foldedAfter.push(after);
-      this.#foldedTotal.push(total);
-    }
+    // A loss is keyed by the reading before the chunk it precedes: at least the oldest chunk's count less one.
+    this.#losses.settle(this.#c[this.#head]! - 1);
   }
 
   #lossWindow(): number | null {
