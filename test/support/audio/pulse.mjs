@@ -61,8 +61,14 @@ export async function startPulse({ sink = 'testmic', rate = 48000 } = {}) {
  * pacat's latency decides how the null sink renders: pacat's default (2 s) makes its monitor
  * deliver in bursts of hundreds of ms, unlike a microphone; 50 ms is smooth but under-runs when
  * the machine is busy (the sink then plays silence); 150 ms is smooth enough and robust.
+ *
+ * By default the tone is written as fast as pacat takes it: the pipe and the streams between
+ * hold about a second, which rides out a stalled test process. `leadMs` paces it instead, from
+ * the moment pacat's stream exists, `leadMs` ahead of what has played: a tone changed with
+ * setTones() is then heard about `leadMs` later, not after whatever the pipe held (on a busy
+ * machine, more than a 4 s take's second half).
  */
-export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150 }) {
+export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150, leadMs }) {
   let playing = tones;
   // -v: pacat reports "Stream underrun." when it could not keep the sink fed (a glitch of the
   // test rig, not of the capture); they are counted so a benchmark can tell the two apart.
@@ -71,26 +77,45 @@ export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150 }) {
   });
   let stderr = '';
   let underruns = 0;
+  /** When pacat's stream was created (paced playing counts from there), performance.now(). */
+  let streamAt = null;
   pacat.stderr.setEncoding('utf8');
   pacat.stderr.on('data', (d) => {
     underruns += d.split('underrun').length - 1;
+    if (streamAt === null && /Stream successfully created/.test(d)) streamAt = performance.now();
     stderr = (stderr + d.replace(/Time: [^\r\n]*[\r\n]*/g, '')).slice(-2000);
   });
   pacat.stdin.on('error', () => undefined); // EPIPE when pacat is stopped
-  const chunk = rate / 10;
   let frame = 0;
   let stopped = false;
-  const source = new Readable({
-    read() {
-      if (stopped) return void this.push(null);
-      const f = toneSamples(playing, rate, chunk, frame);
-      frame += chunk;
-      const b = Buffer.alloc(chunk * 2);
-      for (let i = 0; i < chunk; i++) b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(f[i] * 32767))), 2 * i);
-      this.push(b);
-    },
-  });
-  source.pipe(pacat.stdin);
+  const samples = (count) => {
+    const f = toneSamples(playing, rate, count, frame);
+    frame += count;
+    const b = Buffer.alloc(count * 2);
+    for (let i = 0; i < count; i++) b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(f[i] * 32767))), 2 * i);
+    return b;
+  };
+  let source = null;
+  let pacer = null;
+  if (leadMs === undefined) {
+    const chunk = rate / 10;
+    source = new Readable({
+      read() {
+        if (stopped) return void this.push(null);
+        this.push(samples(chunk));
+      },
+    });
+    source.pipe(pacat.stdin);
+  } else {
+    const lead = Math.round((rate * leadMs) / 1000);
+    const started = performance.now();
+    pacer = setInterval(() => {
+      // Not told within 2 s (another pacat's wording): counted from then.
+      if (streamAt === null && performance.now() - started > 2000) streamAt = performance.now();
+      const due = lead + (streamAt === null ? 0 : Math.floor(((performance.now() - streamAt) * rate) / 1000));
+      if (due > frame) pacat.stdin.write(samples(due - frame));
+    }, 10);
+  }
   const exited = new Promise((r) => pacat.once('exit', r));
   return {
     get stderr() {
@@ -100,15 +125,17 @@ export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150 }) {
       return underruns;
     },
     /**
-     * Plays other tones from the next chunk on, in the same stream: heard ~0.3 s later (pacat's
-     * latency and what is buffered), where starting another pacat takes as long as a busy machine makes it.
+     * Plays other tones from the next chunk on, in the same stream (starting another pacat takes
+     * as long as a busy machine makes it). Heard about `leadMs` later when paced, else up to
+     * about a second later (what the pipe holds).
      */
     setTones(next) {
       playing = next;
     },
     async stop() {
       stopped = true;
-      source.unpipe();
+      if (pacer) clearInterval(pacer);
+      source?.unpipe();
       pacat.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
     },
