@@ -1,7 +1,7 @@
 import { CoreError } from '../../errors.js';
 import { niceRate } from './nice-rates.js';
 import { LossLog } from './loss-log.js';
-import { findFirstLoss, lossScratch, lossWindow, robustSlope, type LossScratch } from './loss-finder.js';
+import { findFirstLoss, lossScratch, lossWindow, MAX_LOSS_WINDOW, robustSlope, type LossScratch } from './loss-finder.js';
 import { fitRate, fitScratch, segmentSse, type FitScratch, type RateFit } from './rate-fit.js';
 
 export interface RateSnapshot {
@@ -51,6 +51,9 @@ const MAX_REJECTS_PER_FIT = 3;
 const BIG_CHUNK = 32;
 /** Refits are O(window · log window): at most this often, except while the first points come in. */
 const MIN_REFIT_INTERVAL_MS = 20;
+/** States of a point's loss check (#check). */
+const PROVISIONAL = 1;
+const VETOED = 2;
 
 /**
  * Estimates a line source's sampling frequency from when lines arrive.
@@ -73,6 +76,8 @@ export class RateEstimator {
   readonly #c: Float64Array;
   readonly #e: Float64Array;
   readonly #seg: Int32Array;
+  /** Per point, a loss found just before it: 0 none or settled, PROVISIONAL until checked, VETOED. */
+  readonly #check: Uint8Array;
   /** The ring laid out flat for fitting. */
   readonly #lt: Float64Array;
   readonly #ln: Float64Array;
@@ -106,6 +111,7 @@ export class RateEstimator {
     const c = this.#cap;
     [this.#t, this.#c, this.#e, this.#lt, this.#ln] = Array.from({ length: 5 }, () => new Float64Array(c)) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
     [this.#seg, this.#ls] = [new Int32Array(c), new Int32Array(c)];
+    this.#check = new Uint8Array(c);
     this.#fitScratch = fitScratch(c);
     this.#lossScratch = lossScratch(c);
     this.#gapSeg = new Int32Array(c);
@@ -115,6 +121,7 @@ export class RateEstimator {
   add(arrivalMs: number, lines = 1): void {
     if (!(lines > 0) || !Number.isFinite(arrivalMs)) return;
     this.#lines += lines;
+    let carried = 0;
     if (this.#size > 0) {
       const last = (this.#head + this.#size - 1) % this.#cap;
       const lastT = this.#t[last]!;
@@ -130,11 +137,14 @@ export class RateEstimator {
       } else if (p !== undefined && arrivalMs - lastT < (lines >= BIG_CHUNK ? 0.9 : 0.5) * lines * p) {
         // These lines left the board at least `lines` periods after the previous chunk's last
         // line, yet arrived much sooner: that chunk was held up (a busy event loop, a backlog
-        // read in pieces). Its time says nothing about the board, so this chunk replaces it.
+        // read in pieces). Its time says nothing about the board, so this chunk replaces it
+        // (and takes over a loss still to be checked there).
+        carried = this.#check[last]!;
         this.#size--;
       }
     }
     this.#append(arrivalMs);
+    if (carried) this.#check[(this.#head + this.#size - 1) % this.#cap] = carried;
     this.#sinceFit++;
     this.#refitIfDue();
   }
@@ -233,6 +243,7 @@ export class RateEstimator {
     this.#c[at] = this.#lines;
     this.#e[at] = this.#dropped;
     this.#seg[at] = this.#segment;
+    this.#check[at] = 0;
     while (this.#size > 1 && this.#t[this.#head]! < t - this.#windowMs) this.#evict();
   }
 
@@ -263,10 +274,11 @@ export class RateEstimator {
     this.#fit = fit;
     this.#sizeBigGaps(count);
     this.#findLosses(count);
+    this.#confirmLosses(count);
     // The search judges all but the newest 1.5 windows of points (see #findLosses); with losses
     // not detectable at all, every reading is as judged as it will ever be.
     const w = this.#lossWindow();
-    const i = w === null ? count - 1 : count - Math.ceil(1.5 * w) - 1;
+    const i = w === null ? count - 1 : count - Math.max(Math.ceil(1.5 * w), longWindow(this.#fit.slope, w, this.#cap)) - 1;
     this.#judged = i < 0 ? 0 : this.#c[(this.#head + i) % this.#cap]!;
   }
 
@@ -336,6 +348,47 @@ export class RateEstimator {
     if (refit) this.#fit = refit;
   }
 
+  /** A loss found near ring offset `at` (within w points) was vetoed: the search does not take it again. */
+  #vetoedNear(at: number, w: number, from: number, count: number): boolean {
+    for (let i = Math.max(from, at - w); i < Math.min(count, at + w + 1); i++) if (this.#check[(this.#head + i) % this.#cap] === VETOED) return true;
+    return false;
+  }
+
+  /**
+   * The search's losses are counted at once (the rate must not wait for them) and checked once a
+   * second of arrivals has come after them (see longWindow): a loss the long envelopes do not
+   * show is taken back, and the search does not find it again.
+   */
+  #confirmLosses(count: number): void {
+    const fit = this.#fit!;
+    const w = this.#lossWindow();
+    if (w === null) return;
+    const long = longWindow(fit.slope, w, this.#cap);
+    let from = count;
+    while (from > 0 && this.#ls[from - 1] === this.#segment) from--;
+    let changed = false;
+    for (let a = from + 1; a + long <= count; a++) {
+      const ra = (this.#head + a) % this.#cap;
+      if (this.#check[ra] !== PROVISIONAL) continue;
+      const k = this.#e[ra]! - this.#e[(this.#head + a - 1) % this.#cap]!;
+      if (k <= 0 || envelopeRises(this.#ln, this.#lt, Math.max(from, a - long), a, a + long, fit.slope, k)) {
+        this.#check[ra] = 0;
+        continue;
+      }
+      for (let i = a; i < count; i++) {
+        this.#ln[i]! -= k;
+        this.#e[(this.#head + i) % this.#cap]! -= k;
+      }
+      this.#dropped -= k;
+      this.#logLoss(a, -k);
+      this.#check[ra] = VETOED;
+      changed = true;
+    }
+    if (!changed) return;
+    const refit = fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch);
+    if (refit) this.#fit = refit;
+  }
+
   /** Searches the current segment for lost lines; each one kept is re-indexed and refitted. */
   #findLosses(count: number): void {
     let from = count;
@@ -348,6 +401,11 @@ export class RateEstimator {
       // The newest w points may hold a loss not yet visible; judge only what lies before them.
       const end = count - w;
       if (!loss || loss.at >= end - (w >> 1)) return;
+      if (this.#vetoedNear(loss.at, w, from, count)) {
+        from = loss.at;
+        rejected++;
+        continue;
+      }
       const before = segmentSse(this.#ln, this.#lt, from, end, fit.slope);
       for (let i = loss.at; i < count; i++) this.#ln[i]! += loss.lines;
       const after = fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch);
@@ -365,6 +423,7 @@ export class RateEstimator {
         for (let i = loss.at; i < count; i++) this.#e[(this.#head + i) % this.#cap]! += loss.lines;
         this.#dropped += loss.lines;
         this.#logLoss(loss.at, loss.lines);
+        this.#check[(this.#head + loss.at) % this.#cap] = PROVISIONAL;
         this.#fit = after;
         found++;
       } else {
@@ -374,4 +433,65 @@ export class RateEstimator {
       }
     }
   }
+}
+
+/**
+ * Points a loss is checked over on each side: a second of arrivals (at least two search
+ * windows, at most MAX_LOSS_WINDOW and half the ring). The search's own windows are sized to the arrivals' jitter
+ * from one chunk to the next, which a board that prints "when due" from a loop hides: its lines
+ * leave up to a period late, later and later, then two together (a sawtooth one period high,
+ * tens of lines long). A host that stalls for a moment lifts a stretch of that by a few ms, and
+ * the short windows read a lost line: two of them in a 6.5 s stream read 100 Hz as 100.34 Hz.
+ */
+function longWindow(slope: number, w: number, cap: number): number {
+  return Math.min(MAX_LOSS_WINDOW, cap >> 1, Math.max(2 * w, Math.ceil(1000 / slope)));
+}
+
+/**
+ * Whether the arrivals over points [at, to) all sit at least (lines − ½) periods above the lower
+ * envelope of those over [from, at), carried on: what `lines` lost before `at` must do (a lost
+ * line makes every later arrival a period late, and none can come early), where a sawtooth or a
+ * burst of late arrivals leaves the envelope where it was. The envelope's own slope, not the
+ * fitted period: a period bent by a false loss (0.34 %) drifts a second of points by 3 ms.
+ */
+function envelopeRises(n: Float64Array, t: Float64Array, from: number, at: number, to: number, period: number, lines: number): boolean {
+  // Too near the stream's start (or a pause) to have an envelope before it: a loss there cannot be
+  // told from the period still settling (what lost lines would be found in the first 8 points).
+  if (at - from < 8) return false;
+  const slope = envelopeSlope(n, t, from, at, period);
+  let before = Infinity;
+  for (let i = from; i < at; i++) before = Math.min(before, t[i]! - slope * (n[i]! - n[from]!));
+  let after = Infinity;
+  // The points from `at` on are indexed with the loss counted: taken back out for the check.
+  for (let i = at; i < to; i++) after = Math.min(after, t[i]! - slope * (n[i]! - lines - n[from]!));
+  return after - before >= (lines - 0.5) * period;
+}
+
+/**
+ * The slope of the line under points [from, to) that lies closest to them (the lower envelope
+ * as a linear programme: minimise Σ(t − a − b·n) with every t ≥ a + b·n). For a given b the best a
+ * is min(t − b·n), so the sum is N·max(b·n − t) − b·Σn: convex in b, its slope's sign found by
+ * bisection within ±50 % of `period`.
+ */
+export function envelopeSlope(n: Float64Array, t: Float64Array, from: number, to: number, period: number): number {
+  let mean = 0;
+  for (let i = from; i < to; i++) mean += n[i]! - n[from]!;
+  mean /= to - from;
+  let lo = 0.5 * period;
+  let hi = 1.5 * period;
+  for (let it = 0; it < 48; it++) {
+    const b = 0.5 * (lo + hi);
+    let best = -Infinity;
+    let at = from;
+    for (let i = from; i < to; i++) {
+      const v = b * (n[i]! - n[from]!) - (t[i]! - t[from]!);
+      if (v > best) {
+        best = v;
+        at = i;
+      }
+    }
+    if (n[at]! - n[from]! < mean) lo = b;
+    else hi = b;
+  }
+  return 0.5 * (lo + hi);
 }
