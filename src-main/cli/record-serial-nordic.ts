@@ -4,6 +4,7 @@ import type { StreamHub } from '../core/stream/stream-hub.js';
 import type { SerialReader } from '../core/serial/serial-reader.js';
 import { describeGaps, takeGaps } from '../core/samples/quality/take-gaps.js';
 import { SENSOR_TYPE_NAMES } from '../core/serial/nordic/units.js';
+import { checkBoardClock } from '../core/samples/quality/rate-check.js';
 import type { RecordLinesOptions } from './record-lines-options.js';
 import { takeEnded } from './take-end.js';
 
@@ -63,6 +64,9 @@ export async function recordNordicTake(o: RecordLinesOptions, hub: StreamHub, re
     const gaps = (s.extra.gaps ?? []) as ReturnType<typeof takeGaps>;
     process.stderr.write(`${samples.length > 1 ? `Part ${i + 1} of ${samples.length}: ` : ''}${s.extra.rows} samples at ${hz} Hz, ${describeGaps(gaps)}; ${rejected} bad frames${rejected ? ` (${Object.entries(rejectedByReason).map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''}${formText(end.valueForm)}\n`);
   }
+  // The quality check says it with each sample (rate-check.ts); said here too, where it is seen first.
+  const clock = checkBoardClock(hz, end.tsHz)[0];
+  if (clock) process.stderr.write(`${clock.message}\n`);
   if (samples.length > 1) process.stderr.write(`The board restarted during the take: its ${samples.length} parts are kept as separate samples (its time starts over at a restart).\n`);
   if (rec.interruption) process.stderr.write(`${(rec.interruption as Error).message.replace(' Waiting for it to come back…', '')} The samples recorded so far were kept as an incomplete sample.\n`);
   return { samples };

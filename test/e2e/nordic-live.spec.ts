@@ -18,6 +18,7 @@ test('a Nordic data-forwarder board is told by its stream, plotted with its name
     await expect(health).toContainText('Nordic data forwarder', { timeout: 15_000 });
     await expect(health).toContainText('Nordic data forwarder “TAG-e2e”');
     await expect(health).toContainText('rate from the board 400 Hz');
+    await expect(page.getByTestId('nordic-clock')).toHaveCount(0); // its timestamps agree
     await expect(page.getByTestId('stream-stats')).toContainText('ax, ay, az, gx, gy, gz, temp, hum, pres');
     await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(1200);
     // The link loses 3 samples every 1000: counted exactly from the seq numbers; garbage counted as bad frames.
@@ -34,6 +35,32 @@ test('a Nordic data-forwarder board is told by its stream, plotted with its name
     await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
     await page.getByRole('tab', { name: /Samples/ }).click();
     await expect(page.getByRole('row', { name: /tag\.[0-9a-f]{8}\.cbor/ })).toBeVisible();
+  } finally {
+    board.kill('SIGKILL');
+    await pty.close();
+  }
+});
+
+test("a Nordic board whose own timestamps run at another rate than its session info says: said live, and its take's quality badge says it", async ({ page, shell }) => {
+  const pty = await openPtyPair();
+  const board = spawn(process.execPath, [NORDIC_BOARD, '--port', pty.boardPath, '--rate', '200', '--ts-hz', '190', '--channels', '3', '--si-every-ms', '1000'], { stdio: 'ignore' });
+  try {
+    await page.goto(shell.url);
+    await openPort(page, pty.hostPath);
+    const health = page.getByTestId('stream-health');
+    await expect(health).toContainText('rate from the board 200 Hz', { timeout: 15_000 });
+    // Once a second of timestamps has come.
+    await expect(page.getByTestId('nordic-clock')).toHaveText(/its timestamps say 19\d\.\d\d Hz/, { timeout: 10_000 });
+
+    const bar = page.getByTestId('record-bar');
+    await bar.getByLabel('Label').fill('clock');
+    await bar.getByLabel('Length (s)').fill('1');
+    await page.locator('body').click({ position: { x: 5, y: 300 } });
+    await page.keyboard.press('Space');
+    await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
+    await page.getByRole('tab', { name: /Samples/ }).click();
+    const row = page.getByRole('row', { name: /clock\.[0-9a-f]{8}\.cbor/ });
+    await expect(row.getByTestId('quality-badge')).toContainText('Rate mismatch', { timeout: 15_000 });
   } finally {
     board.kill('SIGKILL');
     await pty.close();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
+import { checkSample } from '../../src-main/core/samples/quality/check-sample.js';
 import { lineBoard, nordicBoard } from '../support/boards/board-on-pty.js';
 import { nordicValue, onWire } from '../support/boards/nordic-wire.mjs';
 import { useCleanups } from '../support/cleanups.js';
@@ -62,6 +63,21 @@ describe('capture-desk record serial with a Nordic data forwarder board (PTY emu
     const dropped = Number(/(\d+) dropped by the board/.exec(m[1]!)![1]);
     expect(dropped % 5).toBe(0);
     expect((lost - dropped) % 12).toBe(0);
+  });
+
+  it("a board whose own timestamps disagree with its session info's rate: said, and its sample's quality check says it", async () => {
+    const { pty } = await nordicBoard(cleanups, ['--rate', '100', '--channels', '3', '--ts-hz', '96', '--si-every-ms', '500']);
+    const dir = await dataDir();
+    const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '3000', '--label', 'clock', '--data-dir', dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/the board's session info says 100\.0 Hz but its own timestamps run at 9[56]\.\d\d Hz \([34]\.\d ?%/);
+    const [s] = jsonLines(r.stdout);
+    expect(s!.rows).toBe(300); // the take is still counted in the board's samples at its declared rate
+    const listed = await runCli(['samples', 'list', '--json', '--data-dir', dir]);
+    const sample = jsonLines(listed.stdout)[0]!;
+    expect(sample['board_ts_hz'] as number).toBeCloseTo(96, 0);
+    const report = await checkSample({ path: s!.file }, { name: sample.name as string, kind: 'sensor', extra: sample }, { minLengthMs: 0 });
+    expect(report.findings).toContainEqual(expect.objectContaining({ code: 'rate-mismatch', severity: 'warning' }));
   });
 
   it('waits for the session info, and splits a take at a board restart into two samples', async () => {

@@ -142,7 +142,7 @@ async function partedSensorPart(
         extra: (p) => {
           const gaps = p.firstReading !== null && p.lastReading !== null ? takeGaps(hub.gapsBetween(req.sourceId, p.firstReading, p.lastReading) ?? [], p.firstReading, rateHz) : [];
           return {
-            source: req.sourceId, frequency_hz: rateHz, device_name: st?.deviceName ?? null,
+            source: req.sourceId, frequency_hz: rateHz, device_name: st?.deviceName ?? null, board_ts_hz: st?.boardClockHz ?? null,
             rejected_lines: Math.max(0, (st?.badLines ?? 0) - (atStart?.badLines ?? 0)),
             ...gapCounts(gaps),
             ...(p.restart ? { restarted: { previous_sid: p.restart['previousSid'] ?? null, sid: p.restart['sid'] ?? null } } : {}),

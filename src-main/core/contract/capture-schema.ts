@@ -72,6 +72,8 @@ export const StreamStats = z.object({
   deviceName: z.string().optional(),
   /** Nordic: of `droppedLines` (known exactly from seq numbers), how many the board says it dropped itself (`dr`). */
   deviceDrops: z.number().int().nonnegative().optional(),
+  /** Nordic: the rate the board's own timestamps (`ts`) give, once a second of them has come. */
+  boardClockHz: z.number().positive().optional(),
 });
 export type StreamStats = z.infer<typeof StreamStats>;
 

@@ -13,6 +13,7 @@ export interface SerialSnapshot extends LineReaderSnapshot {
   protocol?: 'lines' | 'nordic';
   deviceName?: string;
   deviceDrops?: number;
+  boardClockHz?: number;
 }
 
 export interface SerialReader extends SerialReaderPort {
@@ -118,6 +119,7 @@ export function createSerialReader(o: LineReaderOverrides & { units?: string[] |
         protocol: 'nordic',
         ...(session ? { deviceName: session.deviceName } : {}),
         deviceDrops: st.deviceDrops,
+        ...(st.tsHz !== null ? { boardClockHz: st.tsHz } : {}),
       };
     },
   };

@@ -7,6 +7,7 @@
 //        [--values int32|float] [--lengths indefinite|definite] [--si-every-ms 5000] [--first-si-ms 0]
 //        [--sid N] [--name "nRF DataFwd"] [--st 1] [--rows N] [--burst-ms 10]
 //        [--drop-every N:K] [--lose-every N:K] [--garbage-every N] [--reboot-at SEQ] [--ascii]
+//        [--ts-hz HZ]
 //
 // --drop-every N:K   the board's ring buffer overflows: every N samples, K samples are dropped before
 //                    sending (their seq numbers never go out) and `dr` grows by K.
@@ -15,6 +16,8 @@
 // --reboot-at SEQ    at that seq the board restarts: a new sid, seq and ts from 0, `dr` reset.
 // --first-si-ms MS   the first session info comes only after MS (a host joining late sees samples first).
 // --start-ms MS      stay silent for MS first (the host opens the port before the stream starts).
+// --ts-hz HZ         the board's own clock (ts) says it samples at HZ, while its session info says
+//                    --rate (a sensor set to another rate than the firmware reports); sent at --rate.
 // --ascii            the firmware's text mode (DATA_FWD_PROTO_ASCII_MODE): CSV lines, CRLF, nothing else.
 //
 // Defaults are the sample's default build (int32 micro-units, CRC on, indefinite lengths; 6 channels
@@ -28,9 +31,10 @@ import { frame, nordicValue, sensorData, sessionInfo } from './nordic-wire.mjs';
 const o = boardArgs({
   rate: '100', channels: '6', crc: 'on', values: 'int32', lengths: 'indefinite', 'si-every-ms': '5000', 'first-si-ms': '0',
   sid: '', name: 'nRF DataFwd', st: '1', rows: '0', 'burst-ms': '10', 'drop-every': '', 'lose-every': '', 'garbage-every': '0',
-  'reboot-at': '-1', ascii: false, 'start-ms': '0',
+  'reboot-at': '-1', ascii: false, 'start-ms': '0', 'ts-hz': '',
 });
 const rate = Number(o.rate);
+const tsHz = o['ts-hz'] ? Number(o['ts-hz']) : rate;
 const channels = Number(o.channels);
 const SHIPPED = ['ax', 'ay', 'az', 'gx', 'gy', 'gz', 'temp', 'hum', 'pres'];
 const names = Array.from({ length: channels }, (_, i) => SHIPPED[i] ?? `ch${i}`);
@@ -99,7 +103,7 @@ const timer = setInterval(() => {
       sendSi();
     }
     const s = seq++;
-    const ts = Math.floor(((produced - start) * 1000) / rate);
+    const ts = Math.floor(((produced - start) * 1000) / tsHz);
     produced++;
     sessions.at(-1).samples++;
     if (dropEvery && s > 0 && s % dropEvery === 0) {

@@ -85,6 +85,17 @@ describe('sensor sample checks', () => {
     expect((await check(bytes, { measured_hz: 110 })).findings[0]!.message).toContain('the file says 100.0 Hz but the board sent 110.0 Hz');
   });
 
+  it("a Nordic board's session-info rate against its own timestamps: ±1% fine, beyond warns, beyond ±5% is an error; only for Nordic takes", async () => {
+    const bytes = file(rows(1000)); // 100 Hz declared (the session info's hz)
+    const nordic = (tsHz: number) => check(bytes, { protocol: 'nordic', board_ts_hz: tsHz });
+    expect(await codes(nordic(100.4))).toEqual([]);
+    expect(await codes(nordic(97.5))).toEqual(['rate-mismatch:warning']);
+    expect(await codes(nordic(80))).toEqual(['rate-mismatch:error']);
+    expect((await nordic(80)).findings[0]!.message).toContain("the board's session info says 100.0 Hz but its own timestamps run at 80.00 Hz (20");
+    expect((await nordic(80)).findings[0]!.message).toContain('squeezed');
+    expect(await codes(check(bytes, { board_ts_hz: 80 }))).toEqual([]); // not a Nordic take: nothing read from it
+  });
+
   it('flags a sample shorter than the minimum, and nothing when the minimum is 0', async () => {
     const short = file(rows(30)); // 300 ms
     expect(await codes(check(short))).toEqual(['too-short:error']);

@@ -5,7 +5,7 @@ import { bufferSource, fileSource, readAll, type ByteSource } from './byte-sourc
 import { scanWav } from './audio-check.js';
 import { finding } from './findings.js';
 import { checkLength } from './length-check.js';
-import { checkRate } from './rate-check.js';
+import { checkBoardClock, checkRate } from './rate-check.js';
 import { scanSensorFile } from './sensor-check.js';
 
 export interface QualitySubject {
@@ -46,6 +46,7 @@ export async function inspectSampleFile(file: QualityFile, s: QualitySubject, o:
       lengthMs = scan.lengthMs;
       findings.push(...checkLength(scan.lengthMs, o.minLengthMs, scan.intervalMs), ...checkCounters({ rows: scan.rows, ...extra }));
       findings.push(...checkRate(1000 / scan.intervalMs, numberOrNull(extra['measured_hz'])));
+      if (extra['protocol'] === 'nordic') findings.push(...checkBoardClock(1000 / scan.intervalMs, numberOrNull(extra['board_ts_hz'])));
       findings.push(...scan.findings);
     } else if (s.kind === 'audio' && ext === '.wav') {
       const scan = await scanWav(src);

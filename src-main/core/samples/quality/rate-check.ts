@@ -19,6 +19,21 @@ export function checkRate(declaredHz: number | null, measuredHz: number | null):
     'Clear or correct the frequency set for this port, then record again.')];
 }
 
+/**
+ * A Nordic board's session info (`hz`, which the sample's time axis uses) against its own
+ * timestamps (`ts`, ms when each sample was produced): a sensor set to another rate than the
+ * firmware reports shows here, and every event in the sample is then stretched or squeezed.
+ */
+export function checkBoardClock(declaredHz: number | null, boardTsHz: number | null): QualityFinding[] {
+  if (!declaredHz || !boardTsHz || !Number.isFinite(declaredHz) || !Number.isFinite(boardTsHz)) return [];
+  const off = Math.abs(boardTsHz / declaredHz - 1);
+  if (off <= RATE_WARNING) return [];
+  const severity = off > RATE_ERROR ? 'error' : 'warning';
+  return [finding('rate-mismatch', severity,
+    `Rate mismatch: the board's session info says ${fmtHz(declaredHz)} but its own timestamps run at ${fmtHz(boardTsHz)} (${percent(off)} off), so time in this sample is ${boardTsHz > declaredHz ? 'stretched' : 'squeezed'}. ` +
+    'The firmware reports one rate and its sensor samples at another: set the sensor\'s sampling rate to match (or the reported one), then record again.')];
+}
+
 function fmtHz(hz: number): string {
   return `${hz >= 100 ? hz.toFixed(1) : hz.toFixed(2)} Hz`;
 }
