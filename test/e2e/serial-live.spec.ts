@@ -50,6 +50,18 @@ test('a board with the platform firmware: switched to AT mode, read, and recorde
   await expect(page.getByRole('row', { name: /knock\./ })).toContainText('training');
 });
 
+test('a board with the platform firmware is told by itself: silent when opened, it answers AT, and its port is switched to AT mode', async ({ page, shell, board }) => {
+  const pty = await board(AT_BOARD, ['--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05']);
+  await page.goto(shell.url);
+  await openPort(page, pty.hostPath);
+  // Nothing comes for the detection's 5 s; then the board is asked, and it answers.
+  const panel = page.getByTestId('at-panel');
+  await expect(panel.getByTestId('at-board')).toContainText('SIMULATED_AT_BOARD', { timeout: 30_000 });
+  await expect(page.getByText(/runs the platform's firmware \(SIMULATED_AT_BOARD\): its port is now in AT mode/).first()).toBeVisible();
+  // Remembered as the port's mode: its settings say so.
+  await expect(page.getByTestId('port-settings').getByLabel('Mode')).toHaveValue('at');
+});
+
 test('several sources stream at once: the simulator kept on screen while a board is open', async ({ page, shell, board }, testInfo) => {
   const pty = await board(LINE_BOARD, ['--rate', '100', '--axes', '2']);
   await page.goto(shell.url);
