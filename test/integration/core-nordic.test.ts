@@ -21,6 +21,12 @@ describe('a Nordic board in the app (through the contract)', () => {
     const info = await call<StreamInfo>('stream.start', { sourceId: id });
     expect(info).toMatchObject({ rateHz: 200, axes: [{ name: 'ax', units: 'm/s2' }, { name: 'ay', units: 'm/s2' }, { name: 'az', units: 'm/s2' }] });
     const st = await call<RecordingStatus>('record.start', { sourceIds: [id], label: 'tag', category: 'training', lengthMs: 4000, queue: false });
+    // Events marked as a person would: one at once (before the restart), one left open from 3.2 s (after it).
+    await call('record.mark', { sessionId: st.sessionId, label: 'tap' });
+    await new Promise((r) => setTimeout(r, 100));
+    await call('record.mark', { sessionId: st.sessionId, label: null });
+    await new Promise((r) => setTimeout(r, 3100));
+    await call('record.mark', { sessionId: st.sessionId, label: 'shake' });
     const done = await saved(st.sessionId);
     expect(done).toMatchObject({ state: 'saved', error: null });
     expect(done.sampleIds).toHaveLength(2);
@@ -30,6 +36,17 @@ describe('a Nordic board in the app (through the contract)', () => {
     expect(parts[0]!.note).toMatch(/part 1 of 2 of one take: the board restarted after it/);
     expect(parts[1]!.note).toMatch(/part 2 of 2 of one take/);
     expect(parts.every((s) => !s.incomplete && s.extra.protocol === 'nordic' && s.extra.lost_samples === 0)).toBe(true);
+    // Each part carries the events of its own rows, from its first row, covering all of them.
+    for (const s of parts) {
+      const l = s.structuredLabels!;
+      expect(l[0]!.startIndex).toBe(0);
+      expect(l.at(-1)!.endIndex).toBe((s.extra.rows as number) - 1);
+      l.slice(1).forEach((x, i) => expect(x.startIndex).toBe(l[i]!.endIndex + 1));
+    }
+    const tap = parts[0]!.structuredLabels!.find((x) => x.label === 'tap')!;
+    expect(tap.startIndex).toBeLessThan(60);
+    expect(parts[1]!.structuredLabels!.at(-1)!.label).toBe('shake');
+    expect(parts[1]!.structuredLabels!.some((x) => x.label === 'tap')).toBe(false);
     for (const [k, s] of parts.entries()) {
       const v = decodeAcquisition(await readFile(join(dataDir, s.file)), 'cbor').payload.values;
       const from = Array.from({ length: 2000 }, (_, i) => i).find((q) => v[0]!.every((x, c) => x === onWire(nordicValue(q, c), true)))!;

@@ -57,4 +57,51 @@ describe.skipIf(!socatAvailable())('capture-desk connect: a Nordic board', { tim
       expect(gaps.map((g) => ({ at_s: g.at_s, count: g.count }))).toEqual(found);
     });
   }
+
+  it('a board that restarts during a platform take: both parts uploaded, each in order, both stored when the platform hears "finished"', async () => {
+    const p = await startPlatform(cleanups);
+    const b = await nordicBoard(cleanups, ['--rate', '100', '--channels', '3', '--si-every-ms', '300']);
+    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath]);
+    const hello = await c.waitEvent((e) => e.event === 'connected');
+    const sensor = (hello.sensors as Array<{ name: string }>)[0]!;
+    expect(await p.startSampling(hello.device_id as string, { label: 'reboot', lengthMs: 3000, category: 'training', intervalMs: 10, sensor: sensor.name })).toMatchObject({ success: true });
+    await c.waitEvent((e) => e.event === 'sample-requested');
+    await new Promise((r) => setTimeout(r, 1000));
+    b.child.kill('SIGUSR2'); // the board restarts a second into the take
+    // What the platform has stored the moment it hears "finished":
+    const storedAtFinish = p.remote.waitFor((m) => m.dir === 'in' && 'sampleFinished' in m.message, 30_000).then(() => p.ingestion.samples.length);
+    await c.waitEvent((e) => e.event === 'sample-finished', 30_000);
+    expect(await storedAtFinish).toBe(2);
+    expect(await c.stop('SIGINT')).toBe(0);
+    const local = (await listSamples(c.dataDir)) as Array<Record<string, unknown>>;
+    expect(local.map((s) => s['state']).sort()).toEqual(['uploaded', 'uploaded']);
+    expect(local.map((s) => s['rows'] as number).reduce((a, x) => a + x)).toBe(300);
+    expect(local.map((s) => s['part']).sort()).toEqual([1, 2]);
+    // The second part starts at the new session's first samples: seq 0 onward, in order.
+    const second = local.find((s) => s['part'] === 2)!;
+    const bytes = p.ingestion.samples.find((s) => decodeAcquisition(s.bytes, 'cbor').payload.values.length === second['rows'])!.bytes;
+    const values = decodeAcquisition(bytes, 'cbor').payload.values;
+    const from = Array.from({ length: 100 }, (_, i) => i).find((s) => values[0]!.every((v, ch) => v === onWire(nordicValue(s, ch), true)))!;
+    expect(from).toBeDefined();
+    values.forEach((row, k) => expect(row).toEqual([0, 1, 2].map((ch) => onWire(nordicValue(from + k, ch), true))));
+  });
+
+  it('a restarted take whose second part the platform refuses: the platform hears the take failed, naming the part, not "finished"', async () => {
+    const p = await startPlatform(cleanups);
+    const b = await nordicBoard(cleanups, ['--rate', '100', '--channels', '3', '--si-every-ms', '300']);
+    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath]);
+    const hello = await c.waitEvent((e) => e.event === 'connected');
+    const sensor = (hello.sensors as Array<{ name: string }>)[0]!;
+    // Files over 7 KB are refused one by one (files[].success false): the first part (~1 s, ~3-4 KB)
+    // goes in, the second (~4 s, ~10 KB) does not.
+    p.ingestion.setFaults({ maxFileBytes: 7000 });
+    expect(await p.startSampling(hello.device_id as string, { label: 'reboot', lengthMs: 5000, category: 'training', intervalMs: 10, sensor: sensor.name })).toMatchObject({ success: true });
+    await c.waitEvent((e) => e.event === 'sample-requested');
+    await new Promise((r) => setTimeout(r, 1000));
+    b.child.kill('SIGUSR2');
+    const failed = await p.remote.waitFor((m) => m.dir === 'in' && (m.message as { sample?: unknown }).sample === false, 40_000);
+    expect((failed.message as { error: string }).error).toMatch(/^Part 2 of 2 \(the board restarted during the take\): /);
+    expect(p.log(hello.device_id as string).some((m) => m.type === 'sampleFinished')).toBe(false);
+    expect(p.ingestion.samples).toHaveLength(1);
+  });
 });

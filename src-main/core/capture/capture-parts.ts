@@ -21,7 +21,8 @@ export interface PartRequest {
 export interface PartFinish {
   hmacKey: string | undefined;
   queue: boolean;
-  structuredLabels: (rows: number) => StructuredLabel[] | null;
+  /** The events of the source's rows [from, rows) (from: a part of a take a board restarted in). */
+  structuredLabels: (rows: number, from?: number) => StructuredLabel[] | null;
   /** The session reached its set length (not stopped by hand): a part that keeps its own count may finish it. */
   atLength: boolean;
   /** The session ended before it really began (another source failed to start): why, kept as the sample's note; the sample is marked incomplete. */
@@ -138,7 +139,8 @@ async function partedSensorPart(
         queue: o.queue && rec.interruption === null,
         cutShort: o.cutShort,
         note: o.note ?? null,
-        structuredLabels: (offset, rows) => (rec.parts.length > 1 ? null : o.structuredLabels(rows + offset)),
+        // Each part gets the events marked in its own rows, counted from its first.
+        structuredLabels: (offset, rows) => o.structuredLabels(offset + rows, offset),
         extra: (p) => {
           const gaps = p.firstReading !== null && p.lastReading !== null ? takeGaps(hub.gapsBetween(req.sourceId, p.firstReading, p.lastReading) ?? [], p.firstReading, rateHz) : [];
           return {

@@ -60,16 +60,20 @@ export class EventMarks {
    * at the end runs to the last row; empty events (no row between start and end) are dropped.
    * Stretches between events get `gapLabel`, because the platform expects structured labels to
    * cover the whole sample; without one (an unlabeled capture) they stay uncovered.
+   *
+   * `from`: the sample holds only the source's rows [from, rows) (one part of a take that a board
+   * ended by restarting): its events are those rows' own, counted from its first row.
    */
-  structuredLabels(index: number, rows: number, gapLabel: string | null): StructuredLabel[] | null {
-    if (rows <= 0 || this.#marks.length === 0) return null;
+  structuredLabels(index: number, rows: number, gapLabel: string | null, from = 0): StructuredLabel[] | null {
+    if (rows <= from || this.#marks.length === 0) return null;
     const events: StructuredLabel[] = [];
     for (const m of this.#marks) {
-      const start = Math.min(m.start[index]!, rows);
+      const start = Math.max(from, Math.min(m.start[index]!, rows));
       const end = Math.min(m.end ? m.end[index]! : rows, rows); // exclusive
-      if (end > start) events.push({ startIndex: start, endIndex: end - 1, label: m.label });
+      if (end > start) events.push({ startIndex: start - from, endIndex: end - 1 - from, label: m.label });
     }
     if (events.length === 0) return null;
+    rows -= from;
     if (gapLabel === null) return events;
     const covered: StructuredLabel[] = [];
     let next = 0;

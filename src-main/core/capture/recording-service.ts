@@ -237,7 +237,7 @@ export class RecordingService {
       hmacKey,
       queue: s.queue,
       atLength,
-      structuredLabels: (rows) => s.marks.structuredLabels(index, rows, label),
+      structuredLabels: (rows, from) => s.marks.structuredLabels(index, rows, label, from),
       note: s.note,
       cutShort: s.cutShort,
     })));

@@ -39,12 +39,12 @@ export interface TakeEvents {
  * How one kind of source describes itself and records a take. `take` throws before anything is
  * recorded when the source cannot honour the request (busy, unplugged), so the request is refused
  * with nothing half-done; once recording has begun, what arrived is kept whatever happens.
- * It resolves with the saved sample's id.
+ * It resolves with the saved samples' ids: one, or one per part when a board restarted mid-take.
  */
 export interface DeviceBackend {
   readonly kind: 'lines' | 'at' | 'microphone';
   describe(defaultId: string): Promise<DeviceDescription>;
-  take(order: TakeOrder, ev: TakeEvents): Promise<string>;
+  take(order: TakeOrder, ev: TakeEvents): Promise<string[]>;
 }
 
 export interface BackendDeps {
@@ -67,7 +67,7 @@ const RATE_WAIT_MS = 10_000;
 const RATE_SETTLE_MS = 3_000;
 
 /** Takes through the recording service: exactly what the app records when a person presses Record. */
-async function serviceTake(d: BackendDeps, sourceId: string, order: TakeOrder, ev: TakeEvents): Promise<string> {
+async function serviceTake(d: BackendDeps, sourceId: string, order: TakeOrder, ev: TakeEvents): Promise<string[]> {
   let sessionId: string | null = null;
   let offCut = () => {};
   const offSaving = d.bus.on('record.state', (s) => {
@@ -89,9 +89,8 @@ async function serviceTake(d: BackendDeps, sourceId: string, order: TakeOrder, e
     offCut = () => order.cut?.removeEventListener('abort', cut);
     ev.started();
     const final = await d.recordings.settled(status.sessionId);
-    const id = final.sampleIds[0];
-    if (final.state === 'failed' || !id) throw new CoreError('Unavailable', final.error ?? 'The take could not be saved.');
-    return id;
+    if (final.state === 'failed' || final.sampleIds.length === 0) throw new CoreError('Unavailable', final.error ?? 'The take could not be saved.');
+    return final.sampleIds;
   } finally {
     offSaving();
     offCut();
@@ -216,7 +215,7 @@ export function atBackend(d: BackendDeps, sourceId: string): DeviceBackend {
         },
       );
       processing();
-      return sample.id;
+      return [sample.id];
     },
   };
 }

@@ -251,7 +251,7 @@ export class RemoteDevices {
         d.log.warn('remote management: the project HMAC key could not be read; signing with the key in the request', { error: String(err) });
         return null;
       });
-      const id = await dev.backend.take(
+      const ids = await dev.backend.take(
         {
           label: req.label, lengthMs: req.lengthMs, category: request.category, sensor, intervalMs: req.intervalMs,
           note: platformNote(deviceId, at), fallbackHmacKey: projectKey ? undefined : (req.hmacKey || undefined),
@@ -273,21 +273,24 @@ export class RemoteDevices {
           },
         },
       );
-      update({ sampleId: id, stage: 'uploading' });
+      update({ sampleId: ids[0]!, stage: 'uploading' });
       // A take kept here and not queued (cut short by closing, held back) is not uploading: the verdict below says why.
-      const queued = (() => {
+      const queued = ids.some((id) => {
         try {
           return d.store.get(id).state !== 'local';
         } catch {
           return false;
         }
-      })();
+      });
       if (queued) send({ sampleUploading: true });
-      const verdict = await uploadVerdict({ bus: d.bus, store: d.store, queue: d.uploads.queue }, id, this.#closing.signal);
-      if (!verdict.ok) throw new CoreError('Unavailable', verdict.error);
+      // A take a board's restart split in parts is finished once every part is on the platform.
+      for (const [i, id] of ids.entries()) {
+        const verdict = await uploadVerdict({ bus: d.bus, store: d.store, queue: d.uploads.queue }, id, this.#closing.signal);
+        if (!verdict.ok) throw new CoreError('Unavailable', ids.length > 1 ? `Part ${i + 1} of ${ids.length} (the board restarted during the take): ${verdict.error}` : verdict.error);
+      }
       send({ sampleFinished: true });
       update({ stage: 'finished' });
-      d.log.info('remote management: sample finished', { deviceId, sampleId: id });
+      d.log.info('remote management: sample finished', { deviceId, sampleIds: ids });
     } catch (err) {
       const error = (err as Error).message;
       if (!accepted) refuse(error);

@@ -13,7 +13,8 @@
 //                    sending (their seq numbers never go out) and `dr` grows by K.
 // --lose-every N:K   the link loses K frames every N samples (the board counts nothing: transport loss).
 // --garbage-every N  bytes that are no frame between two frames every N samples (some with 0x00 in).
-// --reboot-at SEQ    at that seq the board restarts: a new sid, seq and ts from 0, `dr` reset.
+// --reboot-at SEQ    at that seq the board restarts: a new sid, seq and ts from 0, `dr` reset
+//                    (or at the next sample after a SIGUSR2; once either way).
 // --first-si-ms MS   the first session info comes only after MS (a host joining late sees samples first).
 // --start-ms MS      stay silent for MS first (the host opens the port before the stream starts).
 // --ts-hz HZ         the board's own clock (ts) says it samples at HZ, while its session info says
@@ -46,7 +47,11 @@ const pair = (s) => (s ? s.split(':').map(Number) : [0, 0]);
 const [dropEvery, dropCount] = pair(o['drop-every']);
 const [loseEvery, loseCount] = pair(o['lose-every']);
 const garbageEvery = Number(o['garbage-every']);
-const rebootAt = Number(o['reboot-at']);
+let rebootAt = Number(o['reboot-at']);
+// SIGUSR2: the board restarts at its next sample (a test that cannot know the seq a take is at).
+process.on('SIGUSR2', () => {
+  rebootAt = seq;
+});
 // Each ends in 0x00, so it costs only itself (garbage without one would take the next frame with it).
 const GARBAGE = [Buffer.from('boot: hello\r\n\0'), Buffer.from([0x00, 0x13, 0x37, 0x00]), Buffer.from([0xff, 0xfe, 0xfd, 0x00]), Buffer.from([0x03, 0x01, 0x02, 0x00])];
 

@@ -25,6 +25,25 @@ describe('EventMarks', () => {
     ]);
   });
 
+  it('a part of a take (rows [from, rows): a board restarted mid-take) gets the events of its own rows, counted from its first', () => {
+    const m = new EventMarks(1);
+    m.mark('tap', 1000, [100]);
+    m.mark(null, 2000, [200]);
+    m.mark('shake', 2500, [250]);
+    // Part 1: rows 0-179 of the take; part 2: rows 180-399. "tap" spans the restart.
+    expect(m.structuredLabels(0, 180, 'idle')).toEqual([
+      { startIndex: 0, endIndex: 99, label: 'idle' },
+      { startIndex: 100, endIndex: 179, label: 'tap' },
+    ]);
+    expect(m.structuredLabels(0, 400, 'idle', 180)).toEqual([
+      { startIndex: 0, endIndex: 19, label: 'tap' },
+      { startIndex: 20, endIndex: 69, label: 'idle' },
+      { startIndex: 70, endIndex: 219, label: 'shake' },
+    ]);
+    expect(m.structuredLabels(0, 400, null, 300)).toEqual([{ startIndex: 0, endIndex: 99, label: 'shake' }]);
+    expect(m.structuredLabels(0, 180, null, 180)).toBeNull(); // a part with no rows
+  });
+
   it('starting an event ends the open one (labels never overlap)', () => {
     const m = new EventMarks(1);
     m.mark('a', 0, [0]);
