@@ -230,9 +230,13 @@ describe('catch mode in the app (ModelService through createCore)', () => {
     const msPerRow = (all.at(-1)!.endMs - all[0]!.endMs) / (lastRow(all.at(-1)!) - lastRow(all[0]!));
     const firstStreamRow = lastRow(all[0]!) + 1 - Math.round(all[0]!.endMs / msPerRow);
     const msOf = (boardRow: number) => (boardRow - firstStreamRow) * msPerRow;
-    expect(caught.start_ms + 2000 + MARGIN - msOf(up + MISS_ROWS)).toBeGreaterThanOrEqual(-1);
+    // The stream's time axis is the reader's measured rate, which a loaded machine moves by a
+    // hair during the run (the mean row length above is not each moment's): half a row of slack
+    // below (-3.8 ms seen at load 5, where an exact axis gives -1 at most).
+    const slack = msPerRow / 2;
+    expect(caught.start_ms + 2000 + MARGIN - msOf(up + MISS_ROWS)).toBeGreaterThanOrEqual(-slack);
     expect(caught.start_ms + 2000 + MARGIN - msOf(up + MISS_ROWS)).toBeLessThan(20 + 17);
-    expect(msOf(down - MISS_ROWS) + 2000 - (caught.end_ms - MARGIN)).toBeGreaterThanOrEqual(-1);
+    expect(msOf(down - MISS_ROWS) + 2000 - (caught.end_ms - MARGIN)).toBeGreaterThanOrEqual(-slack);
     expect(msOf(down - MISS_ROWS) + 2000 - (caught.end_ms - MARGIN)).toBeLessThan(20 + 17);
     await expectBoardRows(isAbsolute(s.file) ? s.file : join(dataDir, s.file), board, report, { firstStreamRow, msPerRow, startMs: caught.start_ms, endMs: caught.end_ms });
   }, 120_000);

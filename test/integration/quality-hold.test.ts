@@ -20,7 +20,7 @@ async function coreWithPlatform() {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('data quality through the core, with real boards on PTYs', () => {
+describe('data quality through the core, with real boards on PTYs', { timeout: 60_000 }, () => {
   it('a capture with gaps is flagged and held back, uploads only when forced; a clean one from the same session goes straight up', async () => {
     const { srv, call, events } = await coreWithPlatform();
 
@@ -33,7 +33,10 @@ describe('data quality through the core, with real boards on PTYs', () => {
     }
     await pause(2500); // the reader settles on the rate before the capture starts
     const st = await call<RecordingStatus>('record.start', { sourceIds: [`serial:${gapped.hostPath}`, `serial:${clean.hostPath}`], label: 'wave', category: 'training', lengthMs: 4000, queue: true });
-    for (let i = 0; i < 400 && !events.some(([n, p]) => n === 'record.state' && (p as RecordingStatus).sessionId === st.sessionId && (p as RecordingStatus).state === 'saved'); i++) await pause(25);
+    // Saved once each source has judged its last reading (about a second after the take): up to
+    // 30 s on a loaded machine, and said if not.
+    const states = () => events.filter(([n, p]) => n === 'record.state' && (p as RecordingStatus).sessionId === st.sessionId).map(([, p]) => (p as RecordingStatus).state);
+    await expect.poll(() => states().at(-1), { timeout: 30_000, interval: 25 }).toBe('saved');
     const list = async (input: object = {}) => (await call<{ samples: Sample[]; total: number }>('samples.list', input));
     const samples = (await list()).samples;
     const bad = samples.find((s) => s.extra.source === `serial:${gapped.hostPath}`)!;
@@ -65,6 +68,8 @@ describe('data quality through the core, with real boards on PTYs', () => {
     expect(await call('queue.enqueue', { ids: [bad.id], force: true })).toEqual({ queued: 1, held: 0 });
     for (let i = 0; i < 400 && srv.samples.length < 2; i++) await pause(25);
     expect(srv.samples.map((s) => s.originalName).sort()).toEqual([good.name, bad.name].sort());
+    // The platform has it; the queue marks it uploaded once it has read the answer.
+    await expect.poll(async () => (await list()).samples.find((s) => s.id === bad.id)!.state, { timeout: 10_000 }).toBe('uploaded');
     const after = (await list()).samples.find((s) => s.id === bad.id)!;
     expect(after).toMatchObject({ state: 'uploaded', heldBack: false, flagged: 'error' });
 
