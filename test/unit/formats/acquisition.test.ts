@@ -3,7 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { Encoder, decode as plainCborDecode } from 'cbor-x';
 import { CoreError } from '../../../src-main/core/errors.js';
 import {
-  ZERO_SIGNATURE, decodeAcquisition, detectAcquisitionFormat, encodeAcquisition, verifyAcquisitionSignature,
+  AcquisitionMessageSchema, ZERO_SIGNATURE, decodeAcquisition, detectAcquisitionFormat, encodeAcquisition, verifyAcquisitionSignature,
   type AcquisitionDraft, type AcquisitionFormat,
 } from '../../../src-main/core/samples/formats/acquisition.js';
 import { thrownBy } from '../../support/errors.js';
@@ -229,6 +229,65 @@ describe('speed (smoke check; the real benchmark lives elsewhere)', () => {
       const elapsed = performance.now() - t0;
       expect(elapsed).toBeLessThan(2000);
       expect(verifyAcquisitionSignature(bytes, KEY)).toBe(true);
+    }
+  });
+});
+
+describe('the check of an acquisition message: a quick read for plainly valid files, the schema for the rest', () => {
+  const good = () => ({
+    protected: { ver: 'v1', alg: 'none', iat: 1 },
+    signature: '0'.repeat(64),
+    payload: { device_name: 'd', device_type: 'T', interval_ms: 10, sensors: [{ name: 'a', units: 'u' }, { name: 'b', units: '' }], values: [[1, 2], [3, 4]] },
+  });
+  type Doc = ReturnType<typeof good>;
+  const set = (f: (d: Doc & Record<string, unknown>) => void) => () => {
+    const d = good() as Doc & Record<string, unknown>;
+    f(d);
+    return d;
+  };
+  const odd: unknown[] = [undefined, null, 0, -1, NaN, Infinity, '', 'x', [], {}, [[]], true];
+  const variants: Array<() => unknown> = [good, () => null, () => [], () => 'x'];
+  for (const v of odd) {
+    variants.push(
+      set((d) => void ((d as Record<string, unknown>).protected = v)),
+      set((d) => void ((d.protected as Record<string, unknown>).ver = v)),
+      set((d) => void ((d.protected as Record<string, unknown>).alg = v)),
+      set((d) => void ((d.protected as Record<string, unknown>).iat = v)),
+      set((d) => void ((d as Record<string, unknown>).signature = v)),
+      set((d) => void ((d as Record<string, unknown>).payload = v)),
+      set((d) => void ((d.payload as Record<string, unknown>).device_name = v)),
+      set((d) => void ((d.payload as Record<string, unknown>).device_type = v)),
+      set((d) => void ((d.payload as Record<string, unknown>).interval_ms = v)),
+      set((d) => void ((d.payload as Record<string, unknown>).sensors = v)),
+      set((d) => void ((d.payload.sensors as unknown[])[1] = v)),
+      set((d) => void ((d.payload.sensors[0] as Record<string, unknown>).name = v)),
+      set((d) => void ((d.payload.sensors[0] as Record<string, unknown>).units = v)),
+      set((d) => void ((d.payload as Record<string, unknown>).values = v)),
+      set((d) => void ((d.payload.values as unknown[])[1] = v)),
+      set((d) => void ((d.payload.values[0] as unknown[])[1] = v)),
+    );
+  }
+  variants.push(set((d) => void delete (d.protected as Record<string, unknown>).iat), set((d) => void delete (d.payload as Record<string, unknown>).device_name), set((d) => void ((d as Record<string, unknown>).extra = 1)));
+
+  it(`accepts exactly what the schema accepts, JSON and CBOR (${variants.length} documents each)`, () => {
+    const plain = new Encoder({ useRecords: false });
+    for (const [i, make] of variants.entries()) {
+      const doc = make();
+      // JSON has no undefined, NaN or Infinity; CBOR keeps them: the schema judges what the file says.
+      const files: Array<[AcquisitionFormat, Buffer]> = [['json', Buffer.from(JSON.stringify(doc) ?? 'null')], ['cbor', plain.encode(doc)]];
+      for (const [format, bytes] of files) {
+        const want = AcquisitionMessageSchema.safeParse(format === 'json' ? JSON.parse(bytes.toString()) : plainCborDecode(bytes)).success;
+        const got = (() => {
+          try {
+            decodeAcquisition(bytes, format);
+            return true;
+          } catch (err) {
+            expect(err, `document ${i}`).toBeInstanceOf(CoreError);
+            return false;
+          }
+        })();
+        expect(got, `document ${i} as ${format}: ${JSON.stringify(doc)?.slice(0, 200)}`).toBe(want);
+      }
     }
   });
 });
