@@ -24,6 +24,16 @@ export async function openBoardLive(page: Page, path: string, rowsOver: number):
   await expect(page.locator(`[data-source-id="serial:${path}"]`)).toHaveAttribute('aria-selected', 'true');
 }
 
+/** Records one take of the open source from the record bar (Space, as a person starts it) and waits until it is saved. */
+export async function recordSavedTake(page: Page, label: string, seconds: number): Promise<void> {
+  const bar = page.getByTestId('record-bar');
+  await bar.getByLabel('Label').fill(label);
+  await bar.getByLabel('Length (s)').fill(String(seconds));
+  await page.locator('body').click({ position: { x: 5, y: 300 } });
+  await page.keyboard.press('Space');
+  await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
+}
+
 /** Presses each key after its pause in ms: events marked while a take records, at a person's pace. */
 export async function pressAfterPauses(page: Page, steps: Array<[ms: number, key: string]>): Promise<void> {
   for (const [ms, key] of steps) {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openPtyPair } from '../support/boards/pty.js';
-import { openPort } from './app-page.js';
+import { openPort, recordSavedTake } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
 const NORDIC_BOARD = fileURLToPath(new URL('../support/boards/nordic-board.mjs', import.meta.url));
@@ -27,12 +27,7 @@ test('a Nordic data-forwarder board is told by its stream, plotted with its name
     await page.screenshot({ path: testInfo.outputPath('nordic-live.png'), fullPage: true });
     await testInfo.attach('nordic-live', { path: testInfo.outputPath('nordic-live.png'), contentType: 'image/png' });
 
-    const bar = page.getByTestId('record-bar');
-    await bar.getByLabel('Label').fill('tag');
-    await bar.getByLabel('Length (s)').fill('1.5');
-    await page.locator('body').click({ position: { x: 5, y: 300 } });
-    await page.keyboard.press('Space');
-    await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
+    await recordSavedTake(page, 'tag', 1.5);
     await page.getByRole('tab', { name: /Samples/ }).click();
     await expect(page.getByRole('row', { name: /tag\.[0-9a-f]{8}\.cbor/ })).toBeVisible();
   } finally {
@@ -52,12 +47,7 @@ test("a Nordic board whose own timestamps run at another rate than its session i
     // Once a second of timestamps has come.
     await expect(page.getByTestId('nordic-clock')).toHaveText(/its timestamps say 19\d\.\d\d Hz/, { timeout: 10_000 });
 
-    const bar = page.getByTestId('record-bar');
-    await bar.getByLabel('Label').fill('clock');
-    await bar.getByLabel('Length (s)').fill('1');
-    await page.locator('body').click({ position: { x: 5, y: 300 } });
-    await page.keyboard.press('Space');
-    await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
+    await recordSavedTake(page, 'clock', 1);
     await page.getByRole('tab', { name: /Samples/ }).click();
     const row = page.getByRole('row', { name: /clock\.[0-9a-f]{8}\.cbor/ });
     await expect(row.getByTestId('quality-badge')).toContainText('Rate mismatch', { timeout: 15_000 });

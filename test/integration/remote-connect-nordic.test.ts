@@ -3,7 +3,7 @@ import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisiti
 import { nordicBoard } from '../support/boards/board-on-pty.js';
 import { nordicValue, onWire } from '../support/boards/nordic-wire.mjs';
 import { socatAvailable } from '../support/boards/pty.js';
-import { listSamples, startConnect, startPlatform, type Cleanups } from '../support/connect-run.js';
+import { listSamples, startConnect, startPlatform, type Cleanups, type Platform } from '../support/connect-run.js';
 
 /**
  * `capture-desk connect --port` with a Nordic data-forwarder board (the PTY emulator): the hello
@@ -58,16 +58,23 @@ describe.skipIf(!socatAvailable())('capture-desk connect: a Nordic board', { tim
     });
   }
 
-  it('a board that restarts during a platform take: both parts uploaded, each in order, both stored when the platform hears "finished"', async () => {
+  /** A platform take of `lengthMs` from a 100 Hz Nordic board that restarts a second into it. */
+  async function restartedTake(lengthMs: number, before?: (p: Platform) => void) {
     const p = await startPlatform(cleanups);
     const b = await nordicBoard(cleanups, ['--rate', '100', '--channels', '3', '--si-every-ms', '300']);
     const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath]);
     const hello = await c.waitEvent((e) => e.event === 'connected');
     const sensor = (hello.sensors as Array<{ name: string }>)[0]!;
-    expect(await p.startSampling(hello.device_id as string, { label: 'reboot', lengthMs: 3000, category: 'training', intervalMs: 10, sensor: sensor.name })).toMatchObject({ success: true });
+    before?.(p);
+    expect(await p.startSampling(hello.device_id as string, { label: 'reboot', lengthMs, category: 'training', intervalMs: 10, sensor: sensor.name })).toMatchObject({ success: true });
     await c.waitEvent((e) => e.event === 'sample-requested');
     await new Promise((r) => setTimeout(r, 1000));
-    b.child.kill('SIGUSR2'); // the board restarts a second into the take
+    b.child.kill('SIGUSR2'); // the board restarts at its next sample (nordic-board.mjs)
+    return { p, c, hello };
+  }
+
+  it('a board that restarts during a platform take: both parts uploaded, each in order, both stored when the platform hears "finished"', async () => {
+    const { p, c } = await restartedTake(3000);
     // What the platform has stored the moment it hears "finished":
     const storedAtFinish = p.remote.waitFor((m) => m.dir === 'in' && 'sampleFinished' in m.message, 30_000).then(() => p.ingestion.samples.length);
     await c.waitEvent((e) => e.event === 'sample-finished', 30_000);
@@ -87,18 +94,9 @@ describe.skipIf(!socatAvailable())('capture-desk connect: a Nordic board', { tim
   });
 
   it('a restarted take whose second part the platform refuses: the platform hears the take failed, naming the part, not "finished"', async () => {
-    const p = await startPlatform(cleanups);
-    const b = await nordicBoard(cleanups, ['--rate', '100', '--channels', '3', '--si-every-ms', '300']);
-    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath]);
-    const hello = await c.waitEvent((e) => e.event === 'connected');
-    const sensor = (hello.sensors as Array<{ name: string }>)[0]!;
     // Files over 7 KB are refused one by one (files[].success false): the first part (~1 s, ~3-4 KB)
     // goes in, the second (~4 s, ~10 KB) does not.
-    p.ingestion.setFaults({ maxFileBytes: 7000 });
-    expect(await p.startSampling(hello.device_id as string, { label: 'reboot', lengthMs: 5000, category: 'training', intervalMs: 10, sensor: sensor.name })).toMatchObject({ success: true });
-    await c.waitEvent((e) => e.event === 'sample-requested');
-    await new Promise((r) => setTimeout(r, 1000));
-    b.child.kill('SIGUSR2');
+    const { p, hello } = await restartedTake(5000, (p) => p.ingestion.setFaults({ maxFileBytes: 7000 }));
     const failed = await p.remote.waitFor((m) => m.dir === 'in' && (m.message as { sample?: unknown }).sample === false, 40_000);
     expect((failed.message as { error: string }).error).toMatch(/^Part 2 of 2 \(the board restarted during the take\): /);
     expect(p.log(hello.device_id as string).some((m) => m.type === 'sampleFinished')).toBe(false);
