@@ -205,7 +205,8 @@ export class NordicStreamReader {
       this.#releaseHeld();
       return;
     }
-    if (si.drops > this.#drLast) this.#losses.deviceDropped(si.drops - this.#drLast);
+    // Every session info, grown or not: its drops are matched against the gaps since the last one.
+    this.#losses.deviceDropped(Math.max(0, si.drops - this.#drLast));
     this.#drLast = Math.max(this.#drLast, si.drops);
     if (prev.hz !== si.hz || prev.deviceName !== si.deviceName || prev.sensorType !== si.sensorType) {
       this.#session = sessionOf(si);
