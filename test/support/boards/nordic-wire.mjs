@@ -96,5 +96,6 @@ export function onWire(v, int32) {
 /** The emulator's test signal: channel c of sample seq, a different wave per channel, with exact whole numbers now and then. */
 export function nordicValue(seq, c) {
   if (seq % 97 === 0) return 9 - c; // whole floats happen (9.0 at 1600 Hz): the decoder must not take them for ints
-  return Math.round(Math.sin(seq / 25 + c) * (c + 1) * 4000) / 1000;
+  // + 0: never −0, which int32 micro-units cannot carry (the host reads 0) and tests compare with Object.is.
+  return Math.round(Math.sin(seq / 25 + c) * (c + 1) * 4000) / 1000 + 0;
 }
