@@ -1,41 +1,12 @@
 import { CoreError } from '../../errors.js';
 import { niceRate } from './nice-rates.js';
 import { LossLog } from './loss-log.js';
-import { findFirstLoss, lossScratch, lossWindow, MAX_LOSS_WINDOW, robustSlope, type LossScratch } from './loss-finder.js';
+import { findFirstLoss, lossScratch, lossWindow, robustSlope, type LossScratch } from './loss-finder.js';
 import { fitRate, fitScratch, segmentSse, type FitScratch, type RateFit } from './rate-fit.js';
+import { envelopeRises, longWindow } from './loss-envelope.js';
+import type { RateEstimatorOptions, RateSnapshot } from './rate-snapshot.js';
 
-export interface RateSnapshot {
-  /** Estimated sampling frequency; null until there is enough data (3 lines over 2 periods). */
-  frequencyHz: number | null;
-  intervalMs: number | null;
-  /** A common rate within 0.1 % of the estimate, offered, never applied silently. */
-  suggestedHz: number | null;
-  /** Standard deviation of chunk arrival times around the fitted line. */
-  jitterMs: number | null;
-  /** Lines the board sent that never arrived, estimated from where later lines fall in time. */
-  droppedLines: number;
-  /**
-   * False when arrival jitter is too large against the period to tell a lost line from noise
-   * (or before 16 chunks). Counts are exact for losses a few hundred chunks apart; losses much
-   * denser than that in a very jittery stream may be miscounted by one or two.
-   */
-  dropsDetectable: boolean;
-  pauses: number;
-  lines: number;
-  /** 'good': the ~95 % interval is within ±0.1 %. */
-  confidence: 'none' | 'rough' | 'good';
-  relativeError: number | null;
-}
-
-export interface RateEstimatorOptions {
-  /** Chunk arrivals kept for the fit; default 4096. */
-  maxPoints?: number;
-  /** Oldest arrival kept, in ms before the newest; default 120 s. */
-  windowMs?: number;
-  /** A silence longer than this many periods (and than pauseMinMs) is a pause, not lost lines. */
-  pauseFactor?: number;
-  pauseMinMs?: number;
-}
+export type { RateEstimatorOptions, RateSnapshot } from './rate-snapshot.js';
 
 const MIN_POINTS_FOR_LOSSES = 16;
 /** Each candidate loss costs a refit; bounds keep one refit's work small whatever the stream does. */
@@ -64,7 +35,10 @@ const VETOED = 2;
  * those points; a pause starts a new segment with its own offset but the same slope.
  *
  * Lines lost in transit would bias that slope, so each refit also searches the current segment
- * for them (see loss-finder.ts) and re-indexes the points after each one before fitting again.
+ * for them (see loss-finder.ts) and re-indexes the points after each one before fitting again;
+ * a second later each find is checked against the long envelopes (loss-envelope.ts).
+ *
+ * Kept whole (just over 400 lines): the refit's steps share the ring's arrays in place.
  */
 export class RateEstimator {
   readonly #cap: number;
@@ -433,65 +407,4 @@ export class RateEstimator {
       }
     }
   }
-}
-
-/**
- * Points a loss is checked over on each side: a second of arrivals (at least two search
- * windows, at most MAX_LOSS_WINDOW and half the ring). The search's own windows are sized to the arrivals' jitter
- * from one chunk to the next, which a board that prints "when due" from a loop hides: its lines
- * leave up to a period late, later and later, then two together (a sawtooth one period high,
- * tens of lines long). A host that stalls for a moment lifts a stretch of that by a few ms, and
- * the short windows read a lost line: two of them in a 6.5 s stream read 100 Hz as 100.34 Hz.
- */
-function longWindow(slope: number, w: number, cap: number): number {
-  return Math.min(MAX_LOSS_WINDOW, cap >> 1, Math.max(2 * w, Math.ceil(1000 / slope)));
-}
-
-/**
- * Whether the arrivals over points [at, to) all sit at least (lines − ½) periods above the lower
- * envelope of those over [from, at), carried on: what `lines` lost before `at` must do (a lost
- * line makes every later arrival a period late, and none can come early), where a sawtooth or a
- * burst of late arrivals leaves the envelope where it was. The envelope's own slope, not the
- * fitted period: a period bent by a false loss (0.34 %) drifts a second of points by 3 ms.
- */
-function envelopeRises(n: Float64Array, t: Float64Array, from: number, at: number, to: number, period: number, lines: number): boolean {
-  // Too near the stream's start (or a pause) to have an envelope before it: a loss there cannot be
-  // told from the period still settling (what lost lines would be found in the first 8 points).
-  if (at - from < 8) return false;
-  const slope = envelopeSlope(n, t, from, at, period);
-  let before = Infinity;
-  for (let i = from; i < at; i++) before = Math.min(before, t[i]! - slope * (n[i]! - n[from]!));
-  let after = Infinity;
-  // The points from `at` on are indexed with the loss counted: taken back out for the check.
-  for (let i = at; i < to; i++) after = Math.min(after, t[i]! - slope * (n[i]! - lines - n[from]!));
-  return after - before >= (lines - 0.5) * period;
-}
-
-/**
- * The slope of the line under points [from, to) that lies closest to them (the lower envelope
- * as a linear programme: minimise Σ(t − a − b·n) with every t ≥ a + b·n). For a given b the best a
- * is min(t − b·n), so the sum is N·max(b·n − t) − b·Σn: convex in b, its slope's sign found by
- * bisection within ±50 % of `period`.
- */
-export function envelopeSlope(n: Float64Array, t: Float64Array, from: number, to: number, period: number): number {
-  let mean = 0;
-  for (let i = from; i < to; i++) mean += n[i]! - n[from]!;
-  mean /= to - from;
-  let lo = 0.5 * period;
-  let hi = 1.5 * period;
-  for (let it = 0; it < 48; it++) {
-    const b = 0.5 * (lo + hi);
-    let best = -Infinity;
-    let at = from;
-    for (let i = from; i < to; i++) {
-      const v = b * (n[i]! - n[from]!) - (t[i]! - t[from]!);
-      if (v > best) {
-        best = v;
-        at = i;
-      }
-    }
-    if (n[at]! - n[from]! < mean) lo = b;
-    else hi = b;
-  }
-  return 0.5 * (lo + hi);
 }
