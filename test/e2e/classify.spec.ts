@@ -205,8 +205,11 @@ test.describe('the microphone', () => {
   test('a microphone take classified after its upload: the capture panel and the table say it, bands on the waveform and the spectrogram, the anomaly line', async ({ page, shell, platform }, testInfo) => {
     test.setTimeout(120_000);
     const pulse = testPulseFromEnv();
-    // Paced: the soft tone is heard ~0.3 s after it is set, not after whatever a pipe holds.
-    const loud = { env: pulse.env, sink: pulse.sink, tones: [{ freq: 440, amp: 0.5 }], leadMs: 300 };
+    // Loud and soft take turns every second of the sound itself: whenever the take starts and
+    // however late a busy machine delivers it, its 1 s windows 0.5 s apart hold some of each (a
+    // window over 43 % loud reads hum). Switching the tone on a clock missed a 4 s take twice
+    // under load: the change was heard only after it.
+    const loud = { env: pulse.env, sink: pulse.sink, tones: [{ freq: 440, amp: 0.5 }], alternate: { tones: [{ freq: 440, amp: 0.25 }], everyMs: 1000 } };
     tone = playTone(loud);
     // An impulse that tells a hum (RMS ≈ 0.35) from a softer one (≈ 0.18), with an anomaly score;
     // windows holding some of each score below its minimum confidence.
@@ -231,12 +234,6 @@ test.describe('the microphone', () => {
     await expect(bar.getByTestId('classify-option-note')).toHaveText('Takes going to training are not classified; only testing takes are, unless "every take" is ticked.');
 
     await recordTake(page, 'hum', 4);
-    // A second into the take, by its own clock on the page (not the test's: a busy machine starts
-    // things late), the hum gets soft, in the same stream: heard ~0.9 s later here (0.3 s of lead, the
-    // rest PulseAudio and the capture), where the unpaced pipe held more than the 3 s left of the take.
-    const elapsed = async () => Number(/REC ([\d.]+) s/.exec((await page.getByTestId('recording-indicator').textContent()) ?? '')?.[1] ?? 0);
-    await expect.poll(elapsed, { timeout: 15_000, intervals: [50] }).toBeGreaterThanOrEqual(1);
-    tone.setTones([{ freq: 440, amp: 0.25 }]);
     await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
     const said = page.getByTestId('take-classification');
     await expect(said).toContainText(/^Model says: hum: \d of \d+ windows/, { timeout: 30_000 });

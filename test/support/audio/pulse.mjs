@@ -68,8 +68,11 @@ export async function startPulse({ sink = 'testmic', rate = 48000 } = {}) {
  * setTones() is then heard about `leadMs` later, not after whatever the pipe held (on a busy
  * machine, more than a 4 s take's second half).
  */
-export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150, leadMs }) {
+export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150, leadMs, alternate }) {
   let playing = tones;
+  // `alternate: { tones, everyMs }`: the two sets take turns every `everyMs` of the stream's own
+  // samples (a multiple of 100 ms), so any stretch of the sound holds both whatever its start.
+  const every = alternate ? Math.round((rate * alternate.everyMs) / 1000) : 0;
   // -v: pacat reports "Stream underrun." when it could not keep the sink fed (a glitch of the
   // test rig, not of the capture); they are counted so a benchmark can tell the two apart.
   const pacat = spawn('pacat', ['-v', '--playback', '--raw', '--format=s16le', `--rate=${rate}`, '--channels=1', `--latency-msec=${latencyMs}`, '-d', sink], {
@@ -89,7 +92,8 @@ export function playTone({ env, sink, tones, rate = 48000, latencyMs = 150, lead
   let frame = 0;
   let stopped = false;
   const samples = (count) => {
-    const f = toneSamples(playing, rate, count, frame);
+    const now = every && Math.floor(frame / every) % 2 === 1 ? alternate.tones : playing;
+    const f = toneSamples(now, rate, count, frame);
     frame += count;
     const b = Buffer.alloc(count * 2);
     for (let i = 0; i < count; i++) b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(f[i] * 32767))), 2 * i);
