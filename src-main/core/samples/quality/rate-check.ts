@@ -10,13 +10,9 @@ export const RATE_ERROR = 0.05;
  * keep): every event in the sample is then stretched or squeezed in time.
  */
 export function checkRate(declaredHz: number | null, measuredHz: number | null): QualityFinding[] {
-  if (!declaredHz || !measuredHz || !Number.isFinite(declaredHz) || !Number.isFinite(measuredHz)) return [];
-  const off = Math.abs(measuredHz / declaredHz - 1);
-  if (off <= RATE_WARNING) return [];
-  const severity = off > RATE_ERROR ? 'error' : 'warning';
-  return [finding('rate-mismatch', severity,
-    `Rate mismatch: the file says ${fmtHz(declaredHz)} but the board sent ${fmtHz(measuredHz)} (${percent(off)} off), so time in this sample is ${measuredHz > declaredHz ? 'stretched' : 'squeezed'}. ` +
-    'Clear or correct the frequency set for this port, then record again.')];
+  return rateMismatch(declaredHz, measuredHz, (off, way) =>
+    `Rate mismatch: the file says ${fmtHz(declaredHz!)} but the board sent ${fmtHz(measuredHz!)} (${off} off), so time in this sample is ${way}. ` +
+    'Clear or correct the frequency set for this port, then record again.');
 }
 
 /**
@@ -25,13 +21,17 @@ export function checkRate(declaredHz: number | null, measuredHz: number | null):
  * firmware reports shows here, and every event in the sample is then stretched or squeezed.
  */
 export function checkBoardClock(declaredHz: number | null, boardTsHz: number | null): QualityFinding[] {
-  if (!declaredHz || !boardTsHz || !Number.isFinite(declaredHz) || !Number.isFinite(boardTsHz)) return [];
-  const off = Math.abs(boardTsHz / declaredHz - 1);
+  return rateMismatch(declaredHz, boardTsHz, (off, way) =>
+    `Rate mismatch: the board's session info says ${fmtHz(declaredHz!)} but its own timestamps run at ${fmtHz(boardTsHz!)} (${off} off), so time in this sample is ${way}. ` +
+    'The firmware reports one rate and its sensor samples at another: set the sensor\'s sampling rate to match (or the reported one), then record again.');
+}
+
+/** Over ±1 % a warning, over ±5 % an error, said in `words(how far off, stretched or squeezed)`. */
+function rateMismatch(declaredHz: number | null, actualHz: number | null, words: (off: string, way: string) => string): QualityFinding[] {
+  if (!declaredHz || !actualHz || !Number.isFinite(declaredHz) || !Number.isFinite(actualHz)) return [];
+  const off = Math.abs(actualHz / declaredHz - 1);
   if (off <= RATE_WARNING) return [];
-  const severity = off > RATE_ERROR ? 'error' : 'warning';
-  return [finding('rate-mismatch', severity,
-    `Rate mismatch: the board's session info says ${fmtHz(declaredHz)} but its own timestamps run at ${fmtHz(boardTsHz)} (${percent(off)} off), so time in this sample is ${boardTsHz > declaredHz ? 'stretched' : 'squeezed'}. ` +
-    'The firmware reports one rate and its sensor samples at another: set the sensor\'s sampling rate to match (or the reported one), then record again.')];
+  return [finding('rate-mismatch', off > RATE_ERROR ? 'error' : 'warning', words(percent(off), actualHz > declaredHz ? 'stretched' : 'squeezed'))];
 }
 
 function fmtHz(hz: number): string {
