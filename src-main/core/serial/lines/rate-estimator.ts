@@ -3,7 +3,7 @@ import { niceRate } from './nice-rates.js';
 import { LossLog } from './loss-log.js';
 import { findFirstLoss, lossScratch, lossWindow, robustSlope, type LossScratch } from './loss-finder.js';
 import { fitRate, fitScratch, segmentSse, type FitScratch, type RateFit } from './rate-fit.js';
-import { envelopeRises, longWindow } from './loss-envelope.js';
+import { envelopeRises, envelopeSlope, longWindow } from './loss-envelope.js';
 import type { RateEstimatorOptions, RateSnapshot } from './rate-snapshot.js';
 
 export type { RateEstimatorOptions, RateSnapshot } from './rate-snapshot.js';
@@ -12,6 +12,11 @@ const MIN_POINTS_FOR_LOSSES = 16;
 /** Each candidate loss costs a refit; bounds keep one refit's work small whatever the stream does. */
 const MAX_LOSSES_PER_FIT = 32;
 const MAX_REJECTS_PER_FIT = 3;
+/**
+ * Candidates passed over for lying where a loss was taken back: not rejects (they cost no refit),
+ * else a host's catch-up that fooled the search once would hide every loss after it for good.
+ */
+const MAX_PASSED_PER_FIT = 64;
 /**
  * Lines in a chunk from which a chunk arriving sooner than 0.9 of its lines' duration after the
  * previous one (not 0.5) shows the previous one was held up. A core too busy to read at twice a
@@ -24,7 +29,12 @@ const BIG_CHUNK = 32;
 const MIN_REFIT_INTERVAL_MS = 20;
 /** States of a point's loss check (#check). */
 const PROVISIONAL = 1;
+/** The envelope gives the reported period over this many points spanning this long (see #reportedSlope). */
+const ENVELOPE_MIN_POINTS = 200;
+const ENVELOPE_MIN_SPAN_MS = 1000;
 const VETOED = 2;
+/** A big gap's size (#sizeBigGaps) not yet seen against a second of later arrivals. */
+const GAP_OPEN = 3;
 
 /**
  * Estimates a line source's sampling frequency from when lines arrive.
@@ -50,7 +60,7 @@ export class RateEstimator {
   readonly #c: Float64Array;
   readonly #e: Float64Array;
   readonly #seg: Int32Array;
-  /** Per point, a loss found just before it: 0 none or settled, PROVISIONAL until checked, VETOED. */
+  /** Per point, a loss found just before it: 0 none or settled, PROVISIONAL until checked, VETOED, GAP_OPEN. */
   readonly #check: Uint8Array;
   /** The ring laid out flat for fitting. */
   readonly #lt: Float64Array;
@@ -71,6 +81,12 @@ export class RateEstimator {
   #fitAt = -Infinity;
   /** Readings (as `lines` counts them) whose losses the last fit has judged: see judgedThrough(). */
   #judged = 0;
+  /** The last fit's flat points [#fitFrom, #fitTo): the current segment; #envN their indexing for #reportedSlope. */
+  #fitFrom = 0;
+  #fitTo = 0;
+  readonly #envN: Float64Array;
+  /** The period reported (see #reportedSlope); null: not worked out since the last refit. */
+  #reported: number | null = null;
   /** Every loss found, by the reading it comes before, for the stream's whole life (see loss-log.ts). */
   readonly #losses = new LossLog();
 
@@ -89,6 +105,7 @@ export class RateEstimator {
     this.#fitScratch = fitScratch(c);
     this.#lossScratch = lossScratch(c);
     this.#gapSeg = new Int32Array(c);
+    this.#envN = new Float64Array(c);
   }
 
   /** `lines` readings completed by a chunk that arrived at `arrivalMs` (monotonic clock). */
@@ -130,10 +147,11 @@ export class RateEstimator {
     if (!fit || this.#lines < 3 || fit.spanLines < 2) {
       return { frequencyHz: null, intervalMs: null, suggestedHz: null, jitterMs: null, confidence: 'none', relativeError: null, ...base };
     }
-    const hz = 1000 / fit.slope;
+    const slope = this.#reportedSlope();
+    const hz = 1000 / slope;
     return {
       frequencyHz: hz,
-      intervalMs: fit.slope,
+      intervalMs: slope,
       suggestedHz: niceRate(hz),
       jitterMs: fit.jitterMs,
       confidence: fit.points >= 10 && fit.relError <= 0.001 ? 'good' : 'rough',
@@ -171,7 +189,39 @@ export class RateEstimator {
   current(): { frequencyHz: number; relativeError: number } | null {
     const fit = this.#fit;
     if (!fit || this.#lines < 3 || fit.spanLines < 2) return null;
-    return { frequencyHz: 1000 / fit.slope, relativeError: fit.relError };
+    return { frequencyHz: 1000 / this.#reportedSlope(), relativeError: fit.relError };
+  }
+
+  /**
+   * The period said: the slope of the lower envelope of the current segment's points once they
+   * are many (else the least-squares one). A chunk can arrive late by any amount but never before
+   * its last line left the board, so the earliest arrivals trace the board's clock; the least
+   * squares lean on late ones. The losses still to be checked are left out of the indexing here:
+   * one that is real leaves the points after it a period late, which the envelope passes under,
+   * and one that is false (a host catching up after a stall, its arrivals late for a second)
+   * would have made them a period early, which it cannot: with it counted, a 3 s take after a
+   * 300 ms stall of the app read 0.19 % fast until the check took it back.
+   */
+  #reportedSlope(): number {
+    const fit = this.#fit!;
+    if (this.#reported !== null) return this.#reported;
+    const from = this.#fitFrom;
+    const to = this.#fitTo;
+    let slope = fit.slope;
+    if (to - from >= ENVELOPE_MIN_POINTS && this.#lt[to - 1]! - this.#lt[from]! >= ENVELOPE_MIN_SPAN_MS) {
+      const n = this.#envN;
+      let open = 0;
+      for (let i = from; i < to; i++) {
+        const r = (this.#head + i) % this.#cap;
+        if (i > from && (this.#check[r] === PROVISIONAL || this.#check[r] === GAP_OPEN)) open += this.#e[r]! - this.#e[(this.#head + i - 1) % this.#cap]!;
+        n[i] = this.#ln[i]! - open;
+      }
+      const env = envelopeSlope(n, this.#lt, from, to, fit.slope);
+      // Well inside the bisection's range, else something odd (a clock step) pinned it.
+      if (Math.abs(env / fit.slope - 1) < 0.45) slope = env;
+    }
+    this.#reported = slope;
+    return slope;
   }
 
   /**
@@ -208,6 +258,8 @@ export class RateEstimator {
     this.#fitAt = -Infinity;
     this.#losses.clear();
     this.#judged = 0;
+    this.#reported = null;
+    this.#fitFrom = this.#fitTo = 0;
   }
 
   #append(t: number): void {
@@ -243,6 +295,8 @@ export class RateEstimator {
     }
     this.#sinceFit = 0;
     this.#fitAt = now;
+    this.#reported = null;
+    this.#fitFrom = this.#fitTo = 0;
     const fit = count >= 2 ? fitRate(this.#ln, this.#lt, this.#ls, count, this.#fitScratch) : null;
     if (!fit) return;
     this.#fit = fit;
@@ -254,6 +308,10 @@ export class RateEstimator {
     const w = this.#lossWindow();
     const i = w === null ? count - 1 : count - Math.max(Math.ceil(1.5 * w), longWindow(this.#fit.slope, w, this.#cap)) - 1;
     this.#judged = i < 0 ? 0 : this.#c[(this.#head + i) % this.#cap]!;
+    let from = count;
+    while (from > 0 && this.#ls[from - 1] === this.#segment) from--;
+    this.#fitFrom = from;
+    this.#fitTo = count;
   }
 
   /**
@@ -274,6 +332,7 @@ export class RateEstimator {
     const robust = robustSlope(this.#ln, this.#lt, from, count, this.#lossScratch.q);
     const p0 = robust !== null && fit.slope > robust * 1.05 ? robust : fit.slope;
     const big = Math.max(3 * p0, 4 * fit.spread);
+    const long = longWindow(fit.slope, w, this.#cap);
     // The period for sizing them is fitted between them (each stretch its own offset, as across a
     // pause), so it does not depend on how they are sized: sizing with a period that did made
     // the two agree on the wrong answer.
@@ -299,15 +358,23 @@ export class RateEstimator {
     for (let a = from + 1; a < count - w; a++) {
       if (seg[a] === seg[a - 1]) continue;
       const ra = (this.#head + a) % this.#cap;
+      // A find still to be checked, or taken back: the long check owns it (sizing it here too
+      // made the two take turns, each undoing the other).
+      if (this.#check[ra] === PROVISIONAL || this.#check[ra] === VETOED) continue;
       const rb = (this.#head + a - 1) % this.#cap;
       const had = this.#e[ra]! - this.#e[rb]!;
       // Sized by the envelopes (the silence's ends are a poll apart): the lowest arrivals after
       // it sit that many periods above the lowest before it.
       let before = Infinity;
       for (let j = Math.max(from, a - w); j < a; j++) before = Math.min(before, this.#lt[j]! - p * this.#ln[j]!);
+      // After it, a second of arrivals up to the next big gap once they have come (at least w
+      // points): a host catching up after a stall delivers late for a while, and w points of that
+      // read as a silence a period too long. Until that second has come the size stays open.
+      const end = Math.min(count, a + long);
       let after = Infinity;
-      for (let j = a; j < Math.min(count, a + w); j++) after = Math.min(after, this.#lt[j]! - p * (this.#ln[j]! - had));
+      for (let j = a; j < end && (j < a + w || seg[j] === seg[a]); j++) after = Math.min(after, this.#lt[j]! - p * (this.#ln[j]! - had));
       const k = Math.max(0, Math.round((after - before) / p));
+      this.#check[ra] = k > 0 && a + long > count ? GAP_OPEN : 0;
       if (k === had) continue;
       for (let i = a; i < count; i++) {
         this.#ln[i]! += k - had;
@@ -345,17 +412,23 @@ export class RateEstimator {
       const ra = (this.#head + a) % this.#cap;
       if (this.#check[ra] !== PROVISIONAL) continue;
       const k = this.#e[ra]! - this.#e[(this.#head + a - 1) % this.#cap]!;
-      if (k <= 0 || envelopeRises(this.#ln, this.#lt, Math.max(from, a - long), a, a + long, fit.slope, k)) {
+      // The most lost lines the envelopes show (a find may be right that something was lost and
+      // wrong about how much): the rest is taken back, and all of it leaves the point to the
+      // search no more.
+      let keep = k;
+      while (keep > 0 && !envelopeRises(this.#ln, this.#lt, Math.max(from, a - long), a, a + long, fit.slope, keep, k)) keep--;
+      if (k <= 0 || keep === k) {
         this.#check[ra] = 0;
         continue;
       }
+      const back = k - keep;
       for (let i = a; i < count; i++) {
-        this.#ln[i]! -= k;
-        this.#e[(this.#head + i) % this.#cap]! -= k;
+        this.#ln[i]! -= back;
+        this.#e[(this.#head + i) % this.#cap]! -= back;
       }
-      this.#dropped -= k;
-      this.#logLoss(a, -k);
-      this.#check[ra] = VETOED;
+      this.#dropped -= back;
+      this.#logLoss(a, -back);
+      this.#check[ra] = keep === 0 ? VETOED : 0;
       changed = true;
     }
     if (!changed) return;
@@ -367,7 +440,7 @@ export class RateEstimator {
   #findLosses(count: number): void {
     let from = count;
     while (from > 0 && this.#ls[from - 1] === this.#segment) from--;
-    for (let found = 0, rejected = 0; found < MAX_LOSSES_PER_FIT && rejected < MAX_REJECTS_PER_FIT; ) {
+    for (let found = 0, rejected = 0, passed = 0; found < MAX_LOSSES_PER_FIT && rejected < MAX_REJECTS_PER_FIT && passed < MAX_PASSED_PER_FIT; ) {
       const w = this.#lossWindow();
       if (w === null) return;
       const fit = this.#fit!;
@@ -377,7 +450,7 @@ export class RateEstimator {
       if (!loss || loss.at >= end - (w >> 1)) return;
       if (this.#vetoedNear(loss.at, w, from, count)) {
         from = loss.at;
-        rejected++;
+        passed++;
         continue;
       }
       const before = segmentSse(this.#ln, this.#lt, from, end, fit.slope);
