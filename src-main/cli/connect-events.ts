@@ -101,11 +101,11 @@ export class ConnectReporter {
         return o.err(`${src}: recording "${r.label}" for the platform…\n`);
       case 'uploading':
         return this.#say(
-          { event: 'sample-saved', device_id: dev.deviceId, sample_id: r.sampleId, label: r.label, category: r.category },
-          `${src}: saved sample ${r.sampleId} ("${r.label}", ${r.category}); uploading`,
+          { event: 'sample-saved', device_id: dev.deviceId, sample_id: r.sampleId, sample_ids: r.sampleIds, label: r.label, category: r.category },
+          `${src}: saved ${samplesWords(r.sampleIds)} ("${r.label}", ${r.category}); uploading`,
         );
       case 'finished':
-        return this.#say({ event: 'sample-finished', device_id: dev.deviceId, sample_id: r.sampleId }, `${src}: finished: the platform has sample ${r.sampleId}`);
+        return this.#say({ event: 'sample-finished', device_id: dev.deviceId, sample_id: r.sampleId, sample_ids: r.sampleIds }, `${src}: finished: the platform has ${samplesWords(r.sampleIds)}`);
       case 'failed':
         return this.#say(
           { event: 'sample-failed', device_id: dev.deviceId, error: r.error ?? 'unknown error' },
@@ -129,4 +129,10 @@ function secs(ms: number): string {
 
 function progressHint(r: RemoteRequest): string {
   return r.targetSampleCount !== null && r.collectedSampleCount !== null ? ` (${r.collectedSampleCount} of ${r.targetSampleCount} collected)` : '';
+}
+
+/** "sample s1", or the parts of a take a board's restart split: "samples s1 and s2 (the board restarted during the take)". */
+function samplesWords(ids: string[]): string {
+  if (ids.length <= 1) return `sample ${ids[0] ?? '(none)'}`;
+  return `samples ${ids.slice(0, -1).join(', ')} and ${ids.at(-1)} (the board restarted during the take)`;
 }

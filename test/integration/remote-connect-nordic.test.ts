@@ -77,8 +77,10 @@ describe.skipIf(!socatAvailable())('capture-desk connect: a Nordic board', { tim
     const { p, c } = await restartedTake(3000);
     // What the platform has stored the moment it hears "finished":
     const storedAtFinish = p.remote.waitFor((m) => m.dir === 'in' && 'sampleFinished' in m.message, 30_000).then(() => p.ingestion.samples.length);
-    await c.waitEvent((e) => e.event === 'sample-finished', 30_000);
+    const finished = await c.waitEvent((e) => e.event === 'sample-finished', 30_000);
     expect(await storedAtFinish).toBe(2);
+    expect(finished.sample_ids as string[]).toHaveLength(2);
+    expect(finished.sample_id).toBe((finished.sample_ids as string[])[0]);
     expect(await c.stop('SIGINT')).toBe(0);
     const local = (await listSamples(c.dataDir)) as Array<Record<string, unknown>>;
     expect(local.map((s) => s['state']).sort()).toEqual(['uploaded', 'uploaded']);

@@ -32,7 +32,9 @@ export const RemoteRequest = z.object({
   path: z.string(),
   /** requested → recording → saving → uploading → finished | failed */
   stage: z.enum(['requested', 'recording', 'saving', 'uploading', 'finished', 'failed']),
+  /** The sample kept (the first part's when a board's restart split the take; all of them in sampleIds). */
   sampleId: z.string().nullable(),
+  sampleIds: z.array(z.string()),
   error: z.string().nullable(),
   /** The platform's display hints: progress toward a target for this label. */
   collectedSampleCount: z.number().nullable(),

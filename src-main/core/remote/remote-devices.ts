@@ -218,7 +218,7 @@ export class RemoteDevices {
     const refuseShown = (error: string) => {
       refuse(error);
       dev.request = {
-        label: req.label, lengthMs: req.lengthMs, sensor: req.sensor, category: categoryOfPath(req.path), path: req.path, stage: 'failed', sampleId: null, error,
+        label: req.label, lengthMs: req.lengthMs, sensor: req.sensor, category: categoryOfPath(req.path), path: req.path, stage: 'failed', sampleId: null, sampleIds: [], error,
         collectedSampleCount: req.collectedSampleCount, targetSampleCount: req.targetSampleCount, labelColor: req.labelColor, at: new Date().toISOString(),
       };
       this.#emit(dev);
@@ -234,7 +234,7 @@ export class RemoteDevices {
     const deviceId = this.#deviceId(dev);
     const at = new Date();
     const request: RemoteRequest = {
-      label: req.label, lengthMs: req.lengthMs, sensor: sensor.name, category: categoryOfPath(req.path), path: req.path, stage: 'requested', sampleId: null, error: null,
+      label: req.label, lengthMs: req.lengthMs, sensor: sensor.name, category: categoryOfPath(req.path), path: req.path, stage: 'requested', sampleId: null, sampleIds: [], error: null,
       collectedSampleCount: req.collectedSampleCount, targetSampleCount: req.targetSampleCount, labelColor: req.labelColor, at: at.toISOString(),
     };
     const update = (patch: Partial<RemoteRequest>) => {
@@ -273,7 +273,7 @@ export class RemoteDevices {
           },
         },
       );
-      update({ sampleId: ids[0]!, stage: 'uploading' });
+      update({ sampleId: ids[0]!, sampleIds: ids, stage: 'uploading' });
       // A take kept here and not queued (cut short by closing, held back) is not uploading: the verdict below says why.
       const queued = ids.some((id) => {
         try {

@@ -67,12 +67,17 @@ export function requestOutcomeText(r: RemoteRequest): string {
     case 'saving':
       return `${what}: saving…`;
     case 'uploading':
-      return `${what}: saved, uploading…`;
+      return `${what}: saved${inParts(r)}, uploading…`;
     case 'finished':
-      return `${what}: finished, uploaded to the platform`;
+      return `${what}: finished, uploaded to the platform${inParts(r)}`;
     case 'failed':
       return `${what}: failed: ${r.error ?? 'no reason given'}`;
   }
+}
+
+/** A take a board's restart split (a Nordic board's new session): each part is its own sample. */
+function inParts(r: Pick<RemoteRequest, 'sampleIds'>): string {
+  return r.sampleIds.length > 1 ? ` in ${r.sampleIds.length} parts (the board restarted during the take)` : '';
 }
 
 /** The live view's line while a take the platform asked for records. */

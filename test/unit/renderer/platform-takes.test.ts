@@ -10,7 +10,7 @@ const status = (patch: Partial<RecordingStatus>): RecordingStatus => ({
 });
 
 const request = (stage: RemoteRequest['stage']): RemoteRequest => ({
-  label: 'knock', lengthMs: 1000, sensor: 'Built-in accelerometer', category: 'training', path: '/api/training/data', stage, sampleId: null, error: null,
+  label: 'knock', lengthMs: 1000, sensor: 'Built-in accelerometer', category: 'training', path: '/api/training/data', stage, sampleId: null, sampleIds: [], error: null,
   collectedSampleCount: null, targetSampleCount: null, labelColor: null, at: '2026-01-01T00:00:00.000Z',
 });
 

@@ -5,7 +5,7 @@ import { platformTakeText, remoteStateText, requestOutcomeText, secondsLeft, tar
 const link = (state: Parameters<typeof remoteStateText>[0]['state'], retryInMs: number | null = null, reason: string | null = null) => ({ state, retryInMs, reason });
 
 const request = (patch: Partial<RemoteRequest> = {}): RemoteRequest => ({
-  label: 'wave', lengthMs: 2000, sensor: 'Microphone', category: 'training', path: '/api/training/data', stage: 'recording', sampleId: null, error: null,
+  label: 'wave', lengthMs: 2000, sensor: 'Microphone', category: 'training', path: '/api/training/data', stage: 'recording', sampleId: null, sampleIds: [], error: null,
   collectedSampleCount: null, targetSampleCount: null, labelColor: null, at: '2026-01-01T00:00:00.000Z', ...patch,
 });
 
@@ -59,7 +59,9 @@ describe('platform requests in words', () => {
   });
 
   it('gives the last request an outcome: finished after the upload, failed with the error', () => {
-    expect(requestOutcomeText(request({ stage: 'finished', sampleId: 's1' }))).toBe('Last platform request (wave, 2 s): finished, uploaded to the platform');
+    expect(requestOutcomeText(request({ stage: 'finished', sampleId: 's1', sampleIds: ['s1'] }))).toBe('Last platform request (wave, 2 s): finished, uploaded to the platform');
+    expect(requestOutcomeText(request({ stage: 'finished', sampleId: 's1', sampleIds: ['s1', 's2'] }))).toBe('Last platform request (wave, 2 s): finished, uploaded to the platform in 2 parts (the board restarted during the take)');
+    expect(requestOutcomeText(request({ stage: 'uploading', sampleId: 's1', sampleIds: ['s1', 's2'] }))).toBe('Last platform request (wave, 2 s): saved in 2 parts (the board restarted during the take), uploading…');
     expect(requestOutcomeText(request({ stage: 'failed', error: 'The disk is full.' }))).toBe('Last platform request (wave, 2 s): failed: The disk is full.');
     expect(requestOutcomeText(request({ stage: 'uploading' }))).toMatch(/uploading…$/);
     expect(requestOutcomeText(request({ stage: 'failed', error: null }))).toMatch(/failed: \S/);
