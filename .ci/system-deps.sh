@@ -23,10 +23,12 @@
 #   gdb                       the stale-JACK-lock tests (test/support/audio/jack-wedge.sh) stop a libjack
 #                             user while it holds the metadata lock and kill it there; libjack itself
 #                             comes with libasound2-plugins
+#   jackd2                    a real JACK server (dummy backend, in a private /dev/shm) for the tests that a
+#                             running JACK is still used (test/support/audio/jack-server.sh)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   socat udev libsecret-1-dev dbus gnome-keyring \
   pulseaudio pulseaudio-utils libasound2-plugins \
-  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl unzip mount util-linux gdb >/dev/null
+  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl unzip mount util-linux gdb jackd2 >/dev/null
