@@ -89,6 +89,33 @@ describe('interrupted recordings', () => {
     }
   });
 
+  it('leaves out the rows from before the take began (a session waiting for its other sources), as a finished take does', async () => {
+    const dataDir = await tempDir();
+    const rec = join(dataDir, 'recordings');
+    await mkdir(rec, { recursive: true });
+    const header = { deviceType: 'BOARD', sensors: [{ name: 'ax', units: 'g' }], context: { sourceId: 'serial:/dev/x', label: 'late', intervalMs: 10 }, started: new Date().toISOString() };
+    const before = encodeRows([1, 2, 3], 1, 3);
+    await writeFile(join(rec, 'beef0001-0000.json'), JSON.stringify(header));
+    await writeFile(join(rec, 'beef0001-0000.rows'), Buffer.concat([before, encodeRows([10, 11, 12, 13], 1, 4)]));
+    await writeFile(join(rec, 'beef0001-0000.begin'), JSON.stringify({ rows: 3, bytes: before.length }));
+    // Its take began, but its first row never reached the disk: every row is kept.
+    await writeFile(join(rec, 'beef0002-0000.json'), JSON.stringify({ ...header, context: { ...header.context, label: 'early' } }));
+    await writeFile(join(rec, 'beef0002-0000.rows'), before);
+    await writeFile(join(rec, 'beef0002-0000.begin'), JSON.stringify({ rows: 3, bytes: before.length }));
+    const store = await SampleStore.open(dataDir, log);
+    try {
+      const got = await recoverRecordings(store, log, async () => undefined);
+      const late = got.find((s) => s.label === 'late')!;
+      expect(late).toMatchObject({ lengthMs: 40, extra: expect.objectContaining({ rows: 4, rows_before_take: 3 }) });
+      expect(decodeAcquisition(await store.readBytes(late), 'cbor').payload.values).toEqual([[10], [11], [12], [13]]);
+      const early = got.find((s) => s.label === 'early')!;
+      expect(decodeAcquisition(await store.readBytes(early), 'cbor').payload.values).toEqual([[1], [2], [3]]);
+      expect(await readdir(rec)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps every whole frame of a microphone recording whose header was never updated, and leaves a live process alone', async () => {
     const dataDir = await tempDir();
     const rec = join(dataDir, 'recordings');

@@ -49,13 +49,15 @@ export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey
       const { pid } = JSON.parse(await readFile(join(dir, f), 'utf8')) as { pid?: unknown };
       if (typeof pid === 'number' && pid !== process.pid && alive(pid)) continue; // still being recorded
       const timesFile = join(dir, `${id}.times`);
-      const sample = audio ? await recoverAudio(store, join(dir, f), dataFile, id) : await recoverOne(store, join(dir, f), dataFile, timesFile, id, signingKey);
+      const beginFile = join(dir, `${id}.begin`);
+      const sample = audio ? await recoverAudio(store, join(dir, f), dataFile, id) : await recoverOne(store, join(dir, f), dataFile, timesFile, beginFile, id, signingKey);
       if (sample) {
         recovered.push(sample);
         log.warn('recovered a recording interrupted by a stop of the app', { name: sample.name, rows: sample.extra['rows'], intervalMs: sample.extra['interval_ms'] });
       }
       await rm(dataFile, { force: true });
       if (!audio) await rm(timesFile, { force: true });
+      if (!audio) await rm(join(dir, `${id}.begin`), { force: true });
       await rm(join(dir, f), { force: true });
     } catch (err) {
       // Left in place for the next start (or a person) rather than deleted: it may be the only copy.
@@ -65,7 +67,24 @@ export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey
   return recovered;
 }
 
-async function recoverOne(store: SampleStore, headerFile: string, rowsFile: string, timesFile: string, id: string, signingKey: () => Promise<SigningKey>): Promise<Sample | null> {
+/**
+ * Where the take began in the rows file (SensorRecorder.beginTakeHere): rows recorded while a
+ * session's other sources started are not the take's, as in a finished one. None when the take
+ * began with the recording, or when its first row never reached the disk (then every row is kept).
+ */
+async function takeBegin(beginFile: string, bytesOnDisk: number): Promise<{ rows: number; bytes: number }> {
+  let text: string;
+  try {
+    text = await readFile(beginFile, 'utf8');
+  } catch {
+    return { rows: 0, bytes: 0 };
+  }
+  const b = JSON.parse(text) as { rows?: unknown; bytes?: unknown };
+  if (typeof b.rows !== 'number' || typeof b.bytes !== 'number' || !(b.rows >= 0) || !(b.bytes >= 0)) throw new Error(`${beginFile} does not say where the take began: ${text.slice(0, 80)}`);
+  return b.bytes < bytesOnDisk ? { rows: b.rows, bytes: b.bytes } : { rows: 0, bytes: 0 };
+}
+
+async function recoverOne(store: SampleStore, headerFile: string, rowsFile: string, timesFile: string, beginFile: string, id: string, signingKey: () => Promise<SigningKey>): Promise<Sample | null> {
   const header = JSON.parse(await readFile(headerFile, 'utf8')) as StoredHeader;
   const width = header.sensors.length;
   let info;
@@ -74,10 +93,12 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
   } catch {
     return null; // the header was written but not one row: nothing to keep
   }
-  const { rows, bytes } = completeRows(await readFile(rowsFile), width);
-  if (rows === 0) return null;
+  const whole = completeRows(await readFile(rowsFile), width);
+  if (whole.rows === 0) return null;
   // The process may have died in the middle of writing a row: keep only whole ones.
-  if (bytes < info.size) await truncate(rowsFile, bytes);
+  if (whole.bytes < info.size) await truncate(rowsFile, whole.bytes);
+  const skip = await takeBegin(beginFile, whole.bytes);
+  const rows = whole.rows - skip.rows;
   const ctx = header.context as { label?: string | null; category?: Category; metadata?: Record<string, string>; sourceId?: string; rateMeasured?: unknown };
   const label = ctx.label ?? null;
   const common = {
@@ -89,13 +110,14 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
     incomplete: true,
     queue: false,
   };
-  const base = { rows, recovered: true, ...(ctx.sourceId ? { source: ctx.sourceId } : {}) };
+  const base = { rows, recovered: true, ...(ctx.sourceId ? { source: ctx.sourceId } : {}), ...(skip.rows ? { rows_before_take: skip.rows } : {}) };
   let intervalMs: number | null;
   let rateNote: string | null = null;
   let rateExtra: Record<string, unknown> = {};
   if (ctx.rateMeasured === true) {
     // The header's interval is only the first lines' estimate: measure again from these rows' arrivals.
-    const measured = await measureRecordedRate(timesFile, rows);
+    // Over every row's arrival, those before the take began too: the same stream, a longer stretch.
+    const measured = await measureRecordedRate(timesFile, whole.rows);
     intervalMs = measured?.frequencyHz ? 1000 / measured.frequencyHz : null;
     if (measured) {
       const s = measured.snapshot;
@@ -106,7 +128,7 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
   const reserved = store.reserveFile('.cbor');
   if (intervalMs === null) {
     // As a finished take whose rate could not be measured: every row kept, waiting for its rate (set-rate.ts).
-    await writeAcquisition(reserved.tempPath, rowsFile, rows, header, { intervalMs: PLACEHOLDER_INTERVAL_MS });
+    await writeAcquisition(reserved.tempPath, rowsFile, rows, header, { intervalMs: PLACEHOLDER_INTERVAL_MS }, skip.bytes);
     return store.commitFile(reserved, {
       ...common,
       lengthMs: null,
@@ -115,7 +137,7 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
     });
   }
   const { key, unsigned } = await signingKey();
-  await writeAcquisition(reserved.tempPath, rowsFile, rows, header, { intervalMs, hmacKey: key });
+  await writeAcquisition(reserved.tempPath, rowsFile, rows, header, { intervalMs, hmacKey: key }, skip.bytes);
   return store.commitFile(reserved, {
     ...common,
     lengthMs: rows * intervalMs,

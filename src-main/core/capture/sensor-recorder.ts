@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Encoder } from 'cbor-x';
@@ -82,6 +82,20 @@ export class SensorRecorder {
    */
   beginTakeHere(): void {
     this.#skip = { rows: this.#rows, bytes: this.#bytes };
+    // Recovery after a crash leaves those rows out too (see recording-recovery.ts). Written at once
+    // (a few bytes, once per take): a crash a moment later must find it.
+    if (this.#rows > 0) {
+      try {
+        writeFileSync(this.beginPath, JSON.stringify(this.#skip));
+      } catch (err) {
+        this.#fail(err);
+      }
+    }
+  }
+
+  /** Where the take's first row is kept (rows and bytes of the rows file before it), once it has begun after rows. */
+  get beginPath(): string {
+    return join(this.dir, `${this.id}.begin`);
   }
 
   /** The rows file, where every row appended so far is kept until the sample is written. */
@@ -179,6 +193,7 @@ export class SensorRecorder {
   async #removeFiles(): Promise<void> {
     await rm(this.rowsPath, { force: true });
     await rm(this.timesPath, { force: true });
+    await rm(this.beginPath, { force: true });
     await rm(join(this.dir, `${this.id}.json`), { force: true });
   }
 }

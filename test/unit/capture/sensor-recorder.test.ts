@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TIMING_RECORD_BYTES } from '../../../src-main/core/capture/recorded-rate.js';
 import { SensorRecorder } from '../../../src-main/core/capture/sensor-recorder.js';
+import { encodeRows } from '../../../src-main/core/capture/cbor-rows.js';
 import { decodeAcquisition, encodeAcquisition, verifyAcquisitionSignature } from '../../../src-main/core/samples/formats/acquisition.js';
 
 const header = { deviceName: 'ac:87:a3:0a:2d:1b', deviceType: 'NUMERIC_LINES', sensors: [{ name: 'accX', units: 'm/s2' }, { name: 'accY', units: 'm/s2' }, { name: 'accZ', units: 'm/s2' }], context: { label: 'idle' } };
@@ -53,6 +54,8 @@ describe('SensorRecorder', () => {
     rec.append(rows(300, 5), 300);
     rec.beginTakeHere();
     expect(rec.skippedRows).toBe(305);
+    // Said on disk at once, for recovery after a crash (recording-recovery.ts).
+    expect(JSON.parse(await readFile(rec.beginPath, 'utf8'))).toEqual({ rows: 305, bytes: encodeRows(rows(305, 0), 3, 305).length });
     rec.append(rows(7, 305), 7);
     rec.append(rows(1000, 312), 1000);
     const target = join(dir, 'out.cbor');
