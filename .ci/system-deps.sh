@@ -25,10 +25,12 @@
 #                             comes with libasound2-plugins
 #   jackd2                    a real JACK server (dummy backend, in a private /dev/shm) for the tests that a
 #                             running JACK is still used (test/support/audio/jack-server.sh)
+#   pipewire-bin pipewire-jack  a PipeWire server of the test's own and its JACK library (pw-jack), for the
+#                             test that PipeWire's JACK shim is used when its server runs (pipewire-server.sh)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   socat udev libsecret-1-dev dbus gnome-keyring \
   pulseaudio pulseaudio-utils libasound2-plugins \
-  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl unzip mount util-linux gdb jackd2 >/dev/null
+  chromium xvfb xauth sox espeak-ng python3 make g++ binutils openssl unzip mount util-linux gdb jackd2 pipewire-bin pipewire-jack >/dev/null

@@ -15,6 +15,7 @@ import { assertBuilt, CLI } from '../support/cli.js';
 // the recording itself tells which sound system it came through: JACK's dummy capture is digital
 // silence, ALSA (through PulseAudio) hears the tone.
 const JACK_SERVER = fileURLToPath(new URL('../support/audio/jack-server.sh', import.meta.url));
+const PIPEWIRE_SERVER = fileURLToPath(new URL('../support/audio/pipewire-server.sh', import.meta.url));
 const uid = 0; // inside the namespace the test runs as root (CI) or as root mapped from the user
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -27,9 +28,11 @@ beforeAll(() => {
 const dataDir = async () => join(await mkdtemp(join(tmpdir(), 'cd-jack-server-')), 'data');
 
 /** The CLI beside a JACK server (or none): exit code, its output, and what /dev/shm held at the end. */
-function cliBesideJack(args: string[], env: NodeJS.ProcessEnv, jack: 'jackd' | 'none'): Promise<{ code: number | null; stdout: string; stderr: string; shm: string[] }> {
+function cliBesideJack(args: string[], env: NodeJS.ProcessEnv, jack: 'jackd' | 'none' | 'pipewire' | 'pw-jack alone'): Promise<{ code: number | null; stdout: string; stderr: string; shm: string[] }> {
   assertBuilt();
-  const child = spawn('bash', [JACK_SERVER, process.execPath, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, JACK_SERVER: jack } });
+  const script = jack === 'jackd' || jack === 'none' ? JACK_SERVER : PIPEWIRE_SERVER;
+  const server = jack === 'pipewire' || jack === 'pw-jack alone' ? { PIPEWIRE_SERVER: jack === 'pipewire' ? 'pipewire' : 'none' } : { JACK_SERVER: jack };
+  const child = spawn('bash', [script, process.execPath, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, ...server } });
   cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
   let stdout = '';
   let stderr = '';
@@ -74,5 +77,17 @@ describe('a JACK server that is running is used', { timeout: 60_000 }, () => {
     const tone = await readWav(b.file);
     expect(Math.abs(dominantFrequencies(tone.samples, 16_000, 1)[0]!.freq - 1000)).toBeLessThan(10);
     expect(viaAlsa.shm, viaAlsa.stderr).not.toContain(`jack_db-${uid}`);
+  });
+});
+
+describe('PipeWire\'s JACK library (pw-jack) with a PipeWire server running is used', { timeout: 60_000 }, () => {
+  it('devices audio lists JACK\'s input through PipeWire, and none under pw-jack with no PipeWire server', async () => {
+    const withServer = await cliBesideJack(['devices', 'audio', '--json', '--data-dir', await dataDir()], server.env, 'pipewire');
+    expect(withServer.code, withServer.stderr).toBe(0);
+    expect(jackInputs(withServer.stdout), withServer.stdout).toHaveLength(1);
+    const alone = await cliBesideJack(['devices', 'audio', '--json', '--data-dir', await dataDir()], server.env, 'pw-jack alone');
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(jackInputs(alone.stdout), alone.stdout).toHaveLength(0);
+    expect(alone.stdout).toMatch(/"id":"default"/);
   });
 });
