@@ -8,7 +8,7 @@ import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
 import { openPtyPair } from '../support/boards/pty.js';
 import { PRESETS } from '../support/models/test-model.mjs';
 import { audit } from './a11y.js';
-import { addFiles, openView, openPort, switchToAtMode } from './app-page.js';
+import { addFiles, openView, openPort } from './app-page.js';
 import { expect, test } from './fixtures.js';
 import { tableRow } from './sample-views.js';
 import { addModel, gestureRows, importSamples } from './seed.js';
@@ -144,12 +144,18 @@ function toneFile(name: string) {
   return { name, mimeType: 'audio/wav', buffer: encodeWav(pcm, { sampleRate: 16_000 }) };
 }
 
-test('Live: a board with the platform firmware, recorded on the board (AT mode)', async ({ page, shell, board }) => {
+test('Live: a board with the platform firmware, recorded on the board (AT mode); the notices, information and error', async ({ page, shell, board }) => {
   const pty = await board(AT_BOARD, ['--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05']);
   await page.goto(shell.url);
   await openPort(page, pty.hostPath);
-  await switchToAtMode(page);
-  await audit(page, 'Live: a board in AT mode, its panel');
+  // The app tells the board runs the platform's firmware by itself, and says so in a notice (an
+  // info notice over the AT panel once failed this audit under load: <li role="status"> in a <ul>).
+  await expect(page.getByRole('status').filter({ hasText: "runs the platform's firmware" })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('at-panel').getByTestId('at-board')).toContainText('SIMULATED_AT_BOARD', { timeout: 15_000 });
+  await audit(page, 'Live: a board in AT mode, its panel, an information notice');
+  await openPort(page, '/dev/capture-desk-no-such-port');
+  await expect(page.getByRole('alert').filter({ hasText: 'capture-desk-no-such-port' })).toBeVisible({ timeout: 15_000 });
+  await audit(page, 'Live: an error notice beside an information notice');
 });
 
 test('Samples: the confirmation of an action on all matching samples', async ({ page, shell }) => {

@@ -20,7 +20,7 @@ test('a corrupt samples.db is rebuilt at start and the page says so once, with t
   const first = await startServe(['--port', '0', '--data-dir', dataDir]);
   try {
     await page.goto(first.url);
-    const notice = page.locator('.notices li.warning');
+    const notice = page.locator('.notices .notice.warning');
     await expect(notice).toContainText('The sample index was lost');
     await expect(notice).toContainText('No sample file was deleted.');
     await expect(notice).toHaveAttribute('role', 'alert');
@@ -40,7 +40,7 @@ test('a corrupt samples.db is rebuilt at start and the page says so once, with t
     await page.goto(second.url);
     await page.keyboard.press('Alt+2');
     await expect(page.getByTestId('sample-table').locator('tbody tr').filter({ hasText: 'wave' })).toHaveCount(1);
-    await expect(page.locator('.notices li.warning')).toHaveCount(0);
+    await expect(page.locator('.notices .notice.warning')).toHaveCount(0);
   } finally {
     second.child.kill('SIGTERM');
   }
