@@ -63,7 +63,7 @@ describe.skipIf(!socatAvailable())('capture-desk connect: boards', { timeout: 45
     expect(answer).toMatchObject({ success: true });
     const saved = await c.waitEvent((e) => e.event === 'sample-saved');
     const finished = await c.waitEvent((e) => e.event === 'sample-finished');
-    expect(finished).toEqual({ event: 'sample-finished', device_id: id, sample_id: saved.sample_id });
+    expect(finished).toEqual({ event: 'sample-finished', device_id: id, sample_id: saved.sample_id, sample_ids: [saved.sample_id] });
     // One upload, answered 200, before sampleFinished: to the category the request's path names
     // (the durable queue uses the files endpoint, which the spec allows).
     expect(await finishedSnapshot).toEqual([{ path: expect.stringMatching(/^\/api\/testing\/(data|files)$/), status: 200 }]);
