@@ -32,6 +32,7 @@ const PROVISIONAL = 1;
 /** The envelope gives the reported period over this many points spanning this long (see #reportedSlope). */
 const ENVELOPE_MIN_POINTS = 200;
 const ENVELOPE_MIN_SPAN_MS = 1000;
+const ENVELOPE_MAX_LINES_PER_POINT = 8;
 const VETOED = 2;
 /** A big gap's size (#sizeBigGaps) not yet seen against a second of later arrivals. */
 const GAP_OPEN = 3;
@@ -208,7 +209,10 @@ export class RateEstimator {
     const from = this.#fitFrom;
     const to = this.#fitTo;
     let slope = fit.slope;
-    if (to - from >= ENVELOPE_MIN_POINTS && this.#lt[to - 1]! - this.#lt[from]! >= ENVELOPE_MIN_SPAN_MS) {
+    // Only where chunks are a few lines: at hundreds of thousands of lines/s a chunk is whatever a
+    // read found, and the envelope of such corners read 720,000 lines/s 10 % fast.
+    const perPoint = (this.#ln[to - 1]! - this.#ln[from]!) / Math.max(1, to - from - 1);
+    if (to - from >= ENVELOPE_MIN_POINTS && perPoint <= ENVELOPE_MAX_LINES_PER_POINT && this.#lt[to - 1]! - this.#lt[from]! >= ENVELOPE_MIN_SPAN_MS) {
       const n = this.#envN;
       let open = 0;
       for (let i = from; i < to; i++) {
