@@ -79,6 +79,21 @@ function limitRow(ramp, { pty, serialport, alone }) {
   };
 }
 
+/**
+ * The core's own rate estimate against the writer's clock (the rate offered): the writer sends each
+ * line when due or later, never sooner, as a board's clock would, so its average over the run
+ * (lines / its time) sits below that clock whenever the PTY pushed back. That average was the
+ * yardstick until 2026-12-02 and made a right estimate look 3-10 % fast.
+ */
+function rateRow(rate, s) {
+  const hz = s.stats?.frequencyHz ?? null;
+  const off = hz === null ? null : (hz / rate - 1) * 100;
+  const writerAvg = s.written / (s.writer.ms / 1000);
+  return { name: 'serial: the core\'s rate estimate at the ceiling (vs the writer\'s clock)', value: off === null ? 'none' : Math.round(off * 1000) / 1000, unit: '%', target: 'within ±0.5 %',
+    pass: off !== null && Math.abs(off) <= 0.5,
+    detail: `the core measured ${hz === null ? 'no rate' : n(Math.round(hz)) + ' Hz'} for ${n(rate)} lines/s offered; the writer's own average over its ${(s.writer.ms / 1000).toFixed(2)} s was ${n(Math.round(writerAvg))} lines/s (at most ${n(s.writer.maxLagLines)} lines behind its clock)` };
+}
+
 function ceilingRows(ramp, plain) {
   const c = ramp.ceiling;
   const shortHold = HOLD_S < TARGET_HOLD_S ? `; the hold was shortened to ${HOLD_S} s by CAPTURE_DESK_BENCH_SERIAL_HOLD_S, so this is no ${TARGET_HOLD_S} s figure` : '';
@@ -96,6 +111,7 @@ function ceilingRows(ramp, plain) {
       detail: `the client got ${n(s.rowsPerSecond)} lines/s over ${(s.windowMs / 1000).toFixed(2)} s (first batch, ${n(s.firstRows)} rows, not counted); ${n(s.written)} lines offered (writer took ${(s.writer.ms / 1000).toFixed(2)} s, at most ${n(s.writer.maxLagLines)} lines behind, ${(s.writer.maxLagAtMs / 1000).toFixed(1)} s in; longest PTY push-back ${n(s.writer.maxDrainMs)} ms, longest writer stall ${n(s.writer.maxTickGapMs)} ms); the core measured ${n(s.stats?.frequencyHz ?? 0)} Hz; ${load(s.load)}${shortHold}. Runs:\n    ${ladder}` },
     { name: 'serial: lost lines at the ceiling', value: s.missing.n + s.wrongRows + s.duplicates, unit: 'lines', target: '0',
       pass: s.missing.n === 0 && s.wrongRows === 0 && s.duplicates === 0 && s.seqGaps === 0, detail: lostDetail(s) },
+    rateRow(c.rate, s),
     { name: 'serial: core CPU at the ceiling (serve process)', value: Math.round(s.cpu.serve * 10) / 10, unit: '% of one core', target: '< 100% of one core', pass: s.cpu.serve < 100,
       detail: `user+system time over the ${(s.windowMs / 1000).toFixed(2)} s window; the machine over it: ${cpuText(s.cpu)}; serve RSS at the end ${(s.serveRss / MB).toFixed(0)} MB; ${load(s.load)}` },
   ];

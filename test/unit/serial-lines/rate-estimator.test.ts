@@ -280,6 +280,54 @@ describe('RateEstimator: lost lines and pauses', () => {
     expect(Math.max(...counts)).toBe(3);
   });
 
+  it("a writer at 720,000 lines/s pushed back by a slow reader (late, then a burst, never early): the rate is the writer's clock within 0.01 %", () => {
+    // The serial benchmark's top rate: lines read ~200 at a time; for 700 ms of each second the
+    // reader falls behind (each chunk takes 15 % longer than its lines' duration), then it catches
+    // up in a burst; the run ends 600 ms into such a lag. Lines go out on the writer's clock or later, never sooner, so what arrives
+    // over the last second is not the clock's rate. The least squares read the arrivals of five
+    // such benchmark runs 0.7-2.8 % off; the lower envelope, their clock.
+    const R = 720_000;
+    for (let seed = 1; seed <= 5; seed++) {
+      const rnd = prng(seed);
+      const est = new RateEstimator();
+      const arrivals: number[] = [];
+      let at = 0;
+      for (let next = 199; next < R * 9.6; next += 200) {
+        const due = (next * 1000) / R;
+        const work = (((at % 1000 < 700 ? 1.15 : 0.6) * 200 * 1000) / R) * (0.9 + 0.2 * rnd());
+        at = Math.max(at + work, due + 0.01 + rnd() * 0.02);
+        arrivals.push(at);
+        est.add(at, 200);
+      }
+      // What the last ~second delivered (the ring's span at this rate) is well off the clock.
+      const back = arrivals.length - 4000;
+      const lastSecond = (4000 * 200 * 1000) / (at - arrivals[back - 1]!);
+      expect(relErr(lastSecond, R), `seed ${seed}: the simulation's arrivals stray`).toBeGreaterThan(0.005);
+      expect(relErr(est.snapshot().frequencyHz!, R), `seed ${seed}`).toBeLessThan(0.0001);
+    }
+  });
+
+  it('at 720,000 lines/s the estimate spans its window, not the last second: a writer held back for the last 1.5 s of a 30 s run still reads at its clock', () => {
+    // 4,096 points of ~200 lines are about a second: kept one per chunk, the ring would hold only
+    // the held-back stretch, whose arrivals run 13 % slow throughout (a 30 s benchmark hold read
+    // 8 % slow so). Chunks are thinned to one per slot instead, the slot's earliest.
+    const R = 720_000;
+    for (let seed = 1; seed <= 3; seed++) {
+      const rnd = prng(seed);
+      const est = new RateEstimator();
+      let at = 0;
+      for (let next = 199; next < R * 30; next += 200) {
+        const due = (next * 1000) / R;
+        const work = ((due > 28_500 ? 1.15 : 0.5) * 200 * 1000) / R;
+        at = Math.max(at + work * (0.9 + 0.2 * rnd()), due + 0.01 + rnd() * 0.5);
+        est.add(at, 200);
+      }
+      const s = est.snapshot();
+      expect(s.dropsDetectable).toBe(false);
+      expect(relErr(s.frequencyHz!, R), `seed ${seed}: ${s.frequencyHz}`).toBeLessThan(0.001);
+    }
+  });
+
   it('a board that drops readings all day: every loss still counted for any stretch, the open log stays small', () => {
     // 100 Hz for 10 minutes through a ring of 256, one reading in 50 lost: 1,200 losses.
     const hz = 100;
