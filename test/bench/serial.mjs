@@ -83,7 +83,7 @@ function limitRow(ramp, { pty, serialport, alone }) {
  * The core's own rate estimate against the writer's clock (the rate offered): the writer sends each
  * line when due or later, never sooner, as a board's clock would, so its average over the run
  * (lines / its time) sits below that clock whenever the PTY pushed back. That average was the
- * yardstick until 2026-12-02 and made a right estimate look 3-10 % fast.
+ * yardstick until 2026-12-01 and made a right estimate look 3-10 % fast.
  */
 function rateRow(rate, s) {
   const hz = s.stats?.frequencyHz ?? null;
