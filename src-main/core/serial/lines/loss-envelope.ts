@@ -17,24 +17,24 @@ export function longWindow(slope: number, w: number, cap: number): number {
 }
 
 /**
- * Whether the arrivals over points [at, to) (indexed with `counted` lines lost before `at`) all
- * sit at least (lines − ½) periods above the lower
- * envelope of those over [from, at), carried on: what `lines` lost before `at` must do (a lost
- * line makes every later arrival a period late, and none can come early), where a sawtooth or a
- * burst of late arrivals leaves the envelope where it was. The envelope's own slope, not the
- * fitted period: a period bent by a false loss (0.34 %) drifts a second of points by 3 ms.
+ * How many lost lines before `at` the arrivals show: the arrivals over points [at, to) (indexed
+ * with `counted` lines lost before `at`) all sit at least (lines − ½) periods above the lower
+ * envelope of those over [from, at), carried on, for lines up to the number returned. A lost line
+ * makes every later arrival a period late, and none can come early, where a sawtooth or a burst of
+ * late arrivals leaves the envelope where it was. The envelope's own slope, not the fitted period:
+ * a period bent by a false loss (0.34 %) drifts a second of points by 3 ms. 0 too near the
+ * stream's start (or a pause) to have an envelope before it: a loss there cannot be told from the
+ * period still settling (what lost lines would be found in the first 8 points).
  */
-export function envelopeRises(n: Float64Array, t: Float64Array, from: number, at: number, to: number, period: number, lines: number, counted = lines): boolean {
-  // Too near the stream's start (or a pause) to have an envelope before it: a loss there cannot be
-  // told from the period still settling (what lost lines would be found in the first 8 points).
-  if (at - from < 8) return false;
+export function linesShown(n: Float64Array, t: Float64Array, from: number, at: number, to: number, period: number, counted: number): number {
+  if (at - from < 8) return 0;
   const slope = envelopeSlope(n, t, from, at, period);
   let before = Infinity;
   for (let i = from; i < at; i++) before = Math.min(before, t[i]! - slope * (n[i]! - n[from]!));
   let after = Infinity;
   // The points from `at` on are indexed with `counted` lost lines: taken back out for the check.
   for (let i = at; i < to; i++) after = Math.min(after, t[i]! - slope * (n[i]! - counted - n[from]!));
-  return after - before >= (lines - 0.5) * period;
+  return Math.max(0, Math.floor((after - before) / period + 0.5));
 }
 
 /**

@@ -3,7 +3,7 @@ import { niceRate } from './nice-rates.js';
 import { LossLog } from './loss-log.js';
 import { findFirstLoss, lossScratch, lossWindow, robustSlope, type LossScratch } from './loss-finder.js';
 import { fitRate, fitScratch, segmentSse, type FitScratch, type RateFit } from './rate-fit.js';
-import { envelopeRises, envelopeSlope, longWindow } from './loss-envelope.js';
+import { envelopeSlope, linesShown, longWindow } from './loss-envelope.js';
 import type { RateEstimatorOptions, RateSnapshot } from './rate-snapshot.js';
 
 export type { RateEstimatorOptions, RateSnapshot } from './rate-snapshot.js';
@@ -453,8 +453,7 @@ export class RateEstimator {
       // The most lost lines the envelopes show (a find may be right that something was lost and
       // wrong about how much): the rest is taken back, and all of it leaves the point to the
       // search no more.
-      let keep = k;
-      while (keep > 0 && !envelopeRises(this.#ln, this.#lt, Math.max(from, a - long), a, a + long, fit.slope, keep, k)) keep--;
+      const keep = Math.min(Math.max(k, 0), linesShown(this.#ln, this.#lt, Math.max(from, a - long), a, a + long, fit.slope, k));
       if (k <= 0 || keep === k) {
         this.#check[ra] = 0;
         continue;
