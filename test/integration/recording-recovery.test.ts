@@ -89,7 +89,7 @@ describe('interrupted recordings', () => {
     }
   });
 
-  it('leaves out the rows from before the take began (a session waiting for its other sources), as a finished take does', async () => {
+  it('leaves out the rows from before the take began (a session waiting for its other sources), as a finished take does; keeps them all, with a note, when that place cannot be read', async () => {
     const dataDir = await tempDir();
     const rec = join(dataDir, 'recordings');
     await mkdir(rec, { recursive: true });
@@ -102,6 +102,10 @@ describe('interrupted recordings', () => {
     await writeFile(join(rec, 'beef0002-0000.json'), JSON.stringify({ ...header, context: { ...header.context, label: 'early' } }));
     await writeFile(join(rec, 'beef0002-0000.rows'), before);
     await writeFile(join(rec, 'beef0002-0000.begin'), JSON.stringify({ rows: 3, bytes: before.length }));
+    // Its .begin was cut short by the crash: every row is kept, and the note says to crop.
+    await writeFile(join(rec, 'beef0003-0000.json'), JSON.stringify({ ...header, context: { ...header.context, label: 'cut' } }));
+    await writeFile(join(rec, 'beef0003-0000.rows'), Buffer.concat([before, encodeRows([10, 11], 1, 2)]));
+    await writeFile(join(rec, 'beef0003-0000.begin'), '{"rows":3,"by');
     const store = await SampleStore.open(dataDir, log);
     try {
       const got = await recoverRecordings(store, log, async () => undefined);
@@ -110,6 +114,10 @@ describe('interrupted recordings', () => {
       expect(decodeAcquisition(await store.readBytes(late), 'cbor').payload.values).toEqual([[10], [11], [12], [13]]);
       const early = got.find((s) => s.label === 'early')!;
       expect(decodeAcquisition(await store.readBytes(early), 'cbor').payload.values).toEqual([[1], [2], [3]]);
+      const cut = got.find((s) => s.label === 'cut')!;
+      expect(decodeAcquisition(await store.readBytes(cut), 'cbor').payload.values).toEqual([[1], [2], [3], [10], [11]]);
+      expect(cut.note).toMatch(/Where the take began could not be read.*crop its start/);
+      expect(cut.extra['take_begin_unreadable']).toMatch(/beef0003-0000\.begin does not say where the take began/);
       expect(await readdir(rec)).toEqual([]);
     } finally {
       await store.close();

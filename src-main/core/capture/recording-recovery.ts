@@ -71,18 +71,36 @@ export async function recoverRecordings(store: SampleStore, log: Logger, hmacKey
  * Where the take began in the rows file (SensorRecorder.beginTakeHere): rows recorded while a
  * session's other sources started are not the take's, as in a finished one. None when the take
  * began with the recording, or when its first row never reached the disk (then every row is kept).
+ * A file that cannot be read as such (cut short by the crash, or damaged) does not hold the take
+ * back: every row is kept and `unreadable` says why, for the take's note.
  */
-async function takeBegin(beginFile: string, bytesOnDisk: number): Promise<{ rows: number; bytes: number }> {
+async function takeBegin(beginFile: string, bytesOnDisk: number): Promise<{ rows: number; bytes: number; unreadable?: string }> {
   let text: string;
   try {
     text = await readFile(beginFile, 'utf8');
-  } catch {
-    return { rows: 0, bytes: 0 };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { rows: 0, bytes: 0 };
+    return { rows: 0, bytes: 0, unreadable: String(err) };
   }
-  const b = JSON.parse(text) as { rows?: unknown; bytes?: unknown };
-  if (typeof b.rows !== 'number' || typeof b.bytes !== 'number' || !(b.rows >= 0) || !(b.bytes >= 0)) throw new Error(`${beginFile} does not say where the take began: ${text.slice(0, 80)}`);
-  return b.bytes < bytesOnDisk ? { rows: b.rows, bytes: b.bytes } : { rows: 0, bytes: 0 };
+  const b = parseBegin(text);
+  if (!b) return { rows: 0, bytes: 0, unreadable: `${beginFile} does not say where the take began (${JSON.stringify(text.slice(0, 80))})` };
+  return b.bytes < bytesOnDisk ? b : { rows: 0, bytes: 0 };
 }
+
+function parseBegin(text: string): { rows: number; bytes: number } | null {
+  let b: unknown;
+  try {
+    b = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const { rows, bytes } = (b ?? {}) as { rows?: unknown; bytes?: unknown };
+  return typeof rows === 'number' && typeof bytes === 'number' && Number.isInteger(rows) && rows >= 0 && bytes >= 0 ? { rows, bytes } : null;
+}
+
+/** Said in a recovered take's note when its .begin could not be read. */
+const BEGIN_UNREADABLE_NOTE =
+  'Where the take began could not be read, so it may start with rows recorded while the session waited for its other sources: crop its start (Crop in the sample view) before uploading.';
 
 async function recoverOne(store: SampleStore, headerFile: string, rowsFile: string, timesFile: string, beginFile: string, id: string, signingKey: () => Promise<SigningKey>): Promise<Sample | null> {
   const header = JSON.parse(await readFile(headerFile, 'utf8')) as StoredHeader;
@@ -110,7 +128,8 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
     incomplete: true,
     queue: false,
   };
-  const base = { rows, recovered: true, ...(ctx.sourceId ? { source: ctx.sourceId } : {}), ...(skip.rows ? { rows_before_take: skip.rows } : {}) };
+  const base = { rows, recovered: true, ...(ctx.sourceId ? { source: ctx.sourceId } : {}), ...(skip.rows ? { rows_before_take: skip.rows } : {}), ...(skip.unreadable ? { take_begin_unreadable: skip.unreadable } : {}) };
+  const beginNote = skip.unreadable ? BEGIN_UNREADABLE_NOTE : null;
   let intervalMs: number | null;
   let rateNote: string | null = null;
   let rateExtra: Record<string, unknown> = {};
@@ -132,7 +151,7 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
     return store.commitFile(reserved, {
       ...common,
       lengthMs: null,
-      note: `${NOTE}; ${RATE_MISSING_NOTE}`,
+      note: [`${NOTE}; ${RATE_MISSING_NOTE}`, beginNote].filter(Boolean).join(' '),
       extra: { ...base, interval_ms: null, ...rateExtra, frequency_hz: null, rate_missing: true, interrupted: true },
     });
   }
@@ -141,7 +160,7 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
   return store.commitFile(reserved, {
     ...common,
     lengthMs: rows * intervalMs,
-    note: [NOTE, unsigned ? `It was ${unsigned}.` : null, rateNote].filter(Boolean).join(' '),
+    note: [NOTE, unsigned ? `It was ${unsigned}.` : null, rateNote, beginNote].filter(Boolean).join(' '),
     extra: { ...base, interval_ms: intervalMs, ...rateExtra },
   });
 }

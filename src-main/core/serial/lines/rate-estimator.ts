@@ -48,7 +48,7 @@ const GAP_OPEN = 3;
  * for them (see loss-finder.ts) and re-indexes the points after each one before fitting again;
  * a second later each find is checked against the long envelopes (loss-envelope.ts).
  *
- * Kept whole (~480 lines): the refit's steps (fit, size gaps, find, check, report) share the ring's eight arrays in place.
+ * Kept whole (~520 lines): the refit's steps (fit, size gaps, find, check, report) share the ring's eight arrays in place.
  */
 export class RateEstimator {
   readonly #cap: number;
