@@ -1,11 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AudioLevels, AudioStatus, DiagnosticsReport, Source } from '../../src-main/core/contract/contract.js';
 import { cliInJackWedge, serveInJackWedge } from '../support/audio/in-jack-wedge.js';
-import { testPulseFromEnv, toneMicrophone } from '../support/audio/pulse.mjs';
+import { audioTestSetup } from '../support/audio/audio-test-setup.js';
+import { toneMicrophone } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { stopChild } from '../support/stop-child.js';
 import { TestWsClient } from '../support/ws-client.js';
@@ -16,21 +14,13 @@ import { TestWsClient } from '../support/ws-client.js';
 // /dev/shm/jack_db-<uid> is never opened. The PulseAudio test microphone is reached as usual.
 const uid = process.getuid?.() ?? 0;
 const FOLDER = `/dev/shm/jack_db-${uid}`;
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-let server: { env: { PULSE_SERVER: string }; sink: string };
-beforeAll(() => {
-  server = testPulseFromEnv();
-});
-const dataDir = async () => join(await mkdtemp(join(tmpdir(), 'cd-jack-lock-')), 'data');
+const { cleanups, pulse, dataDir } = audioTestSetup('cd-jack-lock-');
 
-const toneEnv = (freq: number) => toneMicrophone(server.env, freq, cleanups);
+const toneEnv = (freq: number) => toneMicrophone(pulse().env, freq, cleanups);
 
 describe('a stale JACK metadata lock (no JACK server running)', { timeout: 60_000 }, () => {
   it('does not touch it: devices audio lists the PulseAudio microphone at once', async () => {
-    const run = cliInJackWedge(['devices', 'audio', '--json', '--data-dir', await dataDir()], server.env);
+    const run = cliInJackWedge(['devices', 'audio', '--json', '--data-dir', await dataDir()], pulse().env);
     cleanups.push(() => stopChild(run.child));
     await run.ready;
     const { code, ms } = await run.exited;
@@ -55,7 +45,7 @@ describe('a stale JACK metadata lock (no JACK server running)', { timeout: 60_00
   });
 
   it('with JACK asked for: devices audio names the stuck lock, its folder and what to do, and exits 1 in time', async () => {
-    const run = cliInJackWedge(['devices', 'audio', '--data-dir', await dataDir()], { ...server.env, CAPTURE_DESK_AUDIO_HOST: 'jack' });
+    const run = cliInJackWedge(['devices', 'audio', '--data-dir', await dataDir()], { ...pulse().env, CAPTURE_DESK_AUDIO_HOST: 'jack' });
     cleanups.push(() => stopChild(run.child));
     await run.ready;
     const { code, ms } = await run.exited;

@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { testPulseFromEnv, toneMicrophone } from '../support/audio/pulse.mjs';
+import { describe, expect, it } from 'vitest';
+import { audioTestSetup } from '../support/audio/audio-test-setup.js';
+import { toneMicrophone } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { assertBuilt, CLI } from '../support/cli.js';
 
@@ -17,15 +15,7 @@ import { assertBuilt, CLI } from '../support/cli.js';
 const JACK_SERVER = fileURLToPath(new URL('../support/audio/jack-server.sh', import.meta.url));
 const PIPEWIRE_SERVER = fileURLToPath(new URL('../support/audio/pipewire-server.sh', import.meta.url));
 const uid = 0; // inside the namespace the test runs as root (CI) or as root mapped from the user
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-let server: { env: { PULSE_SERVER: string }; sink: string };
-beforeAll(() => {
-  server = testPulseFromEnv();
-});
-const dataDir = async () => join(await mkdtemp(join(tmpdir(), 'cd-jack-server-')), 'data');
+const { cleanups, pulse, dataDir } = audioTestSetup('cd-jack-server-');
 
 /** The CLI beside a JACK server (or none): exit code, its output, and what /dev/shm held at the end. */
 function cliBesideJack(args: string[], env: NodeJS.ProcessEnv, jack: 'jackd' | 'none' | 'pipewire' | 'pw-jack alone'): Promise<{ code: number | null; stdout: string; stderr: string; shm: string[] }> {
@@ -48,20 +38,26 @@ function cliBesideJack(args: string[], env: NodeJS.ProcessEnv, jack: 'jackd' | '
 
 const jackInputs = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; name: string }).filter((d) => /^cpal_client_\d+_in$/.test(d.name));
 
+/** `devices audio` lists JACK's one input beside `on`, and beside `off` none, only ALSA's default; the second run. */
+async function listsJackInputOnlyWith(on: 'jackd' | 'pipewire', off: 'none' | 'pw-jack alone') {
+  const withServer = await cliBesideJack(['devices', 'audio', '--json', '--data-dir', await dataDir()], pulse().env, on);
+  expect(withServer.code, withServer.stderr).toBe(0);
+  expect(jackInputs(withServer.stdout), withServer.stdout).toHaveLength(1);
+  const without = await cliBesideJack(['devices', 'audio', '--json', '--data-dir', await dataDir()], pulse().env, off);
+  expect(without.code, without.stderr).toBe(0);
+  expect(jackInputs(without.stdout), without.stdout).toHaveLength(0);
+  expect(without.stdout).toMatch(/"id":"default"/);
+  return without;
+}
+
 describe('a JACK server that is running is used', { timeout: 60_000 }, () => {
   it('devices audio lists JACK\'s input when jackd runs, and none (libjack never loaded, no jack_db folder) when it does not', async () => {
-    const withJack = await cliBesideJack(['devices', 'audio', '--json', '--data-dir', await dataDir()], server.env, 'jackd');
-    expect(withJack.code, withJack.stderr).toBe(0);
-    expect(jackInputs(withJack.stdout), withJack.stdout).toHaveLength(1);
-    const without = await cliBesideJack(['devices', 'audio', '--json', '--data-dir', await dataDir()], server.env, 'none');
-    expect(without.code, without.stderr).toBe(0);
-    expect(jackInputs(without.stdout), without.stdout).toHaveLength(0);
-    expect(without.stdout).toMatch(/"id":"default"/);
+    const without = await listsJackInputOnlyWith('jackd', 'none');
     expect(without.shm, without.stderr).not.toContain(`jack_db-${uid}`);
   });
 
   it('record audio goes through JACK when jackd runs (its silent capture, not the tone on PulseAudio), through ALSA when it does not', async () => {
-    const env = await toneMicrophone(server.env, 1000, cleanups);
+    const env = await toneMicrophone(pulse().env, 1000, cleanups);
     const viaJack = await cliBesideJack(['record', 'audio', '--length-ms', '1000', '--data-dir', await dataDir()], env, 'jackd');
     expect(viaJack.code, viaJack.stderr).toBe(0);
     const a = JSON.parse(viaJack.stdout) as { file: string; rows: number; incomplete: boolean };
@@ -82,12 +78,6 @@ describe('a JACK server that is running is used', { timeout: 60_000 }, () => {
 
 describe('PipeWire\'s JACK library (pw-jack) with a PipeWire server running is used', { timeout: 60_000 }, () => {
   it('devices audio lists JACK\'s input through PipeWire, and none under pw-jack with no PipeWire server', async () => {
-    const withServer = await cliBesideJack(['devices', 'audio', '--json', '--data-dir', await dataDir()], server.env, 'pipewire');
-    expect(withServer.code, withServer.stderr).toBe(0);
-    expect(jackInputs(withServer.stdout), withServer.stdout).toHaveLength(1);
-    const alone = await cliBesideJack(['devices', 'audio', '--json', '--data-dir', await dataDir()], server.env, 'pw-jack alone');
-    expect(alone.code, alone.stderr).toBe(0);
-    expect(jackInputs(alone.stdout), alone.stdout).toHaveLength(0);
-    expect(alone.stdout).toMatch(/"id":"default"/);
+    await listsJackInputOnlyWith('pipewire', 'pw-jack alone');
   });
 });

@@ -23,6 +23,22 @@ async function tempDir(): Promise<string> {
   dirs.push(d);
   return d;
 }
+/** A data folder with its (empty) recordings folder, where a dead recording leaves its files. */
+async function recordingsDir(): Promise<{ dataDir: string; rec: string }> {
+  const dataDir = await tempDir();
+  const rec = join(dataDir, 'recordings');
+  await mkdir(rec, { recursive: true });
+  return { dataDir, rec };
+}
+/** Runs the recovery of a start over `dataDir`'s store and hands what came back to `check`. */
+async function recoverIn(dataDir: string, check: (got: Sample[], store: SampleStore) => Promise<void>): Promise<void> {
+  const store = await SampleStore.open(dataDir, log);
+  try {
+    await check(await recoverRecordings(store, log, async () => undefined), store);
+  } finally {
+    await store.close();
+  }
+}
 
 /** Through the real browser shell: start `sourceId`, record it, kill -9 the process after `ms`. */
 async function killMidRecording(dataDir: string, sourceId: string, record: Record<string, unknown>, ms: number, stream: Record<string, unknown> = {}): Promise<void> {
@@ -63,9 +79,7 @@ describe('interrupted recordings', () => {
   });
 
   it('turns the files a dead recording left into an incomplete, local sample with its label and metadata', async () => {
-    const dataDir = await tempDir();
-    const rec = join(dataDir, 'recordings');
-    await mkdir(rec, { recursive: true });
+    const { dataDir, rec } = await recordingsDir();
     const header = { deviceType: 'BOARD', sensors: [{ name: 'ax', units: 'g' }, { name: 'ay', units: 'g' }], context: { sourceId: 'serial:/dev/x', label: 'wave', category: 'testing', metadata: { subject: 'ana' }, intervalMs: 10 }, started: new Date().toISOString() };
     await writeFile(join(rec, 'abcdef12-0000.json'), JSON.stringify(header));
     await writeFile(join(rec, 'abcdef12-0000.rows'), encodeRows([1, 2, 3, 4, 5.5, 6.25], 2, 3));
@@ -73,9 +87,7 @@ describe('interrupted recordings', () => {
     // A header whose capture never got a row: nothing to keep, and its file goes.
     await writeFile(join(rec, 'empty-0000.json'), JSON.stringify(header));
 
-    const store = await SampleStore.open(dataDir, log);
-    try {
-      const got = await recoverRecordings(store, log, async () => undefined);
+    await recoverIn(dataDir, async (got, store) => {
       expect(got).toHaveLength(1);
       const s = got[0]!;
       expect(s).toMatchObject({ name: 'wave.abcdef12.cbor', label: 'wave', category: 'testing', metadata: { subject: 'ana' }, state: 'local', incomplete: true, lengthMs: 30 });
@@ -84,15 +96,11 @@ describe('interrupted recordings', () => {
       expect(await readdir(rec)).toEqual([]);
       // A second start finds nothing more to do.
       expect(await recoverRecordings(store, log, async () => undefined)).toEqual([]);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('leaves out the rows from before the take began (a session waiting for its other sources), as a finished take does; keeps them all, with a note, when that place cannot be read', async () => {
-    const dataDir = await tempDir();
-    const rec = join(dataDir, 'recordings');
-    await mkdir(rec, { recursive: true });
+    const { dataDir, rec } = await recordingsDir();
     const header = { deviceType: 'BOARD', sensors: [{ name: 'ax', units: 'g' }], context: { sourceId: 'serial:/dev/x', label: 'late', intervalMs: 10 }, started: new Date().toISOString() };
     const before = encodeRows([1, 2, 3], 1, 3);
     await writeFile(join(rec, 'beef0001-0000.json'), JSON.stringify(header));
@@ -106,9 +114,7 @@ describe('interrupted recordings', () => {
     await writeFile(join(rec, 'beef0003-0000.json'), JSON.stringify({ ...header, context: { ...header.context, label: 'cut' } }));
     await writeFile(join(rec, 'beef0003-0000.rows'), Buffer.concat([before, encodeRows([10, 11], 1, 2)]));
     await writeFile(join(rec, 'beef0003-0000.begin'), '{"rows":3,"by');
-    const store = await SampleStore.open(dataDir, log);
-    try {
-      const got = await recoverRecordings(store, log, async () => undefined);
+    await recoverIn(dataDir, async (got, store) => {
       const late = got.find((s) => s.label === 'late')!;
       expect(late).toMatchObject({ lengthMs: 40, extra: expect.objectContaining({ rows: 4, rows_before_take: 3 }) });
       expect(decodeAcquisition(await store.readBytes(late), 'cbor').payload.values).toEqual([[10], [11], [12], [13]]);
@@ -119,15 +125,11 @@ describe('interrupted recordings', () => {
       expect(cut.note).toMatch(/Where the take began could not be read.*crop its start/);
       expect(cut.extra['take_begin_unreadable']).toMatch(/beef0003-0000\.begin does not say where the take began/);
       expect(await readdir(rec)).toEqual([]);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('keeps every whole frame of a microphone recording whose header was never updated, and leaves a live process alone', async () => {
-    const dataDir = await tempDir();
-    const rec = join(dataDir, 'recordings');
-    await mkdir(rec, { recursive: true });
+    const { dataDir, rec } = await recordingsDir();
     const note = { label: 'hum', category: 'training', metadata: { room: 'lab' }, sampleRate: 16000, device: 'mic', started: new Date().toISOString(), pid: 999_999_999 };
     await writeFile(join(rec, '1234abcd-0000.audio.json'), JSON.stringify(note));
     const pcm = Int16Array.from({ length: 500 }, (_, i) => i - 250);
@@ -137,18 +139,14 @@ describe('interrupted recordings', () => {
     await writeFile(join(rec, 'busy-0000.audio.json'), JSON.stringify({ ...note, pid: process.ppid }));
     await writeFile(join(rec, 'busy-0000.wav'), wavHeader(16000, 1, 0));
 
-    const store = await SampleStore.open(dataDir, log);
-    try {
-      const [s, ...more] = await recoverRecordings(store, log, async () => undefined);
+    await recoverIn(dataDir, async ([s, ...more], store) => {
       expect(more).toEqual([]);
       expect(s).toMatchObject({ name: 'hum.1234abcd.wav', kind: 'audio', label: 'hum', metadata: { room: 'lab' }, incomplete: true, state: 'local', lengthMs: 31.25 });
       const back = readWavPcm(await store.readBytes(s!));
       expect(back.sampleRate).toBe(16000);
       expect([...back.channels[0]!]).toEqual([...pcm]);
       expect((await readdir(rec)).sort()).toEqual(['busy-0000.audio.json', 'busy-0000.wav']);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('kill -9 during a recording through the real browser shell: the next start has the sample', async () => {

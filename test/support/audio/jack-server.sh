@@ -8,12 +8,10 @@
 # was loaded (it makes jack_db-<uid> there). Exits with COMMAND's code; 3 if jackd cannot start.
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: jack-server.sh COMMAND [ARGS...]" >&2; exit 2; }
-if [ "${JACK_SERVER_INSIDE:-}" != 1 ]; then
-  if [ "$(id -u)" = 0 ]; then ns=(unshare --mount --propagation private); else ns=(unshare --map-root-user --mount --propagation private); fi
-  JACK_SERVER_INSIDE=1 exec "${ns[@]}" bash "$0" "$@"
-fi
+# shellcheck source=private-shm.sh
+source "$(dirname "$0")/private-shm.sh"
 # jackd maps ~105 MB of shared memory for its engine.
-mount -t tmpfs -o size=256m,mode=1777 capture-desk-test-jack /dev/shm
+private_shm capture-desk-test-jack 256m "$@"
 jackd_pid=
 if [ "${JACK_SERVER:-jackd}" != none ]; then
   command -v jackd >/dev/null || { echo "jack-server: jackd is missing (see .ci/system-deps.sh)" >&2; exit 3; }

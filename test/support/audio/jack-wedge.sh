@@ -10,12 +10,9 @@
 # COMMAND replaces this script (same pid), after "jack-wedge: ready" on stderr.
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: jack-wedge.sh COMMAND [ARGS...]" >&2; exit 2; }
-if [ "${JACK_WEDGE_INSIDE:-}" != 1 ]; then
-  # Root (CI) gets a plain mount namespace; anyone else a user namespace mapped to root.
-  if [ "$(id -u)" = 0 ]; then ns=(unshare --mount --propagation private); else ns=(unshare --map-root-user --mount --propagation private); fi
-  JACK_WEDGE_INSIDE=1 exec "${ns[@]}" bash "$0" "$@"
-fi
-mount -t tmpfs -o size=16m,mode=1777 capture-desk-test-shm /dev/shm
+# shellcheck source=private-shm.sh
+source "$(dirname "$0")/private-shm.sh"
+private_shm capture-desk-test-shm 16m "$@"
 for tool in gdb python3; do command -v "$tool" >/dev/null || { echo "jack-wedge: $tool is missing (see .ci/system-deps.sh)" >&2; exit 3; }; done
 PY=$(python3 -c 'import sys; print(sys.executable)')   # a real executable for gdb (not a pyenv shim)
 OPEN='import ctypes; j = ctypes.CDLL("libjack.so.0"); j.jack_client_open.restype = ctypes.c_void_p; j.jack_client_open(b"capture-desk-test", 1, None)'
