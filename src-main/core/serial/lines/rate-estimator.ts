@@ -46,7 +46,9 @@ const GAP_OPEN = 3;
  *
  * Lines lost in transit would bias that slope, so each refit also searches the current segment
  * for them (see loss-finder.ts) and re-indexes the points after each one before fitting again;
- * a second later each find is checked against the long envelopes (loss-envelope.ts).
+ * a second later each find is checked against the long envelopes (loss-envelope.ts). The period
+ * said is the lower envelope's slope once the segment is long enough (#reportedSlope). Where
+ * chunks are big and losses beyond telling, the ring keeps one chunk per slot (#thinMs).
  *
  * Kept whole (~520 lines): the refit's steps (fit, size gaps, find, check, report) share the ring's eight arrays in place.
  */
