@@ -152,7 +152,12 @@ describe.skipIf(!socatAvailable())('AT firmware board over a PTY', () => {
     expect(bytes.equals(expected)).toBe(true);
     expect(verifyAcquisitionSignature(bytes, HMAC_KEY)).toBe(true);
     const chunks = Math.ceil(expected.length / (32 * 1024));
-    expect(bauds).toEqual(Array.from({ length: chunks }, () => [921600, 115200]).flat());
+    // Up and back for each read; a chunk that came through damaged (a host slower than the board's
+    // 100 ms pause, under load) is read again, at most twice more.
+    const pairs = bauds.length / 2;
+    expect(bauds).toEqual(Array.from({ length: pairs }, () => [921600, 115200]).flat());
+    expect(pairs).toBeGreaterThanOrEqual(chunks);
+    expect(pairs).toBeLessThanOrEqual(chunks * 3);
     // The board reports its baud changes on a channel of its own: the last may still be on its way.
     await expect.poll(() => events.filter((e) => e.event === 'baud').map((e) => e.baudRate), POLL).toEqual(bauds);
     // Back at the AT rate: the board still answers.

@@ -10,14 +10,16 @@ const config = (version: string, baud?: number) =>
   '===== Sampling parameters =====\nLabel:     idle\nInterval:  16.00 ms.\nLength:    1000 ms.\nHMAC key:  old-key\n';
 
 /** A fake board: `answers` maps a command to its output; the sample buffer is `data`. */
-function board(version: string, answers: Record<string, string> = {}, opts: { baud?: number; data?: Buffer } = {}) {
+function board(version: string, answers: Record<string, string> = {}, opts: { baud?: number; data?: Buffer; garble?: (cmd: string) => boolean } = {}) {
   const port = new FakeAtPort();
   const data = opts.data ?? Buffer.from([]);
   port.reply = (cmd) => {
     if (cmd === 'b') return 'Not a valid AT command (b)\n';
     if (cmd === 'AT+CONFIG?') return config(version, opts.baud);
     const rb = /^AT\+READBUFFER=(\d+),(\d+)/.exec(cmd);
-    if (rb) return `${data.subarray(Number(rb[1]), Number(rb[1]) + Number(rb[2])).toString('base64')}\r\n`;
+    // Garbled: three characters lost from the middle (what a flushed input buffer leaves).
+    const b64 = (text: string) => (opts.garble?.(cmd) ? text.slice(0, 4) + text.slice(7) : text);
+    if (rb) return `${b64(data.subarray(Number(rb[1]), Number(rb[1]) + Number(rb[2])).toString('base64'))}\r\n`;
     return answers[cmd] ?? `Not a valid AT command (${cmd})\n`;
   };
   return port;
@@ -102,6 +104,22 @@ describe('AtClient', () => {
     // A board that returns less than asked (e.g. one reading "from,to") is caught, not glued together.
     await expect(client.readBack({ fileName: '/fs/a', uploadedByDevice: false, buffer: { from: 0, to: 40 } }))
       .rejects.toMatchObject({ code: 'Unavailable', message: expect.stringContaining('sent 6 bytes for the 12 bytes at 24') });
+  });
+
+  it('asks again for a chunk that came through damaged (reading changes nothing on the board), and says how often it tried when it never comes whole', async () => {
+    const data = Buffer.from('a signed sample of some length', 'latin1');
+    let garbles = 1;
+    const once = board('1.3.0', {}, { data, garble: (cmd) => cmd === 'AT+READBUFFER=12,12' && garbles-- > 0 });
+    const client = await connected(once, { readChunkBytes: 12 });
+    const bytes = await client.readBack({ fileName: '/fs/a', uploadedByDevice: false, buffer: { from: 0, to: data.length } });
+    expect(bytes.equals(data)).toBe(true);
+    expect(once.commands.slice(2)).toEqual(['AT+READBUFFER=0,12', 'AT+READBUFFER=12,12', 'AT+READBUFFER=12,12', 'AT+READBUFFER=24,6']);
+
+    const always = board('1.3.0', {}, { data, garble: (cmd) => cmd === 'AT+READBUFFER=12,12' });
+    const stuck = await connected(always, { readChunkBytes: 12 });
+    await expect(stuck.readBack({ fileName: '/fs/a', uploadedByDevice: false, buffer: { from: 0, to: data.length } }))
+      .rejects.toMatchObject({ code: 'Unavailable', message: expect.stringMatching(/not base64 while reading the sample buffer.*\(read 3 times\)$/) });
+    expect(always.commands.filter((c) => c === 'AT+READBUFFER=12,12')).toHaveLength(3);
   });
 
   it('adds ,n from AT 1.6 when it will not switch rates, and ,y when it will', async () => {

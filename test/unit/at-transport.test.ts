@@ -65,6 +65,17 @@ describe('AtTransport.command', () => {
     await expect(p).resolves.toEqual(['ID: x']);
   });
 
+  it('leaves out what came before its echo: the late answer to the command before, with its prompt', async () => {
+    const { port, t } = setup(() => null);
+    port.echo = false;
+    const p = t.command('AT+CONFIG?');
+    await flush();
+    // The answer to a 'b' sent before, late on a loaded host, then ours.
+    port.emit('b\r\nNot a valid AT command (b)\n');
+    port.emit('AT+CONFIG?\r\nID: x\r\n> ');
+    await expect(p).resolves.toEqual(['ID: x']);
+  });
+
   it('passes lines to onLine as they arrive, without the echo', async () => {
     const { port, t } = setup(() => null);
     const seen: string[] = [];
@@ -176,6 +187,21 @@ describe('AtTransport.sync', () => {
     port.emit('Predictions: idle 0.9\r\nInferencing stopped by user\r\n> ');
     await new Promise((r) => setTimeout(r, 15));
     port.emit('\r\nNot a valid AT command ()\n> ');
+    await p;
+    await expect(t.command('AT+CONFIG?')).resolves.toEqual(['ID: 1']);
+  });
+
+  it("does not take a boot banner's prompt for the answer to its b: waits for the echo, so the next command gets its own answer", async () => {
+    const { port, t } = setup((cmd) => (cmd === 'b' ? null : 'ID: 1\n'));
+    port.echo = false;
+    let synced = false;
+    const p = t.sync({ settleMs: 20 }).then(() => (synced = true));
+    await flush();
+    port.emit('Hello from the board.\r\n> ');
+    // The board answers 'b' only after the settle time has passed (a loaded host).
+    await new Promise((r) => setTimeout(r, 80));
+    expect(synced).toBe(false);
+    port.emit('b\r\nNot a valid AT command (b)\n> ');
     await p;
     await expect(t.command('AT+CONFIG?')).resolves.toEqual(['ID: 1']);
   });

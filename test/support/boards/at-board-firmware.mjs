@@ -200,7 +200,7 @@ export class Firmware {
   async switchBaud(baud, before) {
     this.out(before);
     await this.io.drain();
-    await sleep(20); // the firmware sleeps 100 ms so the host can follow
+    await sleep(100); // as the firmware does, so the host can follow
     await this.io.setBaud(baud);
     this.io.emit({ event: 'baud', baudRate: baud });
   }

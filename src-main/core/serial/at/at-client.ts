@@ -1,6 +1,6 @@
 import { CoreError } from '../../errors.js';
 import { parseAtConfig, type AtDeviceConfig } from './at-config.js';
-import { AtCommandError, maskDeviceText } from './at-errors.js';
+import { AtCommandError, AtGarbledRead, maskDeviceText } from './at-errors.js';
 import {
   decodeReadBack, parseSampleOutput, readFileEncoding, sampleStageOf, transferPlan,
   type AtSampleResult, type AtSampleStage,
@@ -124,11 +124,13 @@ export class AtClient {
 
     if (!result.buffer) {
       const file = argument('file name', result.fileName, true);
-      const lines = await run(`AT+READFILE=${file}`, opts.timeoutMs ?? 120_000);
-      if (lines.some((l) => l.includes('does not exist'))) {
-        throw new CoreError('NotFound', `The board has no file ${file} (any more). Sample again.`, { fileName: file });
-      }
-      const bytes = decodeReadBack(lines, readFileEncoding(config.atVersion), file);
+      const bytes = await readAgainIfGarbled(async () => {
+        const lines = await run(`AT+READFILE=${file}`, opts.timeoutMs ?? 120_000);
+        if (lines.some((l) => l.includes('does not exist'))) {
+          throw new CoreError('NotFound', `The board has no file ${file} (any more). Sample again.`, { fileName: file });
+        }
+        return decodeReadBack(lines, readFileEncoding(config.atVersion), file);
+      });
       opts.onProgress?.(bytes.length, bytes.length);
       return bytes;
     }
@@ -140,15 +142,18 @@ export class AtClient {
       const length = Math.min(this.#chunk, to - start);
       // The firmware takes START,LENGTH (ei_at_command_set.h); the daemon's "from,to" is the
       // same thing only because it always reads everything from 0.
-      const lines = await run(`AT+READBUFFER=${start},${length}`, opts.timeoutMs ?? transferTimeout(length, plan.baud));
-      if (lines.some((l) => l.includes('Failed to read from buffer'))) {
-        throw new CoreError('Unavailable', `The board could not read bytes ${start}-${start + length} of its sample buffer. Sample again.`);
-      }
-      const bytes = decodeReadBack(lines, 'base64', 'the sample buffer');
-      if (bytes.length !== length) {
-        throw new CoreError('Unavailable', `The board sent ${bytes.length} bytes for the ${length} bytes at ${start} of its sample buffer. Sample again.`);
-      }
-      parts.push(bytes);
+      const read = async () => {
+        const lines = await run(`AT+READBUFFER=${start},${length}`, opts.timeoutMs ?? transferTimeout(length, plan.baud));
+        if (lines.some((l) => l.includes('Failed to read from buffer'))) {
+          throw new CoreError('Unavailable', `The board could not read bytes ${start}-${start + length} of its sample buffer. Sample again.`);
+        }
+        const bytes = decodeReadBack(lines, 'base64', 'the sample buffer');
+        if (bytes.length !== length) {
+          throw new AtGarbledRead(`The board sent ${bytes.length} bytes for the ${length} bytes at ${start} of its sample buffer. Sample again.`);
+        }
+        return bytes;
+      };
+      parts.push(await readAgainIfGarbled(read));
       opts.onProgress?.(start + length - from, to - from);
     }
     return Buffer.concat(parts);
@@ -175,6 +180,26 @@ export class AtClient {
   #requireConfig(): AtDeviceConfig {
     if (!this.#config) throw new CoreError('Unavailable', 'Not connected to the board yet: connect first.');
     return this.#config;
+  }
+}
+
+/** Reads of the sample buffer tried before a damaged one is reported. */
+const READ_TRIES = 3;
+
+/**
+ * Reading the buffer changes nothing on the board, so a chunk that came through damaged is asked
+ * for again. At the fast rate the host must follow the board's switch within its pause (100 ms);
+ * a host busy for longer loses what came meanwhile: on a PTY, setting the rate flushes the input
+ * (serialport's tcflush), and on a UART those bytes were read at the wrong rate. Seen under load.
+ */
+async function readAgainIfGarbled(read: () => Promise<Buffer>): Promise<Buffer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof AtGarbledRead)) throw err;
+      if (attempt >= READ_TRIES) throw new CoreError('Unavailable', `${err.message} (read ${attempt} times)`);
+    }
   }
 }
 

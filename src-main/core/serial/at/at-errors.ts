@@ -59,3 +59,10 @@ export function maskDeviceText(text: string, secrets: readonly string[] = []): s
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
+
+/** A read-back that came through damaged or short: the same read may well come through whole. */
+export class AtGarbledRead extends CoreError {
+  constructor(message: string) {
+    super('Unavailable', message);
+  }
+}

@@ -1,5 +1,6 @@
 import { CoreError } from '../../errors.js';
 import { versionAtLeast, type AtDeviceConfig, type AtVersion } from './at-config.js';
+import { AtGarbledRead } from './at-errors.js';
 
 /** The stages the firmware announces while `AT+SAMPLESTART` runs, in the order they come. */
 export type AtSampleStage = 'sampling' | 'sampled' | 'processing' | 'processed' | 'uploading';
@@ -78,7 +79,7 @@ export function decodeReadBack(lines: readonly string[], encoding: 'hex' | 'base
   const bytes = encoding === 'hex' ? (/^(?:[0-9a-fA-F]{2})*$/.test(text) ? Buffer.from(text, 'hex') : null) : base64Strict(text);
   if (!bytes) {
     const shown = text.length > 80 ? `${text.slice(0, 80)}…` : text;
-    throw new CoreError('Unavailable', `The board sent something that is not ${encoding} while reading ${what}: "${shown}". Try again; if it repeats, reset the board.`);
+    throw new AtGarbledRead(`The board sent something that is not ${encoding} while reading ${what}: "${shown}". Try again; if it repeats, reset the board.`);
   }
   return bytes;
 }

@@ -45,6 +45,8 @@ class Exchange {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** How long sync() waits for the echo of its 'b' after a prompt that came before it. */
+const ECHO_GRACE_MS = 500;
 
 /**
  * Line- and prompt-oriented transport for the official firmware's AT server: one command at a
@@ -123,6 +125,14 @@ export class AtTransport {
       const timeout = opts.timeoutMs ?? this.#timeout;
       const ex = await this.#start('b', undefined);
       await this.#until(ex, () => ex.prompt, timeout);
+      // A prompt before our 'b' was echoed can be the boot banner's, the answer to 'b' still on its
+      // way (a loaded host saw it land on the next command); a running inference answers without
+      // an echo ("Inferencing stopped by user"), so that is waited for a little, not required.
+      if (!ex.echo && !ex.lines.some((l) => /stopped|\(b\)/i.test(l))) {
+        await this.#until(ex, () => ex.echo && ex.prompt, ECHO_GRACE_MS).catch((err: unknown) => {
+          if (!(err instanceof AtTimeoutError)) throw err;
+        });
+      }
       const settle = opts.settleMs ?? 100;
       const end = Date.now() + timeout;
       for (let wait = settle; wait > 0 && Date.now() < end; wait = ex.lastDataAt + settle - Date.now()) {
@@ -177,8 +187,13 @@ export class AtTransport {
     ex.lastDataAt = Date.now();
     for (const line of this.#splitter.push(chunk.toString('latin1'))) {
       // The firmware echoes what we type; after stale prompts the echo follows "> " (or several).
-      if (ex.lines.length === 0 && line.replace(/^(?:> )+/, '').trimEnd() === ex.cmd) ex.echo = true;
-      else if (ex.onLine && ex.failure === null) {
+      // What came before our echo (a late answer to the command before, a boot banner and its
+      // prompt) was printed before the board read this command: it is not this command's.
+      if (!ex.echo && line.replace(/^(?:> )+/, '').trimEnd() === ex.cmd) {
+        ex.echo = true;
+        ex.lines.length = 0;
+        ex.prompt = false;
+      } else if (ex.onLine && ex.failure === null) {
         try {
           ex.onLine(line);
         } catch (err) {
