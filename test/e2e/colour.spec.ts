@@ -73,7 +73,7 @@ test('classification bands keep their label in words at 100 % and 200 % zoom', a
 });
 
 test('the live model strip writes each label on its stretch at 100 % and 200 % zoom', async ({ page, shell }) => {
-  test.slow(); // a board and a model, waited through idle → wave → idle
+  test.slow(); // a board and a model, waited through idle, then wave → idle once per zoom
   await addModel(shell.dataDir, 'gestures');
   const levelFile = join(await mkdtemp(join(tmpdir(), 'cd-colour-')), 'level');
   await writeFile(levelFile, '0.5');
