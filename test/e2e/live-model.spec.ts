@@ -108,6 +108,12 @@ test('the model under the live plot: idle → wave as the board moves, the strip
   const work = await mkdtemp(join(tmpdir(), 'cd-level-'));
   const levelFile = join(work, 'level');
   const setLevel = (l: number) => writeFile(levelFile, String(l));
+  /** The board waves for `ms` on the test's clock, then idles (why the test's clock: at the first wave). */
+  const waveFor = async (ms: number) => {
+    await setLevel(WAVE);
+    await sleep(ms);
+    await setLevel(IDLE);
+  };
   await setLevel(IDLE);
   const pty = await openPtyPair();
   const board = spawn(process.execPath, [LEVEL_BOARD, '--port', pty.boardPath, '--rate', '62.5', '--axes', '3', '--level-file', levelFile], { stdio: 'ignore' });
@@ -154,11 +160,7 @@ test('the model under the live plot: idle → wave as the board moves, the strip
     // (catch-spans.ts, maxSpanMs), and on a loaded machine each step can take a second (load run 14
     // waved 10.5 s and caught 1 before the check). A 4 s wave makes a stretch of about 7.5 s: the
     // first window said wave starts ~1.1 s before the wave, the last ends ~1.1 s after, plus margins.
-    const wave = (async () => {
-      await setLevel(WAVE);
-      await sleep(4000);
-      await setLevel(IDLE);
-    })();
+    const wave = waveFor(4000);
     await expect(top).toHaveAttribute('data-label', 'wave', { timeout: 10_000 });
     await expect(section.getByTestId('model-announce')).toHaveText('Model: wave');
     await expect(caught).toHaveText(/caught nothing/); // one open stretch of misses, not yet saved
@@ -173,9 +175,9 @@ test('the model under the live plot: idle → wave as the board moves, the strip
     await expect(caught).toHaveAttribute('data-caught', '1', { timeout: 15_000 });
     await expect(caught).toHaveText(/caught 1: 1 said wave/);
     // A second wave, shorter: a second sample, and the count rises.
-    await setLevel(WAVE);
-    await sleep(2500);
-    await setLevel(IDLE);
+    const second = waveFor(2500);
+    await expect(top).toHaveAttribute('data-label', 'wave', { timeout: 10_000 });
+    await second;
     await expect(caught).toHaveAttribute('data-caught', '2', { timeout: 15_000 });
     await expect(caught).toHaveText(/caught 2: 2 said wave/);
     await screenshot(page, testInfo, 'live-model-caught');
