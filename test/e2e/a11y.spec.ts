@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
-import { openPtyPair } from '../support/boards/pty.js';
+import { AT_BOARD, LEVEL_BOARD } from '../support/boards/board-on-pty.js';
 import { PRESETS } from '../support/models/test-model.mjs';
 import { audit } from './a11y.js';
 import { addFiles, openView, openPort } from './app-page.js';
@@ -16,9 +14,6 @@ import { addModel, gestureRows, importSamples } from './seed.js';
 // Issue 28: every view, and every dialog and panel a person can open, passes axe-core's audit
 // (a11y.ts says what fails). A state is audited once it is drawn: waited for, never slept on.
 
-const LEVEL_BOARD = fileURLToPath(new URL('../support/boards/level-board.mjs', import.meta.url));
-const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
-
 /** The ? menu from the keyboard, as a person opens it (not while typing in a field). */
 async function openHelp(page: Page): Promise<void> {
   await page.getByRole('button', { name: /connection checklist/ }).focus();
@@ -26,52 +21,46 @@ async function openHelp(page: Page): Promise<void> {
   await expect(page.getByTestId('shortcut-sheet')).toBeVisible();
 }
 
-test('Live: the first-run checklist, a board streaming with the model under it, the platform devices panel, the microphone and the ? menu', async ({ page, shell }) => {
+test('Live: the first-run checklist, a board streaming with the model under it, the platform devices panel, the microphone and the ? menu', async ({ page, shell, board }) => {
   test.slow(); // a board, a model and a microphone on a loaded machine
   await addModel(shell.dataDir, 'gestures');
   const work = await mkdtemp(join(tmpdir(), 'cd-a11y-'));
   const levelFile = join(work, 'level');
   await writeFile(levelFile, '0.5');
-  const pty = await openPtyPair();
-  const board = spawn(process.execPath, [LEVEL_BOARD, '--port', pty.boardPath, '--rate', '62.5', '--axes', '3', '--level-file', levelFile], { stdio: 'ignore' });
-  try {
-    await page.goto(shell.url);
-    await expect(page.getByTestId('setup-checklist')).toBeVisible();
-    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(10);
-    await audit(page, 'Live: the simulator streaming, the first-run checklist open');
+  const { pty } = await board(LEVEL_BOARD, ['--rate', '62.5', '--axes', '3', '--level-file', levelFile]);
+  await page.goto(shell.url);
+  await expect(page.getByTestId('setup-checklist')).toBeVisible();
+  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(10);
+  await audit(page, 'Live: the simulator streaming, the first-run checklist open');
 
-    await openPort(page, pty.hostPath);
-    await expect(page.getByTestId('stream-health')).toBeVisible({ timeout: 15_000 });
-    await expect(page.getByTestId('remote-devices')).toBeVisible();
-    const model = page.getByTestId('live-model');
-    await model.getByTestId('model-pick').selectOption('gestures');
-    await expect(model.getByTestId('model-top')).toHaveAttribute('data-label', 'idle', { timeout: 15_000 });
-    await writeFile(levelFile, '4');
-    await expect(model.getByTestId('model-strip-canvas')).toHaveAttribute('data-labels', /idle.*wave|wave.*idle/, { timeout: 15_000 });
-    await audit(page, 'Live: a board streaming, the model control and strip, the platform devices panel');
+  await openPort(page, pty.hostPath);
+  await expect(page.getByTestId('stream-health')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('remote-devices')).toBeVisible();
+  const model = page.getByTestId('live-model');
+  await model.getByTestId('model-pick').selectOption('gestures');
+  await expect(model.getByTestId('model-top')).toHaveAttribute('data-label', 'idle', { timeout: 15_000 });
+  await writeFile(levelFile, '4');
+  await expect(model.getByTestId('model-strip-canvas')).toHaveAttribute('data-labels', /idle.*wave|wave.*idle/, { timeout: 15_000 });
+  await audit(page, 'Live: a board streaming, the model control and strip, the platform devices panel');
 
-    await model.getByTestId('model-catch').check();
-    await audit(page, 'Live: the model in catch mode');
+  await model.getByTestId('model-catch').check();
+  await audit(page, 'Live: the model in catch mode');
 
-    await openHelp(page);
-    await audit(page, 'the ? menu: keyboard shortcuts');
-    await page.getByTestId('shortcut-sheet').getByRole('button', { name: 'Diagnostics…' }).click();
-    await expect(page.getByTestId('diagnostics')).toBeVisible();
-    await audit(page, 'the ? menu: diagnostics');
-    await page.keyboard.press('Escape');
-    await expect(page.getByTestId('shortcut-sheet')).toBeHidden();
+  await openHelp(page);
+  await audit(page, 'the ? menu: keyboard shortcuts');
+  await page.getByTestId('shortcut-sheet').getByRole('button', { name: 'Diagnostics…' }).click();
+  await expect(page.getByTestId('diagnostics')).toBeVisible();
+  await audit(page, 'the ? menu: diagnostics');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('shortcut-sheet')).toBeHidden();
 
-    await page.getByTestId('device-list').locator('[data-source-id="audio:default"]').click();
-    await expect.poll(async () => Number(await page.getByTestId('audio-live').getAttribute('data-reports')), { timeout: 15_000 }).toBeGreaterThan(2);
-    await audit(page, 'Live: the microphone');
+  await page.getByTestId('device-list').locator('[data-source-id="audio:default"]').click();
+  await expect.poll(async () => Number(await page.getByTestId('audio-live').getAttribute('data-reports')), { timeout: 15_000 }).toBeGreaterThan(2);
+  await audit(page, 'Live: the microphone');
 
-    await openView(page, 'Samples');
-    await expect(page.getByTestId('samples-empty')).toBeVisible();
-    await audit(page, 'Samples: empty');
-  } finally {
-    board.kill('SIGTERM');
-    await pty.close();
-  }
+  await openView(page, 'Samples');
+  await expect(page.getByTestId('samples-empty')).toBeVisible();
+  await audit(page, 'Samples: empty');
 });
 
 test('Samples: with data, the filter menus, a sample open with its classification bands and split panel, the bulk bar and its confirmations', async ({ page, shell }) => {
@@ -145,7 +134,7 @@ function toneFile(name: string) {
 }
 
 test('Live: a board with the platform firmware, recorded on the board (AT mode); the notices, information and error', async ({ page, shell, board }) => {
-  const pty = await board(AT_BOARD, ['--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05']);
+  const { pty } = await board(AT_BOARD, ['--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05']);
   await page.goto(shell.url);
   await openPort(page, pty.hostPath);
   // The app tells the board runs the platform's firmware by itself, and says so in a notice (an

@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { playTone, testPulseFromEnv, type PlayingTone } from '../support/audio/pulse.mjs';
-import { openPtyPair, type PtyPair } from '../support/boards/pty.js';
+import { LINE_BOARD } from '../support/boards/board-on-pty.js';
 import { seriesOf } from '../support/ingestion-server/classify-data.js';
 import { classifySeries, DEFAULT_IMPULSE, slidingWindows, type EmulatedImpulse } from '../support/ingestion-server/classify-model.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
@@ -21,7 +19,6 @@ import { expect, test } from './fixtures.js';
  * One file over 400 lines: its three tests share the helpers that read bands off the plot.
  */
 
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
 const KEY = 'ei_test_key';
 type Platform = IngestionServer & { projectId: number };
 
@@ -107,93 +104,85 @@ async function tabToBands(page: Page, view: Locator): Promise<void> {
 
 const focusedLabel = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
 
-test('a PTY board take uploaded to testing, classified from its sample view: bands at the windows\' times, announced on focus, kept across a reload', async ({ page, shell, platform }) => {
+test('a PTY board take uploaded to testing, classified from its sample view: bands at the windows\' times, announced on focus, kept across a reload', async ({ page, shell, platform, board }) => {
   test.setTimeout(120_000);
-  let pty: PtyPair | null = null;
-  let board: ChildProcess | null = null;
-  try {
-    pty = await openPtyPair();
-    board = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100', '--axes', '3'], { stdio: 'ignore' });
-    await page.goto(shell.url);
-    await connectPlatform(page, platform, KEY);
-    await openBoardLive(page, pty.hostPath, 100);
-    // The capture option is off by default: the take is uploaded, not classified.
-    await expect(page.getByTestId('classify-after-upload')).not.toBeChecked();
-    await recordTake(page, 'wave', 3);
-    await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
+  const { pty } = await board(LINE_BOARD, ['--rate', '100', '--axes', '3']);
+  await page.goto(shell.url);
+  await connectPlatform(page, platform, KEY);
+  await openBoardLive(page, pty.hostPath, 100);
+  // The capture option is off by default: the take is uploaded, not classified.
+  await expect(page.getByTestId('classify-after-upload')).not.toBeChecked();
+  await recordTake(page, 'wave', 3);
+  await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 15_000 });
 
-    const view = await openUploaded(page, /^wave\.[0-9a-f]{8}\.cbor$/);
-    await expect(view.getByTestId('classify-none')).toHaveText('Not classified with int8 and the default impulse yet.');
-    expect(classifyRequests(platform)).toHaveLength(0);
-    await view.getByTestId('classify-button').click();
+  const view = await openUploaded(page, /^wave\.[0-9a-f]{8}\.cbor$/);
+  await expect(view.getByTestId('classify-none')).toHaveText('Not classified with int8 and the default impulse yet.');
+  expect(classifyRequests(platform)).toHaveLength(0);
+  await view.getByTestId('classify-button').click();
 
-    const want = platformAnswer(platform, DEFAULT_IMPULSE);
-    const n = want.windows.length;
-    expect(n).toBeGreaterThanOrEqual(4);
-    // The board prints sines of amplitude 1, 2 and 3: "wave" energy in every window.
-    await expect(view.getByTestId('classify-summary')).toHaveText(new RegExp(`^wave: ${n} of ${n} windows, mean confidence [01]\\.\\d\\d$`));
-    await expect(view.getByTestId('classify-made')).toContainText(/^Classified .+ \(just now\) · the platform, default impulse, int8 · window 1000 ms every 500 ms$/);
-    const bands = view.getByTestId('classification-band');
-    await expectBandsAt(view, bands, view.locator('.u-over'), want.windows, 500, 1000, want.lengthMs);
-    expect(await bands.evaluateAll((els) => els.map((e) => e.getAttribute('data-label')))).toEqual(want.windows.map((w) => w.label));
-    expect(classifyRequests(platform)).toHaveLength(1);
+  const want = platformAnswer(platform, DEFAULT_IMPULSE);
+  const n = want.windows.length;
+  expect(n).toBeGreaterThanOrEqual(4);
+  // The board prints sines of amplitude 1, 2 and 3: "wave" energy in every window.
+  await expect(view.getByTestId('classify-summary')).toHaveText(new RegExp(`^wave: ${n} of ${n} windows, mean confidence [01]\\.\\d\\d$`));
+  await expect(view.getByTestId('classify-made')).toContainText(/^Classified .+ \(just now\) · the platform, default impulse, int8 · window 1000 ms every 500 ms$/);
+  const bands = view.getByTestId('classification-band');
+  await expectBandsAt(view, bands, view.locator('.u-over'), want.windows, 500, 1000, want.lengthMs);
+  expect(await bands.evaluateAll((els) => els.map((e) => e.getAttribute('data-label')))).toEqual(want.windows.map((w) => w.label));
+  expect(classifyRequests(platform)).toHaveLength(1);
 
-    // The keyboard: one tab stop; it announces the window's confidence; arrows walk the windows.
-    await tabToBands(page, view);
-    const c = (i: number) => want.windows[i]!.confidence.toFixed(2);
-    expect(await focusedLabel(page)).toBe(`Window 1 of ${n}, 0.00–1.00 s: wave, ${c(0)} confidence`);
-    await expect(view.getByTestId('classify-window')).toContainText(`Window 1 of ${n}, 0.00–1.00 s: wave, ${c(0)} confidence. Scores: wave ${c(0)}`);
-    await page.keyboard.press('ArrowRight');
-    expect(await focusedLabel(page)).toBe(`Window 2 of ${n}, 0.50–1.50 s: wave, ${c(1)} confidence`);
-    await expect(view.getByTestId('classify-window')).toContainText(`Window 2 of ${n}`);
-    await page.keyboard.press('End');
-    expect(await focusedLabel(page)).toMatch(new RegExp(`^Window ${n} of ${n}, `));
-    // The arrows walked the windows, not the view; Enter selects the window (to crop it).
-    await expect(view.getByTestId('view-range')).toContainText(`0.00–${(want.lengthMs / 1000).toFixed(2)} s`);
-    await page.keyboard.press('Enter');
-    await expect(view.getByTestId('view-range')).toContainText('selected 1.00 s');
-    // Hover says the same.
-    await bands.nth(2).hover();
-    await expect(view.getByTestId('classify-window')).toContainText(`Window 3 of ${n}, 1.00–2.00 s: wave, ${c(2)} confidence`);
+  // The keyboard: one tab stop; it announces the window's confidence; arrows walk the windows.
+  await tabToBands(page, view);
+  const c = (i: number) => want.windows[i]!.confidence.toFixed(2);
+  expect(await focusedLabel(page)).toBe(`Window 1 of ${n}, 0.00–1.00 s: wave, ${c(0)} confidence`);
+  await expect(view.getByTestId('classify-window')).toContainText(`Window 1 of ${n}, 0.00–1.00 s: wave, ${c(0)} confidence. Scores: wave ${c(0)}`);
+  await page.keyboard.press('ArrowRight');
+  expect(await focusedLabel(page)).toBe(`Window 2 of ${n}, 0.50–1.50 s: wave, ${c(1)} confidence`);
+  await expect(view.getByTestId('classify-window')).toContainText(`Window 2 of ${n}`);
+  await page.keyboard.press('End');
+  expect(await focusedLabel(page)).toMatch(new RegExp(`^Window ${n} of ${n}, `));
+  // The arrows walked the windows, not the view; Enter selects the window (to crop it).
+  await expect(view.getByTestId('view-range')).toContainText(`0.00–${(want.lengthMs / 1000).toFixed(2)} s`);
+  await page.keyboard.press('Enter');
+  await expect(view.getByTestId('view-range')).toContainText('selected 1.00 s');
+  // Hover says the same.
+  await bands.nth(2).hover();
+  await expect(view.getByTestId('classify-window')).toContainText(`Window 3 of ${n}, 1.00–2.00 s: wave, ${c(2)} confidence`);
 
-    // Another variant is a result of its own, remembered for the project.
-    await view.getByTestId('classify-variant').selectOption('float32');
-    await expect(view.getByTestId('classify-none')).toHaveText('Not classified with float32 and the default impulse yet.');
-    await expect(bands).toHaveCount(0);
-    await view.getByTestId('classify-variant').selectOption('int8');
-    await expect(bands).toHaveCount(n);
+  // Another variant is a result of its own, remembered for the project.
+  await view.getByTestId('classify-variant').selectOption('float32');
+  await expect(view.getByTestId('classify-none')).toHaveText('Not classified with float32 and the default impulse yet.');
+  await expect(bands).toHaveCount(0);
+  await view.getByTestId('classify-variant').selectOption('int8');
+  await expect(bands).toHaveCount(n);
 
-    // The samples table says what the model says; the session summary counts the take.
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Escape');
-    await expect(view).toBeHidden();
-    const row = tableRow(page, /^wave\./);
-    await expect(row.getByTestId('model-says')).toHaveText(new RegExp(`^wave: ${n} of ${n} windows`));
-    const collect = page.getByTestId('collect-summary');
-    await expect(collect.locator('tr[data-label="wave"] [data-testid=collect-takes]')).toHaveText('1 take, 1 classified');
-    await expect(collect.locator('tr[data-label="wave"] [data-testid=collect-agree]')).toHaveText(`${n} of ${n} windows right (100%)`);
-    await expect(collect.getByTestId('collect-more-none')).toBeVisible();
+  // The samples table says what the model says; the session summary counts the take.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await expect(view).toBeHidden();
+  const row = tableRow(page, /^wave\./);
+  await expect(row.getByTestId('model-says')).toHaveText(new RegExp(`^wave: ${n} of ${n} windows`));
+  const collect = page.getByTestId('collect-summary');
+  await expect(collect.locator('tr[data-label="wave"] [data-testid=collect-takes]')).toHaveText('1 take, 1 classified');
+  await expect(collect.locator('tr[data-label="wave"] [data-testid=collect-agree]')).toHaveText(`${n} of ${n} windows right (100%)`);
+  await expect(collect.getByTestId('collect-more-none')).toBeVisible();
 
-    // After a reload the kept result is shown again: the platform is not asked.
-    await page.reload();
-    await expect(row.getByTestId('model-says')).toHaveText(new RegExp(`^wave: ${n} of ${n} windows`));
-    await row.dblclick();
-    await expect(view.getByTestId('classify-summary')).toHaveText(new RegExp(`^wave: ${n} of ${n} windows`));
-    await expect(view.getByTestId('classify-made')).toContainText('Classified ');
-    await expect(bands).toHaveCount(n);
-    expect(classifyRequests(platform)).toHaveLength(1);
-    expect(classifyRequests(platform)[0]).toMatchObject({ method: 'POST', path: `/v1/api/${platform.projectId}/classify/v2/${platform.samples[0]!.id}`, query: '?variant=int8', status: 200 });
+  // After a reload the kept result is shown again: the platform is not asked.
+  await page.reload();
+  await expect(row.getByTestId('model-says')).toHaveText(new RegExp(`^wave: ${n} of ${n} windows`));
+  await row.dblclick();
+  await expect(view.getByTestId('classify-summary')).toHaveText(new RegExp(`^wave: ${n} of ${n} windows`));
+  await expect(view.getByTestId('classify-made')).toContainText('Classified ');
+  await expect(bands).toHaveCount(n);
+  expect(classifyRequests(platform)).toHaveLength(1);
+  expect(classifyRequests(platform)[0]).toMatchObject({ method: 'POST', path: `/v1/api/${platform.projectId}/classify/v2/${platform.samples[0]!.id}`, query: '?variant=int8', status: 200 });
 
-    // What the model says is a filter of the table too: "wave" finds the take; "the model disagrees
-    // with the label" finds nothing (it said wave, the take's label).
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Escape');
-    await expect(view).toBeHidden();
-    await modelFilterFinds(page, row, 'wave');
-  } finally {
-    board?.kill('SIGTERM');
-    await pty?.close();
-  }
+  // What the model says is a filter of the table too: "wave" finds the take; "the model disagrees
+  // with the label" finds nothing (it said wave, the take's label).
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await expect(view).toBeHidden();
+  await modelFilterFinds(page, row, 'wave');
 });
 
 test.describe('the microphone', () => {

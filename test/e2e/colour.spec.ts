@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { openPtyPair } from '../support/boards/pty.js';
+import { LEVEL_BOARD } from '../support/boards/board-on-pty.js';
 import { audit } from './a11y.js';
 import { openView, openPort } from './app-page.js';
 import { expect, test } from './fixtures.js';
@@ -15,7 +13,6 @@ import { addModel, gestureRows, importSamples } from './seed.js';
 // classified sample and the live model's strip carry the label in text, at 1280×800 and at 200 %
 // zoom (the same window's 640×400 CSS pixels), and those views pass the audit at 200 % too.
 
-const LEVEL_BOARD = fileURLToPath(new URL('../support/boards/level-board.mjs', import.meta.url));
 const ZOOMS = [
   { name: '100 %', width: 1280, height: 800 },
   { name: '200 %', width: 640, height: 400 },
@@ -72,40 +69,34 @@ test('classification bands keep their label in words at 100 % and 200 % zoom', a
   }
 });
 
-test('the live model strip writes each label on its stretch at 100 % and 200 % zoom', async ({ page, shell }) => {
+test('the live model strip writes each label on its stretch at 100 % and 200 % zoom', async ({ page, shell, board }) => {
   test.slow(); // a board and a model, waited through idle, then wave → idle once per zoom
   await addModel(shell.dataDir, 'gestures');
   const levelFile = join(await mkdtemp(join(tmpdir(), 'cd-colour-')), 'level');
   await writeFile(levelFile, '0.5');
-  const pty = await openPtyPair();
-  const board = spawn(process.execPath, [LEVEL_BOARD, '--port', pty.boardPath, '--rate', '62.5', '--axes', '3', '--level-file', levelFile], { stdio: 'ignore' });
-  try {
-    await page.goto(shell.url);
-    await openView(page, 'Live');
-    await openPort(page, pty.hostPath);
-    await expect(page.getByTestId('stream-health')).toBeVisible({ timeout: 15_000 });
-    const model = page.getByTestId('live-model');
-    await model.getByTestId('model-pick').selectOption('gestures');
-    const top = model.getByTestId('model-top');
+  const { pty } = await board(LEVEL_BOARD, ['--rate', '62.5', '--axes', '3', '--level-file', levelFile]);
+  await page.goto(shell.url);
+  await openView(page, 'Live');
+  await openPort(page, pty.hostPath);
+  await expect(page.getByTestId('stream-health')).toBeVisible({ timeout: 15_000 });
+  const model = page.getByTestId('live-model');
+  await model.getByTestId('model-pick').selectOption('gestures');
+  const top = model.getByTestId('model-top');
+  await expect(top).toHaveAttribute('data-label', 'idle', { timeout: 15_000 });
+  // The legend gives each label the number a narrow stretch shows instead of its name.
+  await expect(model.getByRole('list', { name: 'Strip legend' })).toContainText('1 idle');
+  await expect(model.getByRole('list', { name: 'Strip legend' })).toContainText('2 wave');
+  for (const zoom of ZOOMS) {
+    await page.setViewportSize(zoom);
+    // Each label is looked for while it is the newest stretch: the strip spans a few seconds, and
+    // on a loaded machine an older stretch can scroll off before it is read (load run 11).
+    await writeFile(levelFile, '4');
+    await expect(top).toHaveAttribute('data-label', 'wave', { timeout: 15_000 });
+    await expect.poll(() => labelsInWords(page), { message: `wave on the strip at ${zoom.name}`, timeout: 10_000 }).toContain('wave');
+    await writeFile(levelFile, '0.5');
     await expect(top).toHaveAttribute('data-label', 'idle', { timeout: 15_000 });
-    // The legend gives each label the number a narrow stretch shows instead of its name.
-    await expect(model.getByRole('list', { name: 'Strip legend' })).toContainText('1 idle');
-    await expect(model.getByRole('list', { name: 'Strip legend' })).toContainText('2 wave');
-    for (const zoom of ZOOMS) {
-      await page.setViewportSize(zoom);
-      // Each label is looked for while it is the newest stretch: the strip spans a few seconds, and
-      // on a loaded machine an older stretch can scroll off before it is read (load run 11).
-      await writeFile(levelFile, '4');
-      await expect(top).toHaveAttribute('data-label', 'wave', { timeout: 15_000 });
-      await expect.poll(() => labelsInWords(page), { message: `wave on the strip at ${zoom.name}`, timeout: 10_000 }).toContain('wave');
-      await writeFile(levelFile, '0.5');
-      await expect(top).toHaveAttribute('data-label', 'idle', { timeout: 15_000 });
-      await expect.poll(() => labelsInWords(page), { message: `idle on the strip at ${zoom.name}`, timeout: 10_000 }).toContain('idle');
-      await expect.poll(() => stripRunsWithoutWords(page), { message: `the strip at ${zoom.name}` }).toEqual([]);
-      await audit(page, `Live: a board and the model strip at ${zoom.name} zoom`);
-    }
-  } finally {
-    board.kill('SIGTERM');
-    await pty.close();
+    await expect.poll(() => labelsInWords(page), { message: `idle on the strip at ${zoom.name}`, timeout: 10_000 }).toContain('idle');
+    await expect.poll(() => stripRunsWithoutWords(page), { message: `the strip at ${zoom.name}` }).toEqual([]);
+    await audit(page, `Live: a board and the model strip at ${zoom.name} zoom`);
   }
 });

@@ -2,8 +2,8 @@ import { test as base } from '@playwright/test';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { openPtyPair } from '../support/boards/pty.js';
+import { startBoard, type Board, type BoardOptions } from '../support/boards/board-on-pty.js';
+import type { Cleanups } from '../support/cleanups.js';
 import { startServe } from '../support/cli.js';
 import { startIngestionServer, type IngestionServer } from '../support/ingestion-server/server.js';
 
@@ -11,8 +11,12 @@ interface Fixtures {
   shell: { url: string; dataDir: string };
   /** The ingestion service and management API emulator, running inside the test process. */
   platform: IngestionServer & { projectId: number };
-  /** Starts a board script (test/support/boards) on a pseudo-terminal of its own; ended after the test (close() unplugs it sooner). */
-  board: (script: string, args: string[]) => Promise<{ hostPath: string; child: ChildProcess; close(): Promise<void> }>;
+  /**
+   * Starts a board script (test/support/boards) on a pseudo-terminal of its own, as the integration
+   * tests do (startBoard); stopped and its PTY closed after the test, even one that failed half way
+   * (`pty.close()` or `unplug()` take it away sooner).
+   */
+  board: (script: string, args: string[], opts?: BoardOptions) => Promise<Board>;
 }
 
 /** Each test gets its own `capture-desk serve` with its own data directory: tests own their world. */
@@ -36,17 +40,9 @@ export const test = base.extend<Fixtures>({
     await srv.close();
   },
   board: async ({}, use) => {
-    const ends: Array<() => Promise<void>> = [];
-    await use(async (script, args) => {
-      const pty = await openPtyPair();
-      const child = spawn(process.execPath, [script, '--port', pty.boardPath, ...args], { stdio: 'ignore' });
-      ends.push(async () => {
-        child.kill('SIGKILL');
-        await pty.close();
-      });
-      return { hostPath: pty.hostPath, child, close: () => pty.close() };
-    });
-    for (const end of ends.reverse()) await end();
+    const cleanups: Cleanups = [];
+    await use((script, args, opts) => startBoard(cleanups, script, args, opts));
+    for (const c of cleanups.splice(0).reverse()) await c();
   },
 });
 

@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page, TestInfo } from '@playwright/test';
 import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
-import { openPtyPair } from '../support/boards/pty.js';
+import { LEVEL_BOARD } from '../support/boards/board-on-pty.js';
 import { PRESETS, writeTestModel, zipTestModel } from '../support/models/test-model.mjs';
 import { openView, screenshot, openPort } from './app-page.js';
 import { expect, test } from './fixtures.js';
@@ -20,7 +18,6 @@ import { expect, test } from './fixtures.js';
  * resources/readme/ holds copies, refreshed by hand as the others are).
  */
 
-const LEVEL_BOARD = fileURLToPath(new URL('../support/boards/level-board.mjs', import.meta.url));
 const IDLE = 0.5;
 const WAVE = 4;
 
@@ -102,7 +99,7 @@ test('Settings → Models: an export added by the file chooser is described and 
   await expect(page.getByTestId('samples-empty')).toBeVisible();
 });
 
-test('the model under the live plot: idle → wave as the board moves, the strip on the plot\'s time axis, and catch mode keeping the wave done while the label said idle', async ({ page, shell }, testInfo) => {
+test('the model under the live plot: idle → wave as the board moves, the strip on the plot\'s time axis, and catch mode keeping the wave done while the label said idle', async ({ page, shell, board }, testInfo) => {
   test.setTimeout(120_000);
   const zip = await exportZip(PRESETS.gestureNew, 'gestures.zip');
   const work = await mkdtemp(join(tmpdir(), 'cd-level-'));
@@ -115,91 +112,85 @@ test('the model under the live plot: idle → wave as the board moves, the strip
     await setLevel(IDLE);
   };
   await setLevel(IDLE);
-  const pty = await openPtyPair();
-  const board = spawn(process.execPath, [LEVEL_BOARD, '--port', pty.boardPath, '--rate', '62.5', '--axes', '3', '--level-file', levelFile], { stdio: 'ignore' });
-  try {
-    await page.goto(shell.url);
-    await addModel(page, zip);
-    await expect(page.locator('[data-testid=model][data-name=gestures]')).toBeVisible({ timeout: 15_000 });
+  const { pty } = await board(LEVEL_BOARD, ['--rate', '62.5', '--axes', '3', '--level-file', levelFile]);
+  await page.goto(shell.url);
+  await addModel(page, zip);
+  await expect(page.locator('[data-testid=model][data-name=gestures]')).toBeVisible({ timeout: 15_000 });
 
-    await openView(page, 'Live');
-    await openPort(page, pty.hostPath);
-    await expect(page.locator(`[data-source-id="serial:${pty.hostPath}"]`)).toHaveAttribute('aria-selected', 'true');
-    // The board's own stream (the simulator's has no health line), then a second of it.
-    await expect(page.getByTestId('stream-health')).toBeVisible({ timeout: 15_000 });
-    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(60);
+  await openView(page, 'Live');
+  await openPort(page, pty.hostPath);
+  await expect(page.locator(`[data-source-id="serial:${pty.hostPath}"]`)).toHaveAttribute('aria-selected', 'true');
+  // The board's own stream (the simulator's has no health line), then a second of it.
+  await expect(page.getByTestId('stream-health')).toBeVisible({ timeout: 15_000 });
+  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(60);
 
-    const section = page.getByTestId('live-model');
-    await section.getByTestId('model-pick').selectOption('gestures');
-    await expect(section.getByTestId('model-notes')).toContainText('The source\'s axes go to the model in order');
-    const top = section.getByTestId('model-top');
-    await expect(top).toHaveAttribute('data-label', 'idle', { timeout: 15_000 });
-    await expect(section.getByTestId('model-confidence')).toContainText('0.95');
-    await expect(section.getByTestId('model-announce')).toHaveText('Model: idle');
-    await expect(section.locator('.bars li[data-label=idle] .value')).toHaveText('0.95');
+  const section = page.getByTestId('live-model');
+  await section.getByTestId('model-pick').selectOption('gestures');
+  await expect(section.getByTestId('model-notes')).toContainText('The source\'s axes go to the model in order');
+  const top = section.getByTestId('model-top');
+  await expect(top).toHaveAttribute('data-label', 'idle', { timeout: 15_000 });
+  await expect(section.getByTestId('model-confidence')).toContainText('0.95');
+  await expect(section.getByTestId('model-announce')).toHaveText('Model: idle');
+  await expect(section.locator('.bars li[data-label=idle] .value')).toHaveText('0.95');
 
-    // Catch mode with the label of what the board does now: the model agrees, nothing is kept.
-    const bar = page.getByTestId('record-bar');
-    await bar.getByLabel('Label', { exact: true }).fill('idle');
-    await bar.getByLabel('Upload when saved').uncheck();
-    await section.getByTestId('model-catch').check();
-    await expect(section.getByTestId('model-catch-how')).toContainText('Saving misses as "idle" (training, kept local)');
-    const caught = section.getByTestId('model-caught');
-    await expect(caught).toHaveText(/caught nothing/);
-    await expect(top).toHaveAttribute('data-label', 'idle', { timeout: 15_000 });
-    // On the plot's time axis: the strip spans the plot's drawing area exactly.
-    const strip = section.getByTestId('model-strip-canvas');
-    const over = await page.getByTestId('live-plot').locator('.u-over').boundingBox();
-    const box = await strip.boundingBox();
-    expect(Math.abs(box!.x - over!.x)).toBeLessThan(1.5);
-    expect(Math.abs(box!.width - over!.width)).toBeLessThan(1.5);
-    await page.waitForTimeout(1500); // a few idle windows on the strip before the wave
+  // Catch mode with the label of what the board does now: the model agrees, nothing is kept.
+  const bar = page.getByTestId('record-bar');
+  await bar.getByLabel('Label', { exact: true }).fill('idle');
+  await bar.getByLabel('Upload when saved').uncheck();
+  await section.getByTestId('model-catch').check();
+  await expect(section.getByTestId('model-catch-how')).toContainText('Saving misses as "idle" (training, kept local)');
+  const caught = section.getByTestId('model-caught');
+  await expect(caught).toHaveText(/caught nothing/);
+  await expect(top).toHaveAttribute('data-label', 'idle', { timeout: 15_000 });
+  // On the plot's time axis: the strip spans the plot's drawing area exactly.
+  const strip = section.getByTestId('model-strip-canvas');
+  const over = await page.getByTestId('live-plot').locator('.u-over').boundingBox();
+  const box = await strip.boundingBox();
+  expect(Math.abs(box!.x - over!.x)).toBeLessThan(1.5);
+  expect(Math.abs(box!.width - over!.width)).toBeLessThan(1.5);
+  await page.waitForTimeout(1500); // a few idle windows on the strip before the wave
 
-    // The board waves for 4 s while the label still says idle. The wave is timed here, not by the
-    // browser steps below: a stretch of misses longer than 10 s is cut in two by design
-    // (catch-spans.ts, maxSpanMs), and on a loaded machine each step can take a second (load run 14
-    // waved 10.5 s and caught 1 before the check). A 4 s wave makes a stretch of about 7.5 s: the
-    // first window said wave starts ~1.1 s before the wave, the last ends ~1.1 s after, plus margins.
-    const wave = waveFor(4000);
-    await expect(top).toHaveAttribute('data-label', 'wave', { timeout: 10_000 });
-    await expect(section.getByTestId('model-announce')).toHaveText('Model: wave');
-    await expect(caught).toHaveText(/caught nothing/); // one open stretch of misses, not yet saved
-    await expect(strip).toHaveAttribute('data-labels', /idle.*wave/);
-    expect(Number(await strip.getAttribute('data-pieces'))).toBeGreaterThan(4);
-    await liveModelPicture(page, testInfo);
+  // The board waves for 4 s while the label still says idle. The wave is timed here, not by the
+  // browser steps below: a stretch of misses longer than 10 s is cut in two by design
+  // (catch-spans.ts, maxSpanMs), and on a loaded machine each step can take a second (load run 14
+  // waved 10.5 s and caught 1 before the check). A 4 s wave makes a stretch of about 7.5 s: the
+  // first window said wave starts ~1.1 s before the wave, the last ends ~1.1 s after, plus margins.
+  const wave = waveFor(4000);
+  await expect(top).toHaveAttribute('data-label', 'wave', { timeout: 10_000 });
+  await expect(section.getByTestId('model-announce')).toHaveText('Model: wave');
+  await expect(caught).toHaveText(/caught nothing/); // one open stretch of misses, not yet saved
+  await expect(strip).toHaveAttribute('data-labels', /idle.*wave/);
+  expect(Number(await strip.getAttribute('data-pieces'))).toBeGreaterThan(4);
+  await liveModelPicture(page, testInfo);
 
-    // Back to idle: the stretch of misses closes and is saved once, labelled idle, with the model's words.
-    await wave;
-    await expect(top).toHaveAttribute('data-label', 'idle', { timeout: 10_000 });
-    await expect(section.getByTestId('model-announce')).toHaveText('Model: idle');
-    await expect(caught).toHaveAttribute('data-caught', '1', { timeout: 15_000 });
-    await expect(caught).toHaveText(/caught 1: 1 said wave/);
-    // A second wave, shorter: a second sample, and the count rises.
-    const second = waveFor(2500);
-    await expect(top).toHaveAttribute('data-label', 'wave', { timeout: 10_000 });
-    await second;
-    await expect(caught).toHaveAttribute('data-caught', '2', { timeout: 15_000 });
-    await expect(caught).toHaveText(/caught 2: 2 said wave/);
-    await screenshot(page, testInfo, 'live-model-caught');
+  // Back to idle: the stretch of misses closes and is saved once, labelled idle, with the model's words.
+  await wave;
+  await expect(top).toHaveAttribute('data-label', 'idle', { timeout: 10_000 });
+  await expect(section.getByTestId('model-announce')).toHaveText('Model: idle');
+  await expect(caught).toHaveAttribute('data-caught', '1', { timeout: 15_000 });
+  await expect(caught).toHaveText(/caught 1: 1 said wave/);
+  // A second wave, shorter: a second sample, and the count rises.
+  const second = waveFor(2500);
+  await expect(top).toHaveAttribute('data-label', 'wave', { timeout: 10_000 });
+  await second;
+  await expect(caught).toHaveAttribute('data-caught', '2', { timeout: 15_000 });
+  await expect(caught).toHaveText(/caught 2: 2 said wave/);
+  await screenshot(page, testInfo, 'live-model-caught');
 
-    await caught.getByRole('button', { name: 'Show in Samples' }).click();
-    await expect(page.getByRole('tab', { name: /^Samples/ })).toHaveAttribute('aria-selected', 'true');
-    const rows = page.getByTestId('sample-table').locator('tbody tr');
-    await expect(rows).toHaveCount(2);
-    for (const row of await rows.all()) {
-      await expect(row.locator('td.name')).toContainText(/^idle\./);
-      await expect(row).toContainText('caught: the model said wave');
-      await expect(row).toContainText('training');
-      await expect(row).toContainText('local');
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await mkdir('test-results', { recursive: true });
-    await page.getByTestId('samples-view').screenshot({ path: 'test-results/caught-samples.png' });
-    await testInfo.attach('caught-samples', { path: 'test-results/caught-samples.png', contentType: 'image/png' });
-  } finally {
-    board.kill('SIGTERM');
-    await pty.close();
+  await caught.getByRole('button', { name: 'Show in Samples' }).click();
+  await expect(page.getByRole('tab', { name: /^Samples/ })).toHaveAttribute('aria-selected', 'true');
+  const rows = page.getByTestId('sample-table').locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  for (const row of await rows.all()) {
+    await expect(row.locator('td.name')).toContainText(/^idle\./);
+    await expect(row).toContainText('caught: the model said wave');
+    await expect(row).toContainText('training');
+    await expect(row).toContainText('local');
   }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await mkdir('test-results', { recursive: true });
+  await page.getByTestId('samples-view').screenshot({ path: 'test-results/caught-samples.png' });
+  await testInfo.attach('caught-samples', { path: 'test-results/caught-samples.png', contentType: 'image/png' });
 });
 
 test('the model on the virtual microphone: continuous mode said, tone while the tone plays, noise once it stops, the strip on its own clock', async ({ page, shell }, testInfo) => {

@@ -1,23 +1,13 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { openPtyPair } from '../support/boards/pty.js';
+import { NOISY_BOARD } from '../support/boards/board-on-pty.js';
 import { runCli } from '../support/cli.js';
 import { openView } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
-const NOISY_BOARD = fileURLToPath(new URL('../support/boards/numbers-then-garbage.mjs', import.meta.url));
-
-test('a take kept without its rate is finished from the sample view by giving the rate', async ({ page, shell }) => {
+test('a take kept without its rate is finished from the sample view by giving the rate', async ({ page, shell, board }) => {
   // Recorded by the CLI into the same data folder: numbers for 3 s, then noise, so no rate can be measured.
-  const pty = await openPtyPair();
-  const board = spawn(process.execPath, [NOISY_BOARD, '--port', pty.boardPath, '--rate', '100', '--good-ms', '3000'], { stdio: 'ignore' });
-  try {
-    const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '5000', '--label', 'loose', '--data-dir', shell.dataDir]);
-    expect(r.code, r.stderr).toBe(1);
-  } finally {
-    board.kill('SIGKILL');
-    await pty.close();
-  }
+  const { pty } = await board(NOISY_BOARD, ['--rate', '100', '--good-ms', '3000']);
+  const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '5000', '--label', 'loose', '--data-dir', shell.dataDir]);
+  expect(r.code, r.stderr).toBe(1);
 
   await page.goto(shell.url);
   await openView(page, 'Samples');

@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { decodeAcquisition, verifyAcquisitionSignature } from '../../src-main/core/samples/formats/acquisition.js';
 import { playTone, testPulseFromEnv } from '../support/audio/pulse.mjs';
-import { openPtyPair } from '../support/boards/pty.js';
+import { AT_BOARD, LINE_BOARD } from '../support/boards/board-on-pty.js';
 import { startRemoteManagement, type RemoteMgmtServer } from '../support/remote-mgmt/server.js';
 import type { IngestionServer } from '../support/ingestion-server/server.js';
 import { connectPlatform, openView, saveKey, screenshot, openPort } from './app-page.js';
@@ -16,8 +14,6 @@ import { expect, test } from './fixtures.js';
 // platform device on the remote-management emulator; start-sampling on the management API is
 // recorded here, kept as a local sample and uploaded once.
 
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
-const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
 // Written on every run; the README's copy (resources/readme/) is refreshed from it by hand, as for the other pictures.
 const README_PICTURE = fileURLToPath(new URL('../../test-results/remote-device-list.png', import.meta.url));
 const API_KEY = 'ei_test_key';
@@ -85,11 +81,10 @@ function progressOf(rm: RemoteMgmtServer, deviceId: string): string[] {
     .flatMap((m) => names.filter((n) => n in m.message).map((n) => (n === 'sample' ? `sample:${String(m.message['sample'])}` : n)));
 }
 
-test('a numeric board connected from the device list: online, recorded from the platform, renamed there, and back after a dropped connection', async ({ page, shell, platform }, testInfo) => {
+test('a numeric board connected from the device list: online, recorded from the platform, renamed there, and back after a dropped connection', async ({ page, shell, platform, board }, testInfo) => {
   test.setTimeout(120_000);
   const rm = await startRemoteManagement({ ingestion: platform });
-  const pty = await openPtyPair();
-  const board = spawn(process.execPath, [LINE_BOARD, '--port', pty.boardPath, '--rate', '100', '--axes', '3'], { stdio: 'ignore' });
+  const { pty } = await board(LINE_BOARD, ['--rate', '100', '--axes', '3']);
   try {
     await page.goto(shell.url);
     await pointAtPlatform(page, platform, rm);
@@ -160,13 +155,11 @@ test('a numeric board connected from the device list: online, recorded from the 
     await expect(sampleRow).toContainText(`requested by the platform (remote management, device ${deviceId})`);
     await expect(sampleRow).toContainText('uploaded');
   } finally {
-    board.kill('SIGKILL');
-    await pty.close();
     await rm.close();
   }
 });
 
-test('a board with the platform firmware connected from the device list: its own id, sampled with its AT commands for the platform, the bytes it signed uploaded once', async ({ page, shell, platform }, testInfo) => {
+test('a board with the platform firmware connected from the device list: its own id, sampled with its AT commands for the platform, the bytes it signed uploaded once', async ({ page, shell, platform, board }, testInfo) => {
   test.setTimeout(120_000);
   // The board names itself (AT+CONFIG?): an id and type of its own, not the emulator's defaults.
   const BOARD_ID = 'AB:CD:EF:01:23:45';
@@ -174,15 +167,11 @@ test('a board with the platform firmware connected from the device list: its own
   // The project checks signatures with this key; the app hands the same key to the board.
   platform.setFaults({ hmacKey: HMAC_KEY });
   const rm = await startRemoteManagement({ ingestion: platform });
-  const pty = await openPtyPair();
   // Buffer storage: the sample is read back in 32 KB chunks, so the platform hears reading progress.
-  const board = spawn(process.execPath, [
-    AT_BOARD, '--port', pty.boardPath, '--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05',
-    '--device-id', BOARD_ID, '--device-type', 'E2E_AT_BOARD',
-  ], { stdio: ['ignore', 'pipe', 'inherit'] });
   // What the board says it did, one JSON line each: above all {"event":"sample","base64"} (the exact bytes it stored).
-  const boardEvents: Array<Record<string, unknown>> = [];
-  createInterface({ input: board.stdout! }).on('line', (l) => boardEvents.push(JSON.parse(l) as Record<string, unknown>));
+  const { pty, events: boardEvents } = await board(AT_BOARD, [
+    '--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05', '--device-id', BOARD_ID, '--device-type', 'E2E_AT_BOARD',
+  ]);
   try {
     await expect.poll(() => boardEvents.some((e) => e.event === 'ready'), { timeout: 10_000 }).toBe(true);
     await page.goto(shell.url);
@@ -265,8 +254,6 @@ test('a board with the platform firmware connected from the device list: its own
   } finally {
     // What the board did (its commands, the sample it stored), for a failure's report; the bytes as their length.
     await testInfo.attach('at-board-events', { contentType: 'application/json', body: JSON.stringify(boardEvents.map((e) => ('base64' in e ? { ...e, base64: `${String(e.base64).length} chars` } : e)), null, 1) });
-    board.kill('SIGKILL');
-    await pty.close();
     await rm.close();
   }
 });

@@ -1,11 +1,9 @@
-import { fileURLToPath } from 'node:url';
+import { AT_BOARD, LINE_BOARD } from '../support/boards/board-on-pty.js';
 import { openPort, switchToAtMode } from './app-page.js';
 import { expect, test } from './fixtures.js';
 
-const LINE_BOARD = fileURLToPath(new URL('../support/boards/line-board.mjs', import.meta.url));
-
 test('a board on a pseudo-terminal is opened by path and plotted live with its rate and bad lines', async ({ page, shell, board }, testInfo) => {
-  const pty = await board(LINE_BOARD, ['--rate', '200', '--bad-every', '50', '--axes', '3']);
+  const { pty } = await board(LINE_BOARD, ['--rate', '200', '--bad-every', '50', '--axes', '3']);
   await page.goto(shell.url);
   await openPort(page, pty.hostPath);
 
@@ -31,10 +29,8 @@ test('a board on a pseudo-terminal is opened by path and plotted live with its r
   await expect(page.getByTestId('stream-problem')).toContainText(/disconnected/i, { timeout: 10_000 });
 });
 
-const AT_BOARD = fileURLToPath(new URL('../support/boards/at-board.mjs', import.meta.url));
-
 test('a board with the platform firmware: switched to AT mode, read, and recorded on the board from the UI', async ({ page, shell, board }, testInfo) => {
-  const pty = await board(AT_BOARD, ['--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05']);
+  const { pty } = await board(AT_BOARD, ['--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05']);
   await page.goto(shell.url);
   await openPort(page, pty.hostPath);
   const panel = await switchToAtMode(page);
@@ -51,7 +47,7 @@ test('a board with the platform firmware: switched to AT mode, read, and recorde
 });
 
 test('a board with the platform firmware is told by itself: silent when opened, it answers AT, and its port is switched to AT mode', async ({ page, shell, board }) => {
-  const pty = await board(AT_BOARD, ['--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05']);
+  const { pty } = await board(AT_BOARD, ['--at-version', '1.6.0', '--storage', 'buffer', '--time-scale', '0.05']);
   await page.goto(shell.url);
   await openPort(page, pty.hostPath);
   // Nothing comes for the detection's 5 s; then the board is asked, and it answers.
@@ -63,7 +59,7 @@ test('a board with the platform firmware is told by itself: silent when opened, 
 });
 
 test('several sources stream at once: the simulator kept on screen while a board is open', async ({ page, shell, board }, testInfo) => {
-  const pty = await board(LINE_BOARD, ['--rate', '100', '--axes', '2']);
+  const { pty } = await board(LINE_BOARD, ['--rate', '100', '--axes', '2']);
   await page.goto(shell.url);
   await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 10_000 }).toBeGreaterThan(10);
   await page.getByTestId('pin').click(); // keep the simulator on screen
