@@ -6,6 +6,7 @@ import { runCli } from '../support/cli.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import { addFiles, openView, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
+import { dragAcrossPlot } from './sample-views.js';
 
 // The sample view's third way to split: events detected automatically, previewed over the plot
 // (and spectrogram), adjusted, then cut. Real speech from espeak-ng over room noise and hum.
@@ -71,15 +72,9 @@ test('spoken words are detected, previewed over the plot, adjusted and split int
   // Remove the third window; drag the first one 0.3 s to the right on the plot.
   await split.getByRole('button', { name: 'Remove window 3' }).click();
   await expect(count).toHaveAttribute('data-count', String(WORDS.length - 1));
-  const over = view.locator('.u-over');
-  const box = (await over.boundingBox())!;
-  const pxPerMs = box.width / take.lengthMs;
   const first = windows[0]!;
-  const grabX = box.x + (first.startMs + 500) * pxPerMs;
-  await page.mouse.move(grabX, box.y + box.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(grabX + 300 * pxPerMs, box.y + box.height / 2, { steps: 5 });
-  await page.mouse.up();
+  // Grabbed 500 ms into the first window and moved 300 ms later.
+  await dragAcrossPlot(page, view, (first.startMs + 500) / take.lengthMs, (first.startMs + 800) / take.lengthMs);
   const moved = (await listed(split))[0]!;
   expect(moved.startMs - first.startMs).toBeGreaterThan(200);
   expect(moved.startMs - first.startMs).toBeLessThan(400);

@@ -3,6 +3,7 @@ import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import { addFiles, openView, pressAfterPauses, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
+import { dragAcrossPlot } from './sample-views.js';
 
 /** 10 s of three axes at 100 Hz, with a spike the plot must show at any zoom. */
 function sensorFile(name: string) {
@@ -52,12 +53,7 @@ test('a sensor sample is reviewed, zoomed, cropped and split; an audio sample sh
   await page.keyboard.press('0');
 
   // Select with the mouse across the middle of the plot, then C crops.
-  const over = view.locator('.u-over');
-  const box = (await over.boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 });
-  await page.mouse.up();
+  await dragAcrossPlot(page, view, 0.2, 0.5);
   await expect(view.getByTestId('view-range')).toContainText('selected 3.0');
   await screenshot(page, testInfo, 'sensor-selection');
   await page.keyboard.press('c');

@@ -3,8 +3,8 @@ import { expect } from './fixtures.js';
 
 /**
  * The views that show samples, read the way a person reads them: the samples table, the class
- * balance, the added-files list, the upload queue and the sample view. Used by views-follow.spec.ts
- * and the classify specs.
+ * balance, the added-files list, the upload queue and the sample view (a drag across its plot).
+ * Used by views-follow.spec.ts, the classify specs and the specs that select or split on the plot.
  */
 
 export const tableRow = (page: Page, name: string | RegExp): Locator => page.getByTestId('sample-table').locator('tbody tr', { has: page.locator('td.name', { hasText: name }) });
@@ -82,3 +82,15 @@ export async function modelFilterFinds(page: Page, row: Locator, label: string):
 
 /** label · category · state in the sample view's header. */
 export const reviewFacts = (page: Page): Locator => page.getByTestId('sample-view').getByTestId('review-facts');
+
+/**
+ * Drags the mouse across the sample view's plot from one fraction of its width to another (0 is
+ * its left edge), half way down: a selection, or a split window moved, as a person does it.
+ */
+export async function dragAcrossPlot(page: Page, view: Locator, from: number, to: number): Promise<void> {
+  const box = (await view.locator('.u-over').boundingBox())!;
+  await page.mouse.move(box.x + box.width * from, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * to, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+}

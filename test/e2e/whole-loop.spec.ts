@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { LINE_BOARD } from '../support/boards/board-on-pty.js';
 import { connectPlatform, openBoardLive, openView, pressAfterPauses, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
+import { dragAcrossPlot } from './sample-views.js';
 
 /**
  * The afternoon of a lab engineer, in one go on the browser shell: two simulated boards on PTYs,
@@ -86,12 +87,7 @@ test('record with events → review, crop, split → quality hold on a gapped ca
   await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
   await expect(view).toContainText('4 marked events'); // gesture, tap, shake, gesture
   await expect(view).toContainText(/rows every \d+(\.\d{1,3})? ms/); // a measured interval, rounded for reading
-  const over = view.locator('.u-over');
-  const box = (await over.boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.25, box.y + box.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.75, box.y + box.height / 2, { steps: 5 });
-  await page.mouse.up();
+  await dragAcrossPlot(page, view, 0.25, 0.75);
   await expect(view.getByTestId('view-range')).toContainText('selected');
   await screenshot(page, testInfo, '05-review-selection');
   await page.keyboard.press('c');
