@@ -14,9 +14,8 @@ import { expect, test } from './fixtures.js';
  * deterministic model: a PTY board take and a PulseAudio microphone take uploaded to testing and
  * classified; the bands read back from the page at the x positions the windows' times give on the
  * plot's scale, each announcing its confidence when it takes keyboard focus; errors in words; a
- * kept result shown again after a reload without a new request.
- *
- * One file over 400 lines: its three tests share the helpers that read bands off the plot.
+ * kept result shown again after a reload without a new request. Its three tests share the helpers
+ * that read bands off the plot.
  */
 
 const KEY = 'ei_test_key';
