@@ -1,6 +1,7 @@
 import { APP_VERSION } from '../core/version.js';
 import { UsageError } from './args.js';
 import { CLI_HELP_ARGS, CLI_VERSION_ARGS, type CliCommand } from './commands.js';
+import { GROUPS, groupPreamble, subCommandOf } from './groups.js';
 
 const USAGE = `Usage: capture-desk <command> [options]
 
@@ -25,27 +26,31 @@ const commands: Record<CliCommand, () => Promise<Command>> = {
   serve: async () => (await import('./serve.js')).serveCommand,
   upload: async () => (await import('./upload.js')).uploadCommand,
   samples: async () => (await import('./samples.js')).samplesCommand,
-  record: async () => (argv) => recordCommand(argv),
+  record: async () => async (argv) => {
+    const [what, ...rest] = argv;
+    if (what === 'serial') return (await import('./record-serial.js')).recordSerialCommand(rest);
+    if (what === 'audio') return (await import('./audio.js')).recordAudioCommand(rest);
+    return groupPreamble(GROUPS.record, argv) ?? 2;
+  },
   connect: async () => (await import('./connect.js')).connectCommand,
   check: async () => (await import('./check.js')).checkCommand,
   model: async () => (await import('./model.js')).modelCommand,
-  classify: async () => async ([what, ...rest]) => {
+  classify: async () => async (argv) => {
+    const [what, ...rest] = argv;
     if (what === 'live') return (await import('./classify-live.js')).classifyLiveCommand(rest);
-    throw new UsageError('classify what? Use "classify live" (see capture-desk classify live --help); a sample already here: "samples classify ID --model NAME".');
+    return groupPreamble(GROUPS.classify, argv) ?? 2;
   },
-  devices: async () => async ([what, ...rest]) => {
+  devices: async () => async (argv) => {
+    const [what, ...rest] = argv;
     if (what === 'audio') return (await import('./audio.js')).devicesCommand(rest);
-    throw new UsageError('devices what? Use "devices audio" (see capture-desk devices audio --help).');
+    return groupPreamble(GROUPS.devices, argv) ?? 2;
   },
 };
 
-async function recordCommand([what, ...rest]: string[]): Promise<number> {
-  if (what === 'serial') return (await import('./record-serial.js')).recordSerialCommand(rest);
-  if (what === 'audio') return (await import('./audio.js')).recordAudioCommand(rest);
-  throw new UsageError(`record what? Use "record serial" or "record audio" (see capture-desk record serial --help).`);
-}
-
 async function main(argv: string[]): Promise<number> {
+  const [first, ...afterFirst] = argv;
+  // `capture-desk help record serial` is `capture-desk record serial --help`, so the two never disagree.
+  if (first === 'help' && afterFirst.length) return main([...afterFirst, '--help']);
   const [name, ...rest] = argv;
   if (name === undefined || (CLI_HELP_ARGS as readonly string[]).includes(name)) {
     process.stdout.write(USAGE);
@@ -65,11 +70,14 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed flags.
     const code = (err as NodeJS.ErrnoException).code ?? '';
+    // A sub-command's mistake names it and points at its own help, not at the group's list.
+    const sub = subCommandOf(name, rest[0]);
+    const who = sub ? `${name} ${sub}` : name;
     if (err instanceof UsageError || code.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`capture-desk ${name}: ${(err as Error).message}\nRun "capture-desk ${name} --help" for usage.\n`);
+      process.stderr.write(`capture-desk ${who}: ${(err as Error).message}\nRun "capture-desk ${who} --help" for usage.\n`);
       return 2;
     }
-    process.stderr.write(`capture-desk ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`capture-desk ${who}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
 }

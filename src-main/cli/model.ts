@@ -4,10 +4,11 @@ import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
 import type { ModelEntry } from '../core/contract/model-schema.js';
 import { UsageError } from './args.js';
+import { GROUPS, groupPreamble } from './groups.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { parseIntFlag } from './options.js';
 
-export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|remove> [options]
+export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|set-axes|remove> [options]
 
   The project's model, exported from the platform's deployment page as "WebAssembly", run on
   this computer: "classify live" runs it on a board or microphone, "samples classify --model"
@@ -22,6 +23,9 @@ export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|remove> [op
       source must say them before it runs.
   model list [--json] [--data-dir DIR]
   model info NAME [--json] [--data-dir DIR]
+  model set-axes NAME --axes N [--data-dir DIR] [--json]
+      Says how many axes a model added with axes "unknown" takes (or corrects what was given),
+      without adding it again. A model that says its axes itself keeps them.
   model remove NAME [--data-dir DIR]
 
   Exit 0 on success; 1 with a sentence saying what is wrong (nothing is left half-added);
@@ -30,11 +34,8 @@ export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|remove> [op
 
 export async function modelCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h') {
-    process.stdout.write(MODEL_USAGE);
-    return sub === undefined ? 2 : 0;
-  }
-  if (!['add', 'list', 'info', 'remove'].includes(sub)) throw new UsageError(`model ${sub}? Use model add, list, info or remove.`);
+  const early = groupPreamble(GROUPS.model, argv, MODEL_USAGE);
+  if (early !== null || sub === undefined) return early ?? 2;
   const parsed = parseCommand(rest, MODEL_USAGE, { ...strings('name', 'axes', 'data-dir'), ...booleans('json') }, { positionals: true });
   if (!parsed) return 0;
   const { values: v, positionals } = parsed;
@@ -66,6 +67,13 @@ export async function modelCommand(argv: string[]): Promise<number> {
       process.stdout.write(v.json ? JSON.stringify(toJson(m)) + '\n' : `Model "${m.name}"\n${describeText(m)}`);
       return m.status === 'missing' || m.status === 'changed' ? 1 : 0;
     }
+    case 'set-axes': {
+      const name = one('NAME');
+      if (v.axes === undefined) throw new UsageError('model set-axes needs --axes N (how many axes a window holds; a microphone model is one).');
+      const m = await registry.setAxes(name, parseIntFlag('--axes', v.axes, 0, 1, 64));
+      process.stdout.write(v.json ? JSON.stringify(toJson(m)) + '\n' : `Model "${m.name}" takes ${m.description.axes} ${m.description.axes === 1 ? 'axis' : 'axes'} now.\n${describeText(m)}`);
+      return 0;
+    }
     case 'remove': {
       const name = one('NAME');
       await registry.remove(name);
@@ -88,7 +96,7 @@ function describeText(m: ModelEntry): string {
     `  sensor            ${d.sensor} (${d.sensorCode})`,
     `  frequency         ${d.frequencyHz} Hz`,
     `  window            ${d.windowMs} ms (${d.frameSampleCount} samples per axis)`,
-    `  axes              ${d.axes ?? 'unknown: this build does not say; pass --axes N when adding, or answer when a source asks'}${d.axesFrom === 'given' ? ' (given)' : ''}`,
+    `  axes              ${d.axes ?? `unknown: this build does not say; give it with "capture-desk model set-axes ${m.name} --axes N", or answer when a source asks`}${d.axesFrom === 'given' ? ' (given)' : ''}`,
     `  floats per window ${d.floatsPerWindow ?? 'unknown'}`,
     `  labels            ${d.labels.join(', ') || '(none)'}`,
     `  anomaly block     ${d.hasAnomaly ? 'yes' : 'no'}`,

@@ -36,7 +36,8 @@ Options:
                        at: the platform's official firmware (AT commands);
                        nordic: Nordic's data forwarder (rate, names and losses from the board)
   --frequency HZ       sampling frequency (default: measured from the stream)
-  --axes A,B,...       axis names (default: from a header line or name:value pairs, else axis1..N)
+  --axes A,B,...       axis names (default: from a header line or name:value pairs, else
+                       value1..N; a Nordic board names its own channels)
   --units U,U,...      units per axis (default N/A)
   --length-ms N        record for N ms (default 10000; lines mode stops early on Ctrl+C)
   --label L            label (default: unlabeled)

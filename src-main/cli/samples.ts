@@ -9,6 +9,7 @@ import { exportSamples, importCsv } from '../core/samples/exchange.js';
 import { importSampleFiles, SINGLE_FILE_EXTENSIONS } from '../core/import/single-files.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
+import { GROUPS, groupPreamble } from './groups.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { describe } from './sample-json.js';
 import { parseCategory } from './options.js';
@@ -48,10 +49,9 @@ export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|se
 
 export async function samplesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h') {
-    process.stdout.write(SAMPLES_USAGE);
-    return sub === undefined ? 2 : 0;
-  }
+  // Before the data directory is opened: an unknown word must not create one.
+  const early = groupPreamble(GROUPS.samples, argv, SAMPLES_USAGE);
+  if (early !== null || sub === undefined) return early ?? 2;
   if (sub === 'split') return (await import('./samples-split.js')).samplesSplitCommand(rest);
   if (sub === 'classify') return (await import('./samples-classify.js')).samplesClassifyCommand(rest);
   const parsed = parseCommand(rest, SAMPLES_USAGE, {
@@ -157,7 +157,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
       process.stderr.write(`Recovered ${recovered.length} recordings into samples.\n`);
       return 0;
     }
-    throw new UsageError(`unknown samples subcommand "${sub}"; use list, export, import, set-rate, recover, split or classify.`);
+    return 2; // every sub-command is handled above (groupPreamble refused the others)
   } finally {
     await store.close({ foldJournal: !bulk });
   }

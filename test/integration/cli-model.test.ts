@@ -52,7 +52,7 @@ describe('capture-desk model add / list / info / remove', () => {
     const unknown = await model(['add', join(old, 'edge-impulse-standalone.js'), '--name', 'old'], data);
     expect(unknown.code, unknown.stderr).toBe(0);
     expect(unknown.stdout).toMatch(/^Added model "old"\.\n/);
-    expect(unknown.stdout).toMatch(/axes +unknown: this build does not say; pass --axes N/);
+    expect(unknown.stdout).toMatch(/axes +unknown: this build does not say; give it with "capture-desk model set-axes old --axes N"/);
     expect(unknown.stdout).toMatch(/build +older \(no init\), continuous mode no/);
 
     const list = await model(['list', '--json'], data);
@@ -123,8 +123,8 @@ describe('capture-desk model add / list / info / remove', () => {
   }, 60_000);
 
   it.each([
-    [[], /Usage: capture-desk model <add\|list\|info\|remove>/, 'stdout'],
-    [['frobnicate'], /model frobnicate\? Use model add, list, info or remove\./, 'stderr'],
+    [[], /^capture-desk model needs a sub-command\.\n\nUsage: capture-desk model <add\|list\|info\|set-axes\|remove>/, 'stderr'],
+    [['frobnicate'], /^capture-desk model has no sub-command "frobnicate"\.\n/, 'stderr'],
     [['add'], /model add takes one PATH/, 'stderr'],
     [['add', 'a.zip', 'b.zip'], /model add takes one PATH/, 'stderr'],
     [['add', 'a.zip', '--axes', '0'], /--axes must be a whole number from 1 to 64; got "0"/, 'stderr'],
