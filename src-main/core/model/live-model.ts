@@ -42,7 +42,7 @@ export function checkFit(entry: ModelEntry, rows: Pick<LiveRows, 'name' | 'axisN
   const d = entry.description;
   const notes: string[] = [];
   if (d.axes === null) {
-    throw new CoreError('InvalidArguments', `Model "${entry.name}" does not say how many axes it takes (a build from before 2022). Say it once: "capture-desk model add … --axes N", or answer in Settings → Models; ${rows.name} has ${rows.axisNames.length}.`);
+    throw new CoreError('InvalidArguments', `Model "${entry.name}" does not say how many axes it takes (a build from before 2022). Say it once: "capture-desk model set-axes ${entry.name} --axes N", or answer in Settings → Models; ${rows.name} has ${rows.axisNames.length}.`);
   }
   if (d.sensor === 'microphone' && !rows.audio) notes.push(`Model "${entry.name}" was trained on a microphone; ${rows.name} is not one.`);
   if (d.axes !== rows.axisNames.length) {

@@ -47,7 +47,7 @@ export async function classifyMatching(
   const m = entry.description;
   // The model's own problems (axes never given, a stride that does not fit it) end here, before any sample.
   if (m.axes === null) {
-    throw new CoreError('InvalidArguments', `Model "${entry.name}" does not say how many axes it takes (a build from before 2022). Say it once ("capture-desk model add … --axes N", or in Settings → Models), then classify again.`);
+    throw new CoreError('InvalidArguments', `Model "${entry.name}" does not say how many axes it takes (a build from before 2022). Say it once ("capture-desk model set-axes ${entry.name} --axes N", or in Settings → Models), then classify again.`);
   }
   const db = d.store.db;
   const short = `length_ms IS NOT NULL AND length_ms < ${Number(m.windowMs)}`;
