@@ -20,16 +20,23 @@ import { booleans, parseCommand, strings } from './flags.js';
 import { parseCategory, parseIntFlag } from './options.js';
 import { prepareUpload } from './record-common.js';
 
-export const CLASSIFY_LIVE_USAGE = `Usage: capture-desk classify live --model NAME (--port PATH [--baud N] | --microphone [NAME]) [options]
+export const CLASSIFY_LIVE_USAGE = `Usage: capture-desk classify live --model NAME (--port PATH [--mode M] [--baud N] | --microphone [NAME]) [options]
 
   Runs an added model (see "capture-desk model add") on a live board or microphone: windows of
   the model's length slide over the stream, and each gets the model's verdict. Nothing is
   uploaded or saved unless --catch is given.
 
   --model NAME        the model to run
-  --port PATH         a board printing numbers, one reading per line (e.g. /dev/ttyACM0)
+  --port PATH         a streaming board (e.g. /dev/ttyACM0): one printing numbers, one reading
+                      per line, or one running Nordic's data forwarder. A board with the
+                      platform's official firmware (AT) does not stream: record a sample from it
+                      ("record serial --mode at") and classify that ("samples classify ID --model NAME")
+  --mode auto|lines|nordic
+                      as for "record serial": auto (default): told from the stream; lines: numbers
+                      per line; nordic: Nordic's data forwarder (its rate and names from the board)
   --baud N            baud rate (default 115200)
-  --frequency HZ      the board's rate, when known (default: measured from the stream)
+  --frequency HZ      a lines board's rate, when known (default: measured from the stream; a Nordic
+                      board says its own)
   --microphone [NAME] a microphone (an id from "capture-desk devices audio"; default: the one
                       recordings use), captured at the model's rate
   --stride-ms N       a window starts every N ms (default: a quarter window; for a microphone on
@@ -71,7 +78,7 @@ function normaliseMicrophone(argv: string[]): string[] {
 
 export async function classifyLiveCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(normaliseMicrophone(argv), CLASSIFY_LIVE_USAGE, {
-    ...strings('model', 'port', 'baud', 'frequency', 'microphone', 'stride-ms', 'seconds', 'threshold', 'data-dir'),
+    ...strings('model', 'port', 'mode', 'baud', 'frequency', 'microphone', 'stride-ms', 'seconds', 'threshold', 'data-dir'),
     ...strings('catch', 'category', 'margin-ms', 'per-minute', 'ingestion-url', 'api-key'), // catch mode
     ...booleans('json', 'upload'),
   }, { positionals: true });
@@ -80,6 +87,7 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
   if (positionals.length) throw new UsageError(`unexpected argument "${positionals.join(' ')}".`);
   if (!v.model) throw new UsageError('--model NAME is required (see "capture-desk model list").');
   if ((v.port === undefined) === (v.microphone === undefined)) throw new UsageError('Give one source: --port PATH (a board) or --microphone [NAME].');
+  const mode = parseMode(v.mode, v.port !== undefined);
   const strideMs = v['stride-ms'] === undefined ? null : parseIntFlag('--stride-ms', v['stride-ms'], 0, 1, 600_000);
   const seconds = v.seconds === undefined ? null : Number(v.seconds);
   if (seconds !== null && !(seconds > 0)) throw new UsageError(`--seconds must be a number above 0; got "${v.seconds}".`);
@@ -104,7 +112,7 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
   const cleanup: Array<() => Promise<void> | void> = [() => session.close()];
   try {
     const source = v.port !== undefined
-      ? await openBoard(v.port, parseIntFlag('--baud', v.baud, 115_200, 300, 12_000_000), frequencyHz, log, cleanup)
+      ? await openBoard(v.port, parseIntFlag('--baud', v.baud, 115_200, 300, 12_000_000), frequencyHz, mode, log, cleanup)
       : await openMicrophone(v.microphone ?? '', d.frequencyHz, dataDir, log, cleanup);
     const store = catchLabel ? await SampleStore.open(dataDir, log) : null;
     if (store) cleanup.push(() => store.close());
@@ -188,16 +196,28 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
   }
 }
 
-async function openBoard(path: string, baudRate: number, frequencyHz: number | null, log: Logger, cleanup: Array<() => Promise<void> | void>): Promise<LiveRows> {
+/** `--mode`, meaning what it means for `record serial`, less AT: that firmware has no stream to classify. */
+function parseMode(mode: string | undefined, board: boolean): 'auto' | 'lines' | 'nordic' {
+  if (mode === undefined) return 'auto';
+  if (!board) throw new UsageError('--mode goes with --port (a board), not with --microphone.');
+  if (mode === 'at') throw new UsageError(`--mode at: the platform's official firmware (AT) records a sample when asked and does not stream, so it cannot be classified live. Record one ("capture-desk record serial --mode at --port PATH"), then classify it ("capture-desk samples classify ID --model NAME").`);
+  if (mode !== 'auto' && mode !== 'lines' && mode !== 'nordic') throw new UsageError(`--mode must be "auto", "lines" or "nordic"; got "${mode}".`);
+  return mode;
+}
+
+async function openBoard(path: string, baudRate: number, frequencyHz: number | null, protocol: 'auto' | 'lines' | 'nordic', log: Logger, cleanup: Array<() => Promise<void> | void>): Promise<LiveRows> {
   const { StreamHub } = await import('../core/stream/stream-hub.js');
   const { serialLinesFactory } = await import('../core/serial/serial-lines-source.js');
   const { createSerialReader } = await import('../core/serial/serial-reader.js');
+  const { CoreError } = await import('../core/errors.js');
   const { DEFAULT_PORT_SETTINGS } = await import('../core/serial/port-registry.js');
   const { serialportOpener } = await import('../core/serial/serialport-opener.js');
   const bus = new EventBus();
   const hub = new StreamHub(bus, systemClock);
   const settings = { ...DEFAULT_PORT_SETTINGS, baudRate, frequencyHz };
-  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, createReader: () => createSerialReader({ frequencyHz, axes: null, protocol: 'auto' }) }));
+  // Kept to ask, once the stream is told, whether the board is a Nordic one (which says its rate).
+  let reader: ReturnType<typeof createSerialReader> | null = null;
+  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, createReader: () => (reader = createSerialReader({ frequencyHz, axes: null, protocol })) }));
   const sourceId = `serial:${path}`;
   // Listening before the start: the first estimates come while the port opens.
   const settled = frequencyHz === null ? settledRate(bus, sourceId) : null;
@@ -205,13 +225,21 @@ async function openBoard(path: string, baudRate: number, frequencyHz: number | n
   let info;
   try {
     info = await hub.start(sourceId);
+  } catch (err) {
+    // Not a byte: as `record serial` would ask it whether it runs the platform's firmware, say what that would mean here.
+    if (protocol !== 'auto' || !(err instanceof CoreError && (err.details as { silent?: boolean } | undefined)?.silent)) throw err;
+    throw new CoreError(err.code, `${err.message} A board with the platform's official firmware (AT) says nothing until asked and does not stream: record a sample from it ("capture-desk record serial --port ${path}"), then classify it ("capture-desk samples classify ID --model NAME").`);
   } finally {
     cleanup.push(() => hub.stopAll());
   }
-  // The rate known when the columns are detected comes from a few lines: see settled-rate.ts.
+  // A Nordic board says its rate (session info); a lines board's is measured, and the rate known
+  // when its columns are detected comes from a few lines: see settled-rate.ts.
+  const nordic = (reader as ReturnType<typeof createSerialReader> | null)?.protocol() === 'nordic';
+  if (nordic) settled?.cancel();
+  if (nordic && frequencyHz !== null) process.stderr.write(`--frequency ${frequencyHz} is not used: a Nordic board says its own rate.\n`);
   const measured = settled ? await settled.result : null;
-  const rateHz = frequencyHz ?? measured?.hz ?? info.rateHz;
-  const how = frequencyHz ? ' (given)' : measured?.steady ? ' (measured)' : ' (measured, still moving: give --frequency HZ if you know it)';
+  const rateHz = nordic ? info.rateHz : frequencyHz ?? measured?.hz ?? info.rateHz;
+  const how = nordic ? ' (the board\'s own: Nordic data forwarder)' : frequencyHz ? ' (given)' : measured?.steady ? ' (measured)' : ' (measured, still moving: give --frequency HZ if you know it)';
   process.stderr.write(`${path}: ${info.axes.length} axes (${info.axes.map((a) => a.name).join(', ')}) at ${rateHz.toFixed(2)} Hz${how}.\n`);
   return {
     name: path,
