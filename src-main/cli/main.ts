@@ -8,15 +8,16 @@ const USAGE = `Usage: capture-desk <command> [options]
 Commands:
   serve     run the core and serve the user interface to a browser
   upload    upload files or folders to the platform's ingestion service
-  samples   list, export or import the samples in the data directory
+  samples   list, export, import, split or classify the samples in the data directory
   record    record a sample: "record serial" from a board, "record audio" from a microphone
   devices   list capture devices: "devices audio"
   connect   connect boards and microphones to the platform as devices (it records from them)
   check     check the API key, project id and URLs: is this talking to my project?
-  model     add, list, describe or remove the project's exported model (WebAssembly)
+  model     add, list, describe, set-axes or remove the project's exported model (WebAssembly)
   classify  run a model on a live board or microphone: "classify live"
 
-Run "capture-desk <command> --help" for a command's options; "capture-desk --version" prints the version.
+Run "capture-desk <command> --help" (or "capture-desk help <command>") for a command's options or
+sub-commands; "capture-desk --version" prints the version.
 `;
 
 type Command = (argv: string[]) => Promise<number>;

@@ -24,7 +24,9 @@ export const SERVE_USAGE = `Usage: capture-desk serve [--port N] [--host ADDR] [
 
 Starts Capture Desk's core and serves its user interface to a browser. Prints the URL to open,
 including a random session token, on stdout as soon as it listens (and, under TLS, the
-certificate's SHA-256 fingerprint on the next line). Opening that URL signs the browser in with a
+certificate's SHA-256 fingerprint on the next line); nothing else goes to stdout. The rest goes to
+stderr: the address other machines use ("Reachable from other machines at …"), advice and
+warnings in sentences, and the log as JSON lines. Opening that URL signs the browser in with a
 session cookie and moves it to a URL without the token; without the token or that cookie nothing
 is served (HTTP 401).
 

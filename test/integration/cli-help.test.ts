@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GROUPS } from '../../src-main/cli/groups.js';
-import { runCli } from '../support/cli.js';
+import { runCli, startServe } from '../support/cli.js';
+import { stopChild } from '../support/stop-child.js';
 
 const groups = Object.values(GROUPS);
 let root: string;
@@ -97,4 +98,26 @@ describe('record serial --help', () => {
     expect(r.stdout).toMatch(/--axes A,B,\.\.\. +axis names \(default: from a header line or name:value pairs, else\n +value1\.\.N;/);
     expect(r.stdout).not.toContain('axis1..N');
   });
+});
+
+describe('serve --help', () => {
+  it('says which of its lines go to stdout and which to stderr, as a lab station run prints them', async () => {
+    const help = await runCli(['serve', '--help']);
+    expect(help.stdout).toContain(`certificate's SHA-256 fingerprint on the next line); nothing else goes to stdout. The rest goes to
+stderr: the address other machines use ("Reachable from other machines at …"), advice and
+warnings in sentences, and the log as JSON lines.`);
+
+    const s = await startServe(['--host', '0.0.0.0', '--self-signed', '--port', '0', '--data-dir', join(root, 'station')], { env: { CAPTURE_DESK_API_KEY: 'ei_0123456789abcdef' } });
+    try {
+      for (let i = 0; i < 200 && !/Anyone with this URL/.test(s.stderr()); i++) await new Promise((r) => setTimeout(r, 25));
+      const out = s.stdout().split('\n');
+      expect(out).toEqual([s.url, expect.stringMatching(/^SHA-256 fingerprint: [0-9A-F:]{95}$/), '']);
+      const sentences = s.stderr().split('\n').filter((l) => l && !l.startsWith('{'));
+      const tail = s.url.replace(/^https:\/\/127\.0\.0\.1/, ''); // :PORT/TOKEN/
+      expect(sentences.filter((l) => l.startsWith('Reachable from other machines at https://') && l.endsWith(tail))).toHaveLength(1);
+      for (const l of s.stderr().split('\n').filter((x) => x.startsWith('{'))) expect(() => JSON.parse(l)).not.toThrow();
+    } finally {
+      await stopChild(s.child, 'SIGINT');
+    }
+  }, 60_000);
 });
