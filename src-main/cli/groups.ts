@@ -23,7 +23,7 @@ export const GROUPS = {
   record: {
     name: 'record',
     subs: [
-      { name: 'serial', line: 'record one sample from a board over serial (numbers per line, Nordic\'s data forwarder, or the platform\'s AT firmware)' },
+      { name: 'serial', line: 'record one sample from a serial board: numbers per line, Nordic or AT firmware' },
       { name: 'audio', line: 'record one audio sample (WAV) from a microphone' },
     ],
   },
@@ -80,7 +80,9 @@ export function groupHelp(g: Group): string {
   return (
     `Usage: capture-desk ${g.name} <${g.subs.map((s) => s.name).join('|')}> [options]\n\n${list}\n\n` +
     (g.also ? `${g.also}\n` : '') +
-    `Run "capture-desk ${g.name} ${g.subs[0]!.name} --help" (or another sub-command's) for its options.\n`
+    (g.subs.length === 1
+      ? `Run "capture-desk ${g.name} ${g.subs[0]!.name} --help" for its options.\n`
+      : `Run "capture-desk ${g.name} <sub-command> --help" for its options, e.g. "capture-desk ${g.name} ${g.subs[0]!.name} --help".\n`)
   );
 }
 
