@@ -1,6 +1,6 @@
 import type { Sample } from '../core/contract/contract.js';
 import type { BulkOutcome } from '../core/import/bulk-import.js';
-import { onPlatformLine } from './upload-words.js';
+import { onPlatformAdvice, onPlatformLine } from './upload-words.js';
 
 export interface UploadSummary {
   line: string;
@@ -51,6 +51,7 @@ export function summarize(outcomes: BulkOutcome[], verdicts: ReadonlyMap<string,
       details.push(`failed ${where}: ${why}`);
     }
   }
+  if (otherWords > 0) details.push(onPlatformAdvice(otherWords));
   if (copies > 0) {
     details.push(`${copies} ${copies === 1 ? 'file was' : 'files were'} already on the platform (it refused ${copies === 1 ? 'it as a copy' : 'them as copies'} of samples it had, sent by another upload): ` +
       'they keep the label and category they were first stored with there, which may not be this run\'s; change them on the platform if they differ.');

@@ -35,14 +35,23 @@ function joinAnd(xs: readonly string[]): string {
 
 /**
  * A file this run names that the platform has under other words is not sent again (a second copy
- * would put two labels on one recording); said with where it is and how to change it there. The
- * spec offers no relabel call and this command no move, so the change is made on the platform.
+ * would put two labels on one recording): said per file with what it is stored as there.
  */
 export function onPlatformLine(path: string, o: OnPlatform): string {
   const id = o.platformSampleId === null ? '' : `sample ${o.platformSampleId}`;
   const where = o.there === null
     ? `is already on the platform (${id ? `${id}, ` : ''}sent by another upload, with the label and category that upload gave it)`
     : `is already on the platform as ${wordsText(o.there)}${id ? ` (${id})` : ''}`;
-  return `${path} ${where}, so it was not sent as ${wordsText(o.asked)}. Change its label or move it to another category on the platform ` +
-    '(its page under Data acquisition); to store a second copy under the new words instead, run the command with --allow-duplicates and another --data-dir.';
+  return `${path} ${where}, so it was not sent as ${wordsText(o.asked)}`;
+}
+
+/**
+ * What to do about those files, said once after them. The spec offers no relabel call and this
+ * command no move, so the change is made on the platform; a second copy is what --allow-duplicates
+ * gives, from a data folder that does not know the file as sent.
+ */
+export function onPlatformAdvice(n: number): string {
+  const them = n === 1 ? 'it' : 'them';
+  return `To change ${them}, edit the label or move ${them} to another category on the platform, in the project's dataset (this command does not change samples already sent). ` +
+    `To store a second copy under the new words instead, run the command again with --allow-duplicates and another --data-dir, then delete the old ${n === 1 ? 'sample' : 'samples'} on the platform.`;
 }

@@ -75,7 +75,7 @@ describe('capture-desk upload: a retry uploads what the person asked for now', (
     expect(srv.samples.map((s) => [s.label, s.category])).toEqual([['AAA', 'training']]);
     expect(lastLine(r.stdout)).toBe('0 uploaded, 1 already present, 0 rejected, 0 failed');
     expect(r.stderr).toMatch(/wave\.0\.cbor is already on the platform as AAA \/ training \(sample 1\), so it was not sent as BBB \/ testing/);
-    expect(r.stderr).toMatch(/on the platform/);
+    expect(r.stderr).toMatch(/To change it, edit the label or move it to another category on the platform/);
     expect(r.code).toBe(1);
   });
 

@@ -45,7 +45,8 @@ describe('summarize', () => {
     }], new Map([['a', { state: 'uploaded', note: null, error: null }]]), null);
     expect(s.line).toBe('0 uploaded, 1 already present, 0 rejected, 0 failed');
     expect(s.otherWords).toBe(1);
-    expect(s.details[0]).toMatch(/^\/f\/a is already on the platform as AAA \/ training \(sample 7\), so it was not sent as no label \/ testing\. Change its label or move it/);
+    expect(s.details[0]).toMatch(/^\/f\/a is already on the platform as AAA \/ training \(sample 7\), so it was not sent as no label \/ testing$/);
+    expect(s.details[1]).toMatch(/^To change it, edit the label or move it to another category on the platform/);
   });
 
   it('says when a sample vanished during the run', () => {
