@@ -17,14 +17,17 @@ in the data directory first, so an interrupted upload resumes where it stopped w
 Labels files beside the files are used as the platform's own uploader uses them: info.labels sets
 each listed file's category, label (or structured labels), metadata and boxes, over the flags;
 bounding_boxes.labels gives the images of its folder their boxes. Hidden files are left out.
-Progress goes to stderr; the last line is "N uploaded, M already present, K rejected, F failed".
-Exit code 0 only when every file is on the platform as asked. A file an earlier run left unsent goes
-with this run's label, category, metadata and flags (signed with this run's --hmac-key, or not at
-all without one); the summary says which changed. A file already on the platform is not sent again
-for other words: the summary says what it is stored as there (change it on the platform) and the
-exit code is 1. Files named here are always sent: the app's
-data-quality hold (Settings → Data quality) applies to what the app queues by itself, never to a
-file you ask this command to upload.
+Progress goes to stderr; the last line is "N uploaded, M already present, K rejected, F failed",
+where "uploaded" counts only the files this run stored. Exit code 0 only when every file is on the
+platform as asked.
+
+A file an earlier run left unsent (a refused key, an interruption) goes with this run's label,
+category, metadata and flags, signed with this run's --hmac-key (or unsigned without one); the
+summary says which changed. A file already on the platform is not sent again for other words: the
+summary says what it is stored as there (change it on the platform) and the exit code is 1.
+
+Files named here are always sent: the app's data-quality hold (Settings → Data quality) applies to
+what the app queues by itself, never to a file you ask this command to upload.
 
 Options:
   --ingestion-url URL     ingestion service (default: from settings, https://ingestion.edgeimpulse.com)
