@@ -107,6 +107,8 @@ async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
     let held: Set<string>;
     try {
       held = new Set(queue.queueStore.holdFiles(files));
+      // Files refused for an unreadable labels file: their words are unknown, so nothing of theirs goes.
+      if (refused.length > 0) queue.queueStore.holdFiles(refused.map((o) => o.path));
     } catch (err) {
       throw await indexingError(r.dataDir, err);
     }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
+import { encodeCbor, png, sensorDoc } from '../support/ingestion-server/fixtures.js';
 import { startIngestionServer } from '../support/ingestion-server/server.js';
 
 // Issue 42, item 1: a run that sends files an earlier run queued sends them with its own words.
@@ -77,6 +77,20 @@ describe('capture-desk upload: a retry uploads what the person asked for now', (
     expect(r.stderr).toMatch(/wave\.0\.cbor is already on the platform as AAA \/ training \(sample 1\), so it was not sent as BBB \/ testing/);
     expect(r.stderr).toMatch(/To change it, edit the label or move it to another category on the platform/);
     expect(r.code).toBe(1);
+  });
+
+  it('sends nothing of a file whose labels file this run cannot use, not even what an earlier run queued', async () => {
+    const { srv, caps, run } = await world(1); // wave.0.cbor keeps the run going: its queue sends
+    srv.setFaults({ labelingMethod: 'object_detection' });
+    await mkdir(join(caps, 'imgs'));
+    await writeFile(join(caps, 'imgs', 'a.1.png'), png());
+    const boxes = (x: unknown) => writeFile(join(caps, 'imgs', 'bounding_boxes.labels'), JSON.stringify({ version: 1, type: 'bounding-box-labels', boundingBoxes: { 'a.1.png': [{ label: 'a', x, y: 2, width: 3, height: 4 }] } }));
+    await boxes(1);
+    expect((await run('WRONG')).code).toBe(1);
+    await boxes('1'); // broken now: x must be a number
+    const r = await run(KEY);
+    expect(lastLine(r.stdout), r.stderr).toBe('1 uploaded, 0 already present, 1 rejected, 0 failed');
+    expect(srv.samples.map((x) => x.originalName)).toEqual(['wave.0.cbor']);
   });
 
   it('counts as uploaded only what this run stored, while another run sends the same files', async () => {
