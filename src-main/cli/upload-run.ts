@@ -147,7 +147,7 @@ async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
     if (paused !== null) process.stderr.write(`Uploads stopped: ${paused}\n`);
     const runIds = outcomes.flatMap((o) => (o.status === 'refused' ? [] : [o.id]));
     const summary = summarize([...refused, ...outcomes], store.verdicts(runIds), paused, stored);
-    for (const line of [...notes, ...describeRetaken(outcomes), ...summary.details]) process.stderr.write(line + '\n');
+    for (const line of [...notes, ...describeRetaken(outcomes, stored), ...summary.details]) process.stderr.write(line + '\n');
     process.stdout.write(summary.line + '\n');
     // Exit 0 says the files are on the platform as this run asked; one kept under other words is not.
     return summary.allOnPlatform && summary.otherWords === 0 ? 0 : 1;

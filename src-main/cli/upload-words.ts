@@ -6,13 +6,14 @@ export const wordsText = (w: Words): string => `${w.label ?? 'no label'} / ${w.c
 
 /**
  * The files an earlier run had left unsent with other words, which this run replaced with its own,
- * e.g. "2 queued with another label and category earlier: now sent as BBB / testing".
+ * e.g. "2 queued with another label and category earlier: now sent as BBB / testing". "Sent" only
+ * for what the platform stored for this run (`stored`); the others keep the new words for the next.
  */
-export function describeRetaken(outcomes: readonly BulkOutcome[]): string[] {
+export function describeRetaken(outcomes: readonly BulkOutcome[], stored: ReadonlySet<string>): string[] {
   const groups = new Map<string, number>();
   for (const o of outcomes) {
     if (o.status === 'refused' || !o.retaken) continue;
-    const line = `queued with ${aspects(o.retaken.changed)} earlier: now sent as ${wordsText(o.retaken.now)}`;
+    const line = `queued with ${aspects(o.retaken.changed)} earlier: now ${stored.has(o.id) ? 'sent' : 'queued'} as ${wordsText(o.retaken.now)}`;
     groups.set(line, (groups.get(line) ?? 0) + 1);
   }
   return [...groups].map(([line, n]) => `${n} ${line}`);

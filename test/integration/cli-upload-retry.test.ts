@@ -42,6 +42,15 @@ describe('capture-desk upload: a retry uploads what the person asked for now', (
     expect(right.stderr).toMatch(/2 queued with another label and category earlier: now sent as BBB \/ testing/);
   });
 
+  it('a run refused again keeps its words for the next and does not say they were sent', async () => {
+    const { srv, run } = await world(2);
+    await run('WRONG', '--label', 'AAA');
+    const again = await run('WRONG', '--label', 'BBB');
+    expect(again.stderr).toMatch(/2 queued with another label earlier: now queued as BBB \/ training/);
+    expect((await run(KEY, '--label', 'BBB')).code).toBe(0);
+    expect(srv.samples.map((s) => s.label)).toEqual(['BBB', 'BBB']);
+  });
+
   it('metadata and flags given again replace the earlier run\'s too', async () => {
     const { srv, run } = await world(1);
     await run('WRONG', '--metadata', '{"subject":"ana"}', '--add-date-id');
