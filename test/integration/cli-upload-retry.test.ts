@@ -76,7 +76,7 @@ describe('capture-desk upload: a retry uploads what the person asked for now', (
   });
 
   it('never re-sends a file already on the platform under other words: it says where it is and how to change it', async () => {
-    const { srv, run } = await world(1);
+    const { srv, root, caps, run } = await world(1);
     expect((await run(KEY, '--label', 'AAA')).code).toBe(0);
     const before = srv.requests.length;
     const r = await run(KEY, '--label', 'BBB', '--category', 'testing');
@@ -86,6 +86,11 @@ describe('capture-desk upload: a retry uploads what the person asked for now', (
     expect(r.stderr).toMatch(/wave\.0\.cbor is already on the platform as AAA \/ training \(sample 1\), so it was not sent as BBB \/ testing/);
     expect(r.stderr).toMatch(/To change it, edit the label or move it to another category on the platform/);
     expect(r.code).toBe(1);
+    // The second copy the advice offers: --allow-duplicates from a data folder that does not know the file.
+    expect(r.stderr).toContain('--allow-duplicates and another --data-dir');
+    const copy = await runCli(['upload', '--ingestion-url', srv.url, '--api-key', KEY, '--data-dir', join(root, 'other'), '--allow-duplicates', '--label', 'BBB', '--category', 'testing', caps]);
+    expect(copy.code).toBe(0);
+    expect(srv.samples.map((s) => [s.label, s.category])).toEqual([['AAA', 'training'], ['BBB', 'testing']]);
   });
 
   it('sends nothing of a file whose labels file this run cannot use, not even what an earlier run queued', async () => {
@@ -115,7 +120,7 @@ describe('capture-desk upload: a retry uploads what the person asked for now', (
   }, 30_000);
 
   it('a file signed with another HMAC key, or with none, is signed as this run says', async () => {
-    const { srv, caps, run } = await world(1);
+    const { srv, run } = await world(1);
     await run('WRONG', '--hmac-key', 'key-one');
     srv.setFaults({ hmacKey: 'key-two' });
     const r = await run(KEY, '--hmac-key', 'key-two');
@@ -127,7 +132,6 @@ describe('capture-desk upload: a retry uploads what the person asked for now', (
     await w.run('WRONG', '--hmac-key', 'key-one');
     expect((await w.run(KEY)).code).toBe(0);
     expect(w.srv.samples[0]!.bytes.equals(await readFile(join(w.caps, 'wave.0.cbor')))).toBe(true);
-    void caps;
   });
 });
 
