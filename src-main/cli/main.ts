@@ -103,14 +103,26 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+// A command still waiting when nothing is left that could wake it (no timer, socket or child)
+// would end with exit code 0 and no summary, as if it had succeeded: said, and exit 1 instead.
+let settled = false;
+process.on('beforeExit', () => {
+  if (settled) return;
+  settled = true;
+  process.stderr.write(`capture-desk ${process.argv[2] ?? ''}: stopped before it finished, waiting for something that cannot happen any more (a fault in Capture Desk; please report it). Only what it printed as done is done.\n`);
+  process.exitCode = 1;
+});
+
 main(process.argv.slice(2)).then(
   async (code) => {
+    settled = true;
     process.exitCode = code;
     if (!ENDS_ON_RETURN.has(process.argv[2] ?? '')) return;
     await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
     process.exit(code);
   },
   (err: unknown) => {
+    settled = true;
     process.stderr.write(`capture-desk: ${String(err)}\n`);
     process.exitCode = 1;
   },

@@ -12,8 +12,13 @@ import { UploadQueue } from '../core/upload/upload-queue.js';
 import { Progress } from './progress.js';
 import { summarize } from './upload-summary.js';
 import { UploadTally } from './upload-tally.js';
+import { describeRetaken } from './upload-words.js';
 
 const PROGRESS_EVERY_MS = 200;
+
+/** A refused key, said in this command's terms: its flags and environment, not the app's Settings. */
+export const KEY_REFUSED_HINT = 'Give the project\'s API key with --api-key KEY or in the CAPTURE_DESK_API_KEY environment variable ' +
+  '("capture-desk check --api-key KEY" tests it), then run the same command again: the files not sent yet go then, with that run\'s label, category and flags.';
 
 export interface UploadRun {
   paths: string[];
@@ -83,30 +88,57 @@ async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
       const { uploaded, notUploaded } = tally.counts();
       progress.update(uploaded, `uploaded${notUploaded ? `, ${notUploaded} not` : ''}`);
     };
+    /** What the platform stored for this run: "N uploaded" counts these only, not what another run or the app sent meanwhile. */
+    const stored = new Set<string>();
     const queue = new UploadQueue({
       store: store, log: r.log, concurrency: r.concurrency, maxFilesPerRequest: r.filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
       target: async () => ({ ingestionUrl: r.ingestionUrl, apiKey: r.apiKey }),
       storageResumeHint: 'then run the same command again.',
+      keyRefusedHint: KEY_REFUSED_HINT,
+      onStored: (ids) => ids.forEach((id) => stored.add(id)),
       onChange: (_status, ids) => {
         tally.changed(ids);
         showProgress();
       },
     });
+    // An earlier run's queued words for these files must not go before this run's replace them
+    // (the import does, chunk by chunk): out of the queue until then. Samples of a file whose
+    // content changed since are not found by the import and go back as they were, at the end.
+    let held: Set<string>;
+    try {
+      held = new Set(queue.queueStore.holdFiles(files));
+      // Files refused for an unreadable labels file: their words are unknown, so nothing of theirs goes.
+      if (refused.length > 0) queue.queueStore.holdFiles(refused.map((o) => o.path));
+    } catch (err) {
+      throw await indexingError(r.dataDir, err);
+    }
+    const release = () => {
+      if (held.size > 0) queue.queueStore.enqueue([...held]);
+      held.clear();
+    };
     // Sending starts with the first indexed chunk; the rest is read and hashed while requests are in flight.
     queue.start();
     const outcomes = await importFiles(store, files, r.import, (chunk) => {
       // A file known from an earlier run that did not make it gets another chance (the key,
-      // the project settings or the network may have been fixed since).
+      // the project settings or the network may have been fixed since), with this run's words.
       tally.add(chunk);
-      const retry = chunk.flatMap((o) => (o.status === 'known' && ['local', 'failed', 'rejected'].includes(o.state) ? [o.id] : []));
+      for (const o of chunk) if (o.status !== 'refused') held.delete(o.id);
+      const retry = chunk.flatMap((o) => (o.status === 'known' && ['local', 'failed', 'rejected'].includes(o.state) && !o.onPlatform ? [o.id] : []));
       if (retry.length) queue.queueStore.enqueue(retry);
       queue.wake();
     }, labels?.byFile, reads).catch(async (err: unknown) => {
       // Requests in flight finish and record what the platform answered before the index closes.
       await queue.stop();
+      try {
+        release();
+      } catch {
+        // The index refuses writes: those samples stay local; the same command run again finds and sends them.
+      }
       progress.finish();
       throw await indexingError(r.dataDir, err);
     });
+    release();
+    queue.wake();
     await queue.whenIdle();
     await queue.stop();
     showProgress(true);
@@ -114,10 +146,11 @@ async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
     const paused = queue.pausedReason();
     if (paused !== null) process.stderr.write(`Uploads stopped: ${paused}\n`);
     const runIds = outcomes.flatMap((o) => (o.status === 'refused' ? [] : [o.id]));
-    const summary = summarize([...refused, ...outcomes], store.verdicts(runIds), paused);
-    for (const line of [...notes, ...summary.details]) process.stderr.write(line + '\n');
+    const summary = summarize([...refused, ...outcomes], store.verdicts(runIds), paused, stored);
+    for (const line of [...notes, ...describeRetaken(outcomes, stored), ...summary.details]) process.stderr.write(line + '\n');
     process.stdout.write(summary.line + '\n');
-    return summary.allOnPlatform ? 0 : 1;
+    // Exit 0 says the files are on the platform as this run asked; one kept under other words is not.
+    return summary.allOnPlatform && summary.otherWords === 0 ? 0 : 1;
   } finally {
     // Everything is committed; folding the journal into samples.db is left to the next open, so a
     // script's upload ends as soon as its work is done.

@@ -1,9 +1,10 @@
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { CoreError } from '../core/errors.js';
-import { stderrLogger, type Logger } from '../core/log.js';
+import type { Logger } from '../core/log.js';
 import { API_KEY_ENV, ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
 import { MAX_FILES_PER_REQUEST } from '../core/upload/ingestion-client.js';
 import { UsageError } from './args.js';
+import { commandLogger } from './command-log.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { parseBoundingBoxes, parseCategory, parseIntFlag, parseMetadata } from './options.js';
 import { runUpload } from './upload-run.js';
@@ -16,10 +17,17 @@ in the data directory first, so an interrupted upload resumes where it stopped w
 Labels files beside the files are used as the platform's own uploader uses them: info.labels sets
 each listed file's category, label (or structured labels), metadata and boxes, over the flags;
 bounding_boxes.labels gives the images of its folder their boxes. Hidden files are left out.
-Progress goes to stderr; the last line is "N uploaded, M already present, K rejected, F failed".
-Exit code 0 only when every file is on the platform. Files named here are always sent: the app's
-data-quality hold (Settings → Data quality) applies to what the app queues by itself, never to a
-file you ask this command to upload.
+Progress goes to stderr; the last line is "N uploaded, M already present, K rejected, F failed",
+where "uploaded" counts only the files this run stored. Exit code 0 only when every file is on the
+platform as asked.
+
+A file an earlier run left unsent (a refused key, an interruption) goes with this run's label,
+category, metadata and flags, signed with this run's --hmac-key (or unsigned without one); the
+summary says which changed. A file already on the platform is not sent again for other words: the
+summary says what it is stored as there (change it on the platform) and the exit code is 1.
+
+Files named here are always sent: the app's data-quality hold (Settings → Data quality) applies to
+what the app queues by itself, never to a file you ask this command to upload.
 
 Options:
   --ingestion-url URL     ingestion service (default: from settings, https://ingestion.edgeimpulse.com)
@@ -36,13 +44,14 @@ Options:
   --concurrency N         requests in flight (default 4)
   --files-per-request N   files sent together in one request (default 500; the platform takes up to 1000)
   --data-dir DIR          data directory (default: ${defaultDataDir()})
+  --verbose               also write the log (one JSON line per event) to stderr
   -h, --help              show this help
 `;
 
 export async function uploadCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(argv, UPLOAD_USAGE, {
     ...strings('ingestion-url', 'api-key', 'hmac-key', 'category', 'label', 'metadata', 'bounding-boxes', 'concurrency', 'files-per-request', 'data-dir'),
-    ...booleans('unlabeled', 'allow-duplicates', 'add-date-id'),
+    ...booleans('unlabeled', 'allow-duplicates', 'add-date-id', 'verbose'),
   }, { positionals: true });
   if (!parsed) return 0;
   const { values, positionals } = parsed;
@@ -55,7 +64,7 @@ export async function uploadCommand(argv: string[]): Promise<number> {
   const concurrency = parseIntFlag('--concurrency', values.concurrency, 4, 1, 64);
   const filesPerRequest = parseIntFlag('--files-per-request', values['files-per-request'], 500, 1, MAX_FILES_PER_REQUEST);
 
-  const log = stderrLogger({ command: 'upload' });
+  const log = commandLogger('upload', Boolean(values.verbose));
   const dataDir = await ensureDataDir(values['data-dir'] ?? defaultDataDir());
   const { ingestionUrl, apiKey } = await resolveTarget(values['ingestion-url'], values['api-key'], dataDir, log);
   return runUpload({
@@ -63,7 +72,7 @@ export async function uploadCommand(argv: string[]): Promise<number> {
     import: {
       category, label: values.unlabeled ? null : values.label, metadata, boundingBoxes,
       addDateId: Boolean(values['add-date-id']), allowDuplicates: Boolean(values['allow-duplicates']),
-      hmacKey: values['hmac-key'], queue: true,
+      hmacKey: values['hmac-key'], queue: true, retake: true,
     },
   });
 }

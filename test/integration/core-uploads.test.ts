@@ -82,6 +82,19 @@ describe('core: samples, queue, keys and the platform, through the contract', ()
     expect(await call('keys.status')).toMatchObject({ hmacKey: 'not set' });
   });
 
+  it('a queued sample is sent with the words it shows: an edit before it goes changes what the platform stores (issue 42)', async () => {
+    const { srv, call } = await setup();
+    const s = await call<Sample>('samples.addFile', { name: 'idle.1.cbor', bytes: cbor(1), category: 'training', label: 'AAA', queue: true });
+    await until(async () => (await call<{ paused: boolean }>('queue.status')).paused); // no key yet: it waits
+    // What the sample table shows for a queued sample is the row the queue sends from.
+    const shown = (await call<{ samples: Sample[] }>('samples.list', { states: ['queued'] })).samples;
+    expect(shown.map((x) => [x.id, x.label, x.category])).toEqual([[s.id, 'AAA', 'training']]);
+    await call('samples.update', { ids: [s.id], label: 'BBB', category: 'testing', metadata: { subject: 'bo' } });
+    await call('keys.set', { kind: 'api-key', key: KEY });
+    await until(() => srv.samples.length === 1);
+    expect(srv.samples[0]).toMatchObject({ label: 'BBB', category: 'testing', metadata: { subject: 'bo' } });
+  });
+
   it('bulk relabels and recategorises local samples, refuses uploaded ones', async () => {
     const { call } = await setup();
     const a = await call<Sample>('samples.addFile', { name: 'a.1.cbor', bytes: cbor(1), category: 'training' });

@@ -19,6 +19,12 @@ export interface ImportOptions {
   /** Signs unsigned JSON/CBOR sensor files; files a device already signed are kept byte for byte. */
   hmacKey?: string | undefined;
   queue: boolean;
+  /**
+   * A file found indexed but not yet on the platform takes this run's words (label, category,
+   * metadata, boxes, flags, signing), and one on the platform under other words says so in its
+   * outcome (retake.ts). For `capture-desk upload`, where the later run's words win.
+   */
+  retake?: boolean;
   /** Event marks or a labels file's multi-label entry; they travel in an info.labels part. */
   structuredLabels?: StructuredLabel[] | null;
   /**
@@ -181,7 +187,8 @@ export async function importFile(store: SampleStore, path: string, o: ImportOpti
   return { path, status: 'added', sample: store.addReference(base, { path, bytes: st.size, sha256: hash }, await store.inspect({ path }, base)) };
 }
 
-async function signIfUnsigned(path: string, hmacKey: string): Promise<Buffer | null> {
+/** The file signed with `hmacKey`, or null when it is not ours to sign (signed by its device, or not an acquisition file). */
+export async function signIfUnsigned(path: string, hmacKey: string): Promise<Buffer | null> {
   // Loaded on demand: the codecs (cbor-x, zod) cost a bulk upload start-up time it rarely needs.
   const { decodeAcquisition, detectAcquisitionFormat, encodeAcquisition } = await import('../samples/formats/acquisition.js');
   const bytes = await readFile(path);

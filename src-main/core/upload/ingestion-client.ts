@@ -90,7 +90,7 @@ export async function sendLegacy(
 function throwForStatus({ status, text }: HttpAnswer): void {
   const said = text.trim().slice(0, 500) || '(no details)';
   if (status === 200) return;
-  if (status === 401) throw new IngestionError('unauthorized', `The platform refused the API key (401: ${said}). Check the key for this project in Settings.`, 401);
+  if (status === 401) throw new IngestionError('unauthorized', `The platform refused the API key (401: ${said}).`, 401, 'Check the key for this project in Settings.');
   if (status === 421) throw new IngestionError('missing-header', `The platform says a header is missing (421: ${said}).`, 421);
   if (status === 400) throw new IngestionError('bad-request', `The platform rejected the upload (400: ${said})`, 400);
   if (status >= 500) throw new IngestionError('server', `The platform had an internal error (${status}: ${said}).`, status);

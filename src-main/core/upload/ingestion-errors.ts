@@ -13,11 +13,14 @@ export type IngestionFailure =
 export class IngestionError extends CoreError {
   readonly kind: IngestionFailure;
   readonly status: number | null;
+  /** What happened, without the app's advice: a command line says what to do in its own terms. */
+  readonly what: string;
 
-  constructor(kind: IngestionFailure, message: string, status: number | null = null) {
-    super(kind === 'unauthorized' ? 'Unauthorized' : kind === 'network' || kind === 'timeout' ? 'Unavailable' : 'Internal', message, { kind, status });
+  constructor(kind: IngestionFailure, what: string, status: number | null = null, advice?: string) {
+    super(kind === 'unauthorized' ? 'Unauthorized' : kind === 'network' || kind === 'timeout' ? 'Unavailable' : 'Internal', advice ? `${what} ${advice}` : what, { kind, status });
     this.kind = kind;
     this.status = status;
+    this.what = what;
   }
 
   /** Safe to send again: nothing was stored, or duplicates are refused by the platform. */

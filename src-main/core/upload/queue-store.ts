@@ -116,6 +116,16 @@ export class QueueStore {
       .all(JSON.stringify(ids)) as Array<{ id: string; name: string }>;
   }
 
+  /**
+   * Takes the queued samples of these files out of the queue (back to local), for a run that names
+   * them again with its own words: an earlier run's queued words must not be sent before this
+   * run's replace them (retake.ts). The run queues them again once it has; returns their ids.
+   */
+  holdFiles(paths: string[]): string[] {
+    return this.#stmt("UPDATE samples SET state = 'local' WHERE state = 'queued' AND source_path IN (SELECT value FROM json_each(?)) RETURNING id")
+      .pluck().all(JSON.stringify(paths)) as string[];
+  }
+
   /** Back to local: the user took them out of the queue. */
   dequeue(ids: string[]): number {
     return this.#stmt("UPDATE samples SET state = 'local' WHERE id IN (SELECT value FROM json_each(?)) AND state = 'queued'").run(JSON.stringify(ids)).changes;

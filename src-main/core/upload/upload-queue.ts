@@ -7,6 +7,7 @@ import { contentTypeFor } from '../samples/formats/label-from-filename.js';
 import { MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, sendFiles, type IngestionTarget } from './ingestion-client.js';
 import { IngestionError } from './ingestion-errors.js';
 import { boxesSidecar, labelsSidecar } from './batch-sidecars.js';
+import { storagePauseMessage } from './storage-pause.js';
 import { QueueStore, type QueuedBatch, type QueuedFile, type UploadedMark } from './queue-store.js';
 import type { Part } from './multipart.js';
 
@@ -27,6 +28,10 @@ export interface UploadQueueOptions {
   storageRetryMs?: number;
   /** What ends such a pause, said to the user; the app's queue resumes by itself, a CLI run is run again. */
   storageResumeHint?: string;
+  /** What to do about a refused key, said to the user (a CLI run: its flags); the app's default names Settings and Resume. */
+  keyRefusedHint?: string;
+  /** The platform stored these samples for this queue (not a copy it refused as already there). */
+  onStored?: (ids: string[]) => void;
   /**
    * Something changed. The status is a function: counting samples by state is a scan of the
    * index, which a listener that draws a few times a second should not pay for on every batch.
@@ -40,7 +45,7 @@ export interface UploadQueueOptions {
  * up to the spec's 1000 files per request.
  */
 export class UploadQueue {
-  readonly #o: Required<Omit<UploadQueueOptions, 'onChange'>> & Pick<UploadQueueOptions, 'onChange'>;
+  readonly #o: Required<Omit<UploadQueueOptions, 'onChange' | 'onStored' | 'keyRefusedHint'>> & Pick<UploadQueueOptions, 'onChange' | 'onStored' | 'keyRefusedHint'>;
   readonly #qs: QueueStore;
   #inFlight = 0;
   #running = false;
@@ -165,7 +170,8 @@ export class UploadQueue {
   /** Resolves when nothing is queued or in flight, or the queue is paused. */
   whenIdle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
-    return new Promise((r) => this.#idleWaiters.push(r));
+    // The timer armed here looks again for samples another process has in flight (#scheduleNext).
+    return new Promise((r) => (this.#idleWaiters.push(r), this.#scheduleNext()));
   }
 
   #isIdle(): boolean {
@@ -206,6 +212,11 @@ export class UploadQueue {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     const next = this.#qs.nextDueAt();
+    if (next === null && this.#inFlight === 0 && this.#idleWaiters.length > 0 && this.#qs.hasPending()) {
+      // In flight in another process (a second run on this data folder, the app): its answers settle them there, unseen here.
+      this.#timer = setTimeout(() => this.#pump(), 500);
+      return;
+    }
     if (next === null || this.#inFlight >= this.#o.concurrency) return;
     // Always arm the timer: the due check and this computation read the clock at different
     // moments, and a sample that fell between them must not wait for an event that never comes.
@@ -257,6 +268,7 @@ export class UploadQueue {
       return this.#changed(ids);
     }
     this.#online = true;
+    this.#o.onStored?.(ready.flatMap((f, i) => (outcomes[i]!.ok ? [f.id] : [])));
     // Kept apart from the request: the platform has answered, so a failure to record that answer
     // must never be taken for a failed upload. One commit for the whole answer: a thousand files
     // must not cost a thousand fsyncs.
@@ -280,8 +292,10 @@ export class UploadQueue {
     const message = err instanceof Error ? err.message : String(err);
     const tx = (fn: () => void) => this.#record(() => this.#o.store.db.transaction(fn)());
     if (err instanceof IngestionError && err.kind === 'unauthorized') {
-      tx(() => batch.forEach((b) => this.#qs.putBack(b.id, message)));
-      this.#paused = `${message} Uploads are paused until you set a valid key and resume.`;
+      const hint = this.#o.keyRefusedHint;
+      const said = hint === undefined ? message : `${err.what} ${hint}`;
+      tx(() => batch.forEach((b) => this.#qs.putBack(b.id, said)));
+      this.#paused = hint === undefined ? `${message} Uploads are paused until you set a valid key and resume.` : said;
       this.#o.log.warn('uploads paused: API key refused');
       return;
     }
@@ -351,10 +365,7 @@ export class UploadQueue {
     if (problem === null) return false;
     const dir = this.#o.store.dataDir;
     const code = errorCode(err);
-    const safe = 'Your samples are safe: no file was deleted, and no sample is marked uploaded unless the platform confirmed it (one it received but that could not be marked is sent again later, and the platform keeps it once).';
-    const message = problem === 'full'
-      ? `The disk holding the data folder ${dir} is full (${code}), so the upload queue cannot record its progress and uploads are paused. ${safe} Free some space on that disk; ${this.#o.storageResumeHint}`
-      : `The data folder ${dir} cannot be written (${code}), so the upload queue cannot record its progress and uploads are paused. ${safe} Make the folder writable again; ${this.#o.storageResumeHint}`;
+    const message = storagePauseMessage(problem, dir, code, this.#o.storageResumeHint);
     if (this.#storage === null) this.#o.log.warn('uploads paused: the data folder refuses writes', { dataDir: dir, error: code });
     const changed = this.#storage !== message;
     this.#storage = message;
