@@ -4,7 +4,7 @@
 #   - a private D-Bus session with an unlocked GNOME Keyring (the Secret Service keytar talks to),
 #   - a private PulseAudio server whose default source is a null sink's monitor (a microphone that
 #     tests can feed a tone into with pacat).
-# Install the system packages first: sudo bash .ci/system-deps.sh
+# Install the system packages first: bash .ci/system-deps.sh as root, sudo bash .ci/system-deps.sh otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
@@ -15,7 +15,10 @@ for cmd in dbus-run-session gnome-keyring-daemon pulseaudio pactl pacat paplay s
 done
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=("chromium")
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "npm test: missing system tools: ${missing[*]}. Install them with: sudo bash .ci/system-deps.sh" >&2
+  # A fresh Debian machine run as root has no sudo: say the command that works for this user.
+  install="bash .ci/system-deps.sh"
+  [ "$(id -u)" -eq 0 ] || install="sudo $install"
+  echo "npm test: missing system tools: ${missing[*]}. Install them with: $install" >&2
   exit 1
 fi
 

@@ -3,6 +3,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
+import { findManualDir } from '../core/handlers/manual.js';
 import { createCore } from '../core/app.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { LOG_FILE_NAMES, openAppLog } from '../core/logs/app-log.js';
@@ -140,6 +141,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     log,
     secrets: appLog.secrets,
     shellWarning,
+    manualDir: findManualDir(import.meta.url),
   });
   const rendererDir = findRendererDir();
   let shell;

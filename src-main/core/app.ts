@@ -19,6 +19,7 @@ import { atBoards as createAtBoards } from './handlers/at-board.js';
 import { reviewHandlers } from './handlers/review.js';
 import { classifyHandlers } from './handlers/classify.js';
 import { modelHandlers } from './handlers/models.js';
+import { manualHandlers } from './handlers/manual.js';
 import { ModelService } from './model/model-service.js';
 import { modelWorkerSpawner, type SpawnModelWorker } from './model/model-runner.js';
 import { ClassifyService } from './classify/classify-service.js';
@@ -78,6 +79,8 @@ export interface CoreOptions {
    * connect` says false: it connects the sources on its command line, and only those.
    */
   remoteStartRemembered?: boolean;
+  /** The user manual's folder (resources/manual, see handlers/manual.ts findManualDir); null or absent: not installed. */
+  manualDir?: string | null;
   /** Said by app.info on every start (AppInfo.shellWarning): `serve --insecure-http` serving other machines in clear text. */
   shellWarning?: string | null;
 }
@@ -334,6 +337,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     ...review.handlers,
     ...classifyHandlers(classifier, bus, models),
     ...modelHandlers(models),
+    ...manualHandlers(opts.manualDir ?? null),
     'audio.settings': () => mics?.settings() ?? { deviceId: null, sampleRate: DEFAULT_SAMPLE_RATE, preRollMs: 0 },
     'audio.status': () => mics?.status() ?? { host: null, problem: 'This shell has no microphone capture.' },
     'audio.setSettings': (patch) => {

@@ -30,6 +30,8 @@ export function helpActions(d: HelpActionDeps): HelpActions {
     openDataFolder: () => open('data folder', d.dataDir),
     openLogsFolder: () => open('logs folder', d.logsDir),
     showShortcuts: () => d.showHelp({ panel: 'shortcuts' }),
+    // The manual opens in the app's own window, offline, not in a browser (see handlers/manual.ts).
+    showManual: () => d.showHelp({ panel: 'manual' }),
     copyDiagnostics: () =>
       void d.dispatch('app.diagnostics', {}).then((r) => {
         if (!r.ok) {

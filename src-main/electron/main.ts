@@ -2,6 +2,7 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, screen, session, 
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AudioSupervisor } from '../core/audio/audio-supervisor.js';
 import { createCore, type Core } from '../core/app.js';
+import { findManualDir } from '../core/handlers/manual.js';
 import { LOG_FILE_NAMES, openAppLog } from '../core/logs/app-log.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
@@ -53,7 +54,7 @@ async function start(): Promise<void> {
   // The renderer never needs camera, microphone or notifications from Chromium: capture runs here.
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   const dataDir = app.getPath('userData');
-  const core = await createCore({ dataDir, shell: 'electron', hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener, audio: new AudioSupervisor({ log }) }, log, secrets: appLog.secrets });
+  const core = await createCore({ dataDir, shell: 'electron', hardware: { ports: serialportLister, keychain: keytarKeychain(), serial: serialportOpener, audio: new AudioSupervisor({ log }) }, log, secrets: appLog.secrets, manualDir: findManualDir(import.meta.url) });
   const unbind = bindIpc({
     core,
     ipcMain,

@@ -6,6 +6,7 @@ export interface HelpActions {
   openLogsFolder(): void;
   copyDiagnostics(): void;
   showShortcuts(): void;
+  showManual(): void;
 }
 
 /** The part of Electron's Menu used here, so a test can build the menu without Electron. */
@@ -29,6 +30,8 @@ export function menuTemplate(actions: HelpActions, platform: NodeJS.Platform = p
       // role "help" makes it the Help menu macOS adds its search field to.
       role: 'help',
       submenu: [
+        // F1 as on every desktop; the renderer answers F1 too, so the browser shell has it.
+        { label: 'Manual', accelerator: 'F1', click: () => actions.showManual() },
         { label: 'Keyboard Shortcuts', click: () => actions.showShortcuts() },
         { type: 'separator' },
         { label: 'Open Data Folder', click: () => actions.openDataFolder() },

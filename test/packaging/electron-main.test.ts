@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { extractAll } from '@electron/asar';
 import { build as esbuild } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppInfo, CallResult, LiveModelStatus, ModelEntry, Sample, Source } from '../../src-main/core/contract/contract.js';
+import type { AppInfo, CallResult, LiveModelStatus, ManualIndex, ManualPage, ModelEntry, Sample, Source } from '../../src-main/core/contract/contract.js';
 import { PRESETS, writeTestModel } from '../support/models/test-model.mjs';
 import { CALL_CHANNEL, EVENT_CHANNEL, type CaptureDeskBridge } from '../../src-main/electron/bridge.js';
 import { WINDOW_STATE_FILE } from '../../src-main/electron/window-state.js';
@@ -231,6 +231,25 @@ describe('Electron main process from the packaged app.asar', () => {
     const lines = readFileSync(logFile, 'utf8').trim().split('\n');
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     expect(lines.map((l) => (JSON.parse(l) as { shell?: string }).shell)).toContain('electron');
+  }, 20_000);
+
+  it('Help → Manual (F1): the window is told to show the manual, and the core serves its pages from inside app.asar', async () => {
+    const help = (await app.snapshot()).applicationMenu!.find((m) => m.role === 'help')!;
+    expect(help.submenu![0]).toMatchObject({ label: 'Manual', accelerator: 'F1' });
+    const sent: unknown[][] = [];
+    app.onSent((channel, args) => {
+      if (channel === EVENT_CHANNEL) sent.push(args);
+    });
+    await app.call({ op: 'menu.click', path: ['Help', 'Manual'] });
+    await expect.poll(() => sent, { timeout: 5_000 }).toContainEqual(['app.showHelp', { panel: 'manual' }]);
+    // What the Manual view then asks for, over the same IPC as everything else.
+    const index = await call<ManualIndex>(app, 'manual.index');
+    expect(index.pages[0]).toEqual({ name: 'index', title: 'Capture Desk manual' });
+    expect(index.pages.map((p) => p.name)).toEqual(expect.arrayContaining(['getting-started', 'serial-boards', 'cli', 'for-developers']));
+    const page = await call<ManualPage>(app, 'manual.page', { name: 'finding-samples' });
+    expect(page.markdown).toBe(readFileSync(join(appDir, 'resources/manual/finding-samples.md'), 'utf8'));
+    expect(Object.keys(page.images)).toEqual(['../readme/find-samples.png']);
+    expect(page.images['../readme/find-samples.png']).toMatch(/^data:image\/png;base64,iVBORw0KGgo/);
   }, 20_000);
 
   it('closing the window quits: will-quit closes the core, and the process ends by itself with nothing left open', async () => {

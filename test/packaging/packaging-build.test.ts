@@ -48,12 +48,12 @@ describe('electron-builder --linux dir (offline, stand-in Electron)', () => {
     expect(existsSync(join(unpacked, 'capture-desk')), 'executable renamed to linux.executableName').toBe(true);
   });
 
-  it('app.asar holds the build output and package.json, and nothing else from the repository', () => {
+  it('app.asar holds the build output, package.json and the manual, and nothing else from the repository', () => {
     for (const file of ['/dist/electron/main.js', '/dist/electron/preload.cjs', '/dist/renderer/index.html', '/package.json']) {
       expect(entries, file).toContain(file);
     }
     const topLevel = new Set(entries.map((e) => '/' + (e.split('/')[1] ?? '')));
-    expect([...topLevel].sort()).toEqual(['/dist', '/node_modules', '/package.json']);
+    expect([...topLevel].sort()).toEqual(['/dist', '/node_modules', '/package.json', '/resources']);
     expect(entries.filter((e) => e.startsWith('/dist/') && e.endsWith('.map'))).toEqual([]);
     // Every non-map file of the build output made it in.
     const walk = (dir: string): string[] =>
@@ -183,7 +183,25 @@ describe('electron-builder --linux dir (offline, stand-in Electron)', () => {
     expect(existsSync(shipped), shipped).toBe(true);
     expect(readFileSync(shipped, 'utf8')).toBe(readFileSync(RULE_SOURCE, 'utf8'));
     expect(statSync(shipped).mode & 0o444).toBe(0o444);
-    // Build resources themselves (icons, scripts, entitlements) stay out of the app.
-    expect(entries.filter((e) => e.startsWith('/resources'))).toEqual([]);
+    // Build resources themselves (icons, scripts, entitlements) stay out of the app; the manual is
+    // the one part of resources/ inside it (next test).
+    expect(entries.filter((e) => e.startsWith('/resources/') && !/^\/resources\/(manual|readme)(\/|$)/.test(e))).toEqual([]);
+  });
+
+  it('app.asar holds the manual (Help → Manual) with every page and picture of resources/manual, where the core looks for it', () => {
+    const pages = readdirSync(join(ROOT, 'resources/manual')).filter((f) => f.endsWith('.md'));
+    expect(pages.length).toBeGreaterThan(10);
+    for (const page of pages) {
+      expect(entries, page).toContain(`/resources/manual/${page}`);
+      // The same bytes: a manual packed from a stale copy would show old pages.
+      expect(extractFile(asarPath, `resources/manual/${page}`).toString('utf8'), page).toBe(readFileSync(join(ROOT, 'resources/manual', page), 'utf8'));
+      // Every picture a page shows is packed beside it.
+      for (const m of readFileSync(join(ROOT, 'resources/manual', page), 'utf8').matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)) {
+        expect(entries, `${page}: ${m[1]}`).toContain('/' + posix.join('resources/manual', m[1]!));
+      }
+    }
+    // findManualDir: two folders up from the main bundle, as from the CLI's entry.
+    expect(entries).toContain('/dist/electron/main.js');
+    expect(entries).toContain('/dist/cli/capture-desk.js');
   });
 });

@@ -129,11 +129,11 @@ describe('electron-builder.yml', () => {
     expect(config.extraMetadata).toBeUndefined();
 
     // A platform's `files` replaces the top-level list for the app's own files: each must keep
-    // the build output and package.json and drop source maps.
+    // the build output, package.json and the manual with its pictures, and drop source maps.
     for (const key of [null, 'linux', 'win', 'mac']) {
       const files = (key == null ? config.files : section(config, key).files) as unknown;
       if (files === undefined) continue;
-      expect(files, `${key ?? 'top-level'} files`).toEqual(expect.arrayContaining(['dist/**/*', '!dist/**/*.map', 'package.json']));
+      expect(files, `${key ?? 'top-level'} files`).toEqual(expect.arrayContaining(['dist/**/*', '!dist/**/*.map', 'package.json', 'resources/manual/*.md', 'resources/readme/*.png']));
     }
 
     const linux = section(config, 'linux');

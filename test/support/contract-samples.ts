@@ -10,6 +10,8 @@ import { encodeCbor, sensorDoc } from './ingestion-server/fixtures.js';
 export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'app.info': {},
   'app.diagnostics': {},
+  'manual.index': {},
+  'manual.page': { name: 'getting-started' },
   'settings.get': {},
   'settings.set': { deviceName: 'bench-01' },
   'serial.listPorts': {},

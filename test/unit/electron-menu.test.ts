@@ -13,6 +13,7 @@ function recordingActions() {
     openLogsFolder: () => calls.push('logs'),
     copyDiagnostics: () => calls.push('copy'),
     showShortcuts: () => calls.push('shortcuts'),
+    showManual: () => calls.push('manual'),
   };
   return { calls, actions };
 }
@@ -26,10 +27,12 @@ describe('application menu', () => {
     const { template } = buildMenu(fakeMenu, actions, 'linux');
     expect(template.map((m) => m.role)).toEqual(['fileMenu', 'editMenu', 'viewMenu', 'windowMenu', 'help']);
     const help = helpOf(template);
-    expect(help.filter((i) => i.label).map((i) => i.label)).toEqual(['Keyboard Shortcuts', 'Open Data Folder', 'Open Logs Folder', 'Copy Diagnostics']);
+    expect(help.filter((i) => i.label).map((i) => i.label)).toEqual(['Manual', 'Keyboard Shortcuts', 'Open Data Folder', 'Open Logs Folder', 'Copy Diagnostics']);
     expect(help.at(-1)).toEqual({ role: 'about' });
-    for (const label of ['Open Data Folder', 'Open Logs Folder', 'Copy Diagnostics', 'Keyboard Shortcuts']) click(help.find((i) => i.label === label));
-    expect(calls).toEqual(['data', 'logs', 'copy', 'shortcuts']);
+    // F1 opens the manual, as on every desktop; the renderer answers F1 as well (the browser shell).
+    expect(help.find((i) => i.label === 'Manual')?.accelerator).toBe('F1');
+    for (const label of ['Open Data Folder', 'Open Logs Folder', 'Copy Diagnostics', 'Keyboard Shortcuts', 'Manual']) click(help.find((i) => i.label === label));
+    expect(calls).toEqual(['data', 'logs', 'copy', 'shortcuts', 'manual']);
   });
 
   it('puts the app menu first on macOS and leaves About to it', () => {
@@ -67,10 +70,11 @@ describe('Help actions', () => {
     actions.openLogsFolder();
     actions.copyDiagnostics();
     actions.showShortcuts();
+    actions.showManual();
     await settle();
     expect(opened).toEqual(['/data', '/data/logs']);
     expect(copied).toEqual(['Capture Desk diagnostics\nShell electron\n']);
-    expect(shown).toEqual([{ panel: 'shortcuts' }, { panel: 'diagnostics' }]);
+    expect(shown).toEqual([{ panel: 'shortcuts' }, { panel: 'manual' }, { panel: 'diagnostics' }]);
   });
 
   it('logs a folder the system could not open and diagnostics that failed, copying nothing', async () => {

@@ -15,6 +15,7 @@ import { appMethods } from './app-methods.js';
 import { captureMethods } from './capture-methods.js';
 import { classifyMethods } from './classify-methods.js';
 import { events } from './events.js';
+import { manualMethods } from './manual-methods.js';
 import { modelMethods } from './model-methods.js';
 import { remoteMethods } from './remote-methods.js';
 import { reviewMethods } from './review-methods.js';
@@ -25,6 +26,7 @@ export * from './app-schema.js';
 export * from './capture-schema.js';
 export * from './classify-schema.js';
 export * from './diagnostics-schema.js';
+export * from './manual-schema.js';
 export * from './model-schema.js';
 export * from './remote-schema.js';
 export * from './review-schema.js';
@@ -42,6 +44,7 @@ export const methods = {
   ...reviewMethods,
   ...classifyMethods,
   ...modelMethods,
+  ...manualMethods,
 } as const;
 
 // ---------- derived types (the renderer imports only these) ----------

@@ -40,6 +40,6 @@ export const events = {
   /** A live model started, stopped, failed, caught a sample, or its counts moved (at most ~4 a second). */
   'model.live': LiveModelStatus,
   'models.changed': z.array(ModelEntry),
-  /** Sent by the desktop app's Help menu (not by the core): show the keyboard shortcuts or the diagnostics. */
-  'app.showHelp': z.object({ panel: z.enum(['shortcuts', 'diagnostics']) }),
+  /** Sent by the desktop app's Help menu (not by the core): show the keyboard shortcuts, the diagnostics or the manual. */
+  'app.showHelp': z.object({ panel: z.enum(['shortcuts', 'diagnostics', 'manual']) }),
 } as const;

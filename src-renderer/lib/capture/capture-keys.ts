@@ -65,6 +65,7 @@ export const SHORTCUTS: ReadonlyArray<{ group: string; keys: ReadonlyArray<{ key
     keys: [
       { keys: 'Alt+1 / Alt+2 / Alt+3', what: 'Live / Samples / Settings tab' },
       { keys: '?', what: 'This list of shortcuts' },
+      { keys: 'F1', what: 'The manual' },
       { keys: 'Esc', what: 'Close a dialog' },
     ],
   },
