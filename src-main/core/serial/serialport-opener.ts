@@ -4,7 +4,7 @@ import { CoreError } from '../errors.js';
 import type { ByteLink, SerialOpener } from './byte-link.js';
 import { normalizePortPath, portKey } from './port-names.js';
 
-const UDEV_HINT = 'or install the udev rule in resources/linux/99-capture-desk.rules (see the README)';
+const UDEV_HINT = 'or install the udev rule in resources/linux/99-capture-desk.rules (see the manual page "Serial permissions on Linux")';
 
 /** Opens ports with node-serialport and turns its errors into ones a lab user can act on. */
 export const serialportOpener: SerialOpener = {
