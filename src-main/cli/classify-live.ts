@@ -158,7 +158,7 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
         failure = `Classifying stopped: ${why}`;
         finish();
       },
-      rows: keeper ? (values, rows) => keeper.rows(values, rows) : undefined,
+      rows: keeper ? (values, rows, at) => keeper.rows(values, rows, at) : undefined,
     });
     for (const note of live.fit.notes) process.stderr.write(note + '\n');
     process.stderr.write(`Classifying ${source.name} with "${session.entry.name}": windows of ${d.windowMs} ms every ${live.fit.strideMs} ms${seconds ? ` for ${seconds} s` : ' until Ctrl+C'}.\n`);
@@ -218,7 +218,8 @@ async function openBoard(path: string, baudRate: number, frequencyHz: number | n
     axisNames: info.axes.map((a) => a.name),
     rateHz,
     audio: false,
-    subscribe: (onRows, onEnd) => hub.tap(sourceId, (values, rows) => onRows(values, rows), onEnd),
+    // `at` puts the model's rows on the stream's axis: they begin after the rate settled, not at its first reading.
+    subscribe: (onRows, onEnd) => hub.tap(sourceId, (values, rows, _info, _timing, at) => onRows(values, rows, at), onEnd),
   };
 }
 

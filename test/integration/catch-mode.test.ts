@@ -13,7 +13,7 @@ import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { rowOf } from '../support/boards/level-board-values.mjs';
 import { runCli } from '../support/cli.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
-import { lastRowOf, levelBoard, startClassifyLive, type BoardReport, type LevelBoard } from '../support/live-cli.js';
+import { lastRowOf, levelBoard, startClassifyLive, streamAxis, type BoardReport, type LevelBoard } from '../support/live-cli.js';
 import { PRESETS, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
 import { useModelSpawner } from '../support/models/worker.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -75,8 +75,10 @@ async function expectBoardRows(file: string, board: LevelBoard, report: BoardRep
 describe('classify live --catch (the built CLI)', () => {
   it('saves where the board made the model disagree as a sample labelled with what was happening, its rows the board\'s', async () => {
     const data = await dataWith('gesture', GESTURE);
-    const board = await levelBoard(cleanups, { level: LOW });
+    // The board starts when the port is opened: its row 0 is the stream's first reading.
+    const board = await levelBoard(cleanups, { level: LOW, startOnOpen: true });
     const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--catch', 'idle', '--margin-ms', String(MARGIN), '--data-dir', data]);
+    await board.startWhenOpened();
     const labels = () => run.verdicts().map((v) => v.label as string);
     await run.until('4 idle windows', () => labels().filter((l) => l === 'idle').length >= 4);
     await board.setLevel(HIGH);
@@ -102,8 +104,10 @@ describe('classify live --catch (the built CLI)', () => {
     expect(c.end_ms).toBeCloseTo(span!.end, 2);
     // ... which lie where the test made the model disagree, within one stride: the first missed
     // window is the first whose last 37 rows or more were high, the last missed one the last whose first 37 were.
-    const firstStreamRow = verdicts[0]!.last - 124;
-    const msPerRow = verdicts[0]!.t / 125;
+    // t_ms and start_ms/end_ms count from the stream's first reading (the board's first row), not the model's start.
+    const { firstStreamRow, msPerRow } = streamAxis(verdicts);
+    expect(firstStreamRow).toBeGreaterThanOrEqual(0);
+    expect(firstStreamRow).toBeLessThanOrEqual(2);
     const misses = verdicts.filter((v) => !(v.label === 'idle' && v.confidence >= THRESHOLD));
     expect(misses[0]!.last - (up + MISS_ROWS - 1)).toBeGreaterThanOrEqual(0);
     expect(misses[0]!.last - (up + MISS_ROWS - 1)).toBeLessThan(32);
