@@ -143,7 +143,7 @@ export class ModelService {
     let live: LiveModel;
     const status: LiveModelStatus = {
       sourceId: req.sourceId, model: entry.name, modelHash: entry.hash, state: 'running', labels: entry.description.labels,
-      windowMs: entry.description.windowMs, strideMs: 0, threshold, notes: [], windows: 0, skipped: 0, catching: null, error: null,
+      windowMs: entry.description.windowMs, strideMs: 0, threshold, rateHz: rows.rateHz, notes: [], windows: 0, skipped: 0, catching: null, error: null,
     };
     const run = { status, keeper: null, pending: [], verdictTimer: null, statusTimer: null, lastFlush: 0 } as unknown as Running;
     const c = req.catch;
