@@ -45,8 +45,8 @@ export class CatchKeeper {
     if (this.#first === null) this.#first = this.#total = at ?? 0;
     const a = this.#axes;
     for (let r = 0; r < rows; r++) {
-      const at = ((this.#total + r) % this.#capacity) * a;
-      for (let k = 0; k < a; k++) this.#ring[at + k] = values[r * a + k]!;
+      const slot = ((this.#total + r) % this.#capacity) * a;
+      for (let k = 0; k < a; k++) this.#ring[slot + k] = values[r * a + k]!;
     }
     this.#total += rows;
   }
