@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LiveModelStatus, ModelVerdict, ModelVerdictBatch } from '../../src-main/core/contract/model-schema.js';
-import type { Sample } from '../../src-main/core/contract/contract.js';
+import type { Sample, StreamBatch } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
@@ -243,5 +243,18 @@ describe('catch mode in the app (ModelService through createCore)', () => {
     expect(msOf(down - MISS_ROWS) + 2000 - (caught.end_ms - MARGIN)).toBeGreaterThanOrEqual(-slack);
     expect(msOf(down - MISS_ROWS) + 2000 - (caught.end_ms - MARGIN)).toBeLessThan(20 + 17);
     await expectBoardRows(isAbsolute(s.file) ? s.file : join(dataDir, s.file), board, report, { firstStreamRow, msPerRow, startMs: caught.start_ms, endMs: caught.end_ms });
+
+    // The live view's rows and the verdicts count the same rows, though the model started a second
+    // or more after the stream (its rate settled first): a window ends, at the status's rate, just
+    // past its last board row's index among the batches (how the strip lines up under the plot).
+    const streamIndex = new Map<number, number>(); // board row → its index on the stream
+    for (const [e, p] of events) {
+      const b = p as StreamBatch;
+      if (e !== 'stream.batch' || b.sourceId !== sourceId) continue;
+      for (let r = 0; r < b.values.length / b.axisCount; r++) streamIndex.set(rowOf(b.values[r * b.axisCount + 1]!), b.firstIndex + r);
+    }
+    const placed = all.filter((v) => streamIndex.has(lastRow(v)));
+    expect(placed.length).toBeGreaterThan(all.length / 2);
+    for (const v of placed) expect((v.endMs * running.rateHz) / 1000, `window ${v.index}`).toBeCloseTo(streamIndex.get(lastRow(v))! + 1, 2);
   }, 120_000);
 });
