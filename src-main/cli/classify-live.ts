@@ -39,7 +39,9 @@ export const CLASSIFY_LIVE_USAGE = `Usage: capture-desk classify live --model NA
   --data-dir DIR      data directory (default: ${defaultDataDir()})
   --json              one JSON line per window:
                         {"t_ms","label","confidence","scores":{label:value},"anomaly","classify_ms"}
-                      (t_ms = the window's end on the stream's time axis, from the first reading),
+                      (t_ms = the window's end on the stream's time axis: readings since the
+                      first × the interval, the ones before the model started included; catch
+                      mode's start_ms/end_ms are on the same axis),
                       then {"summary":true,"windows","by_label","skipped","classify_ms_p50","classify_ms_p95"}
 
   Catch mode, keeping what the model gets wrong:
