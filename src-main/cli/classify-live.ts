@@ -46,7 +46,9 @@ export const CLASSIFY_LIVE_USAGE = `Usage: capture-desk classify live --model NA
   --data-dir DIR      data directory (default: ${defaultDataDir()})
   --json              one JSON line per window:
                         {"t_ms","label","confidence","scores":{label:value},"anomaly","classify_ms"}
-                      (t_ms = the window's end on the stream's time axis, from the first reading),
+                      (t_ms = the window's end on the stream's time axis: readings since the
+                      first × the interval, the ones before the model started included; catch
+                      mode's start_ms/end_ms are on the same axis),
                       then {"summary":true,"windows","by_label","skipped","classify_ms_p50","classify_ms_p95"}
 
   Catch mode, keeping what the model gets wrong:
@@ -166,7 +168,7 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
         failure = `Classifying stopped: ${why}`;
         finish();
       },
-      rows: keeper ? (values, rows) => keeper.rows(values, rows) : undefined,
+      rows: keeper ? (values, rows, at) => keeper.rows(values, rows, at) : undefined,
     });
     for (const note of live.fit.notes) process.stderr.write(note + '\n');
     process.stderr.write(`Classifying ${source.name} with "${session.entry.name}": windows of ${d.windowMs} ms every ${live.fit.strideMs} ms${seconds ? ` for ${seconds} s` : ' until Ctrl+C'}.\n`);
@@ -246,7 +248,8 @@ async function openBoard(path: string, baudRate: number, frequencyHz: number | n
     axisNames: info.axes.map((a) => a.name),
     rateHz,
     audio: false,
-    subscribe: (onRows, onEnd) => hub.tap(sourceId, (values, rows) => onRows(values, rows), onEnd),
+    // `at` puts the model's rows on the stream's axis: they begin after the rate settled, not at its first reading.
+    subscribe: (onRows, onEnd) => hub.tap(sourceId, (values, rows, _info, _timing, at) => onRows(values, rows, at), onEnd),
   };
 }
 

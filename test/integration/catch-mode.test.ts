@@ -6,14 +6,14 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LiveModelStatus, ModelVerdict, ModelVerdictBatch } from '../../src-main/core/contract/model-schema.js';
-import type { Sample } from '../../src-main/core/contract/contract.js';
+import type { Sample, StreamBatch } from '../../src-main/core/contract/contract.js';
 import { decodeAcquisition } from '../../src-main/core/samples/formats/acquisition.js';
 import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.mjs';
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { rowOf } from '../support/boards/level-board-values.mjs';
 import { runCli } from '../support/cli.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
-import { lastRowOf, levelBoard, startClassifyLive, type BoardReport, type LevelBoard } from '../support/live-cli.js';
+import { lastRowOf, levelBoard, startClassifyLive, streamAxis, type BoardReport, type LevelBoard } from '../support/live-cli.js';
 import { PRESETS, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
 import { useModelSpawner } from '../support/models/worker.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -75,8 +75,10 @@ async function expectBoardRows(file: string, board: LevelBoard, report: BoardRep
 describe('classify live --catch (the built CLI)', () => {
   it('saves where the board made the model disagree as a sample labelled with what was happening, its rows the board\'s', async () => {
     const data = await dataWith('gesture', GESTURE);
-    const board = await levelBoard(cleanups, { level: LOW });
+    // The board starts when the port is opened: its row 0 is the stream's first reading.
+    const board = await levelBoard(cleanups, { level: LOW, startOnOpen: true });
     const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--catch', 'idle', '--margin-ms', String(MARGIN), '--data-dir', data]);
+    await board.startWhenOpened();
     const labels = () => run.verdicts().map((v) => v.label as string);
     await run.until('4 idle windows', () => labels().filter((l) => l === 'idle').length >= 4);
     await board.setLevel(HIGH);
@@ -102,8 +104,10 @@ describe('classify live --catch (the built CLI)', () => {
     expect(c.end_ms).toBeCloseTo(span!.end, 2);
     // ... which lie where the test made the model disagree, within one stride: the first missed
     // window is the first whose last 37 rows or more were high, the last missed one the last whose first 37 were.
-    const firstStreamRow = verdicts[0]!.last - 124;
-    const msPerRow = verdicts[0]!.t / 125;
+    // t_ms and start_ms/end_ms count from the stream's first reading (the board's first row), not the model's start.
+    const { firstStreamRow, msPerRow } = streamAxis(verdicts);
+    expect(firstStreamRow).toBeGreaterThanOrEqual(0);
+    expect(firstStreamRow).toBeLessThanOrEqual(2);
     const misses = verdicts.filter((v) => !(v.label === 'idle' && v.confidence >= THRESHOLD));
     expect(misses[0]!.last - (up + MISS_ROWS - 1)).toBeGreaterThanOrEqual(0);
     expect(misses[0]!.last - (up + MISS_ROWS - 1)).toBeLessThan(32);
@@ -239,5 +243,18 @@ describe('catch mode in the app (ModelService through createCore)', () => {
     expect(msOf(down - MISS_ROWS) + 2000 - (caught.end_ms - MARGIN)).toBeGreaterThanOrEqual(-slack);
     expect(msOf(down - MISS_ROWS) + 2000 - (caught.end_ms - MARGIN)).toBeLessThan(20 + 17);
     await expectBoardRows(isAbsolute(s.file) ? s.file : join(dataDir, s.file), board, report, { firstStreamRow, msPerRow, startMs: caught.start_ms, endMs: caught.end_ms });
+
+    // The live view's rows and the verdicts count the same rows, though the model started a second
+    // or more after the stream (its rate settled first): a window ends, at the status's rate, just
+    // past its last board row's index among the batches (how the strip lines up under the plot).
+    const streamIndex = new Map<number, number>(); // board row → its index on the stream
+    for (const [e, p] of events) {
+      const b = p as StreamBatch;
+      if (e !== 'stream.batch' || b.sourceId !== sourceId) continue;
+      for (let r = 0; r < b.values.length / b.axisCount; r++) streamIndex.set(rowOf(b.values[r * b.axisCount + 1]!), b.firstIndex + r);
+    }
+    const placed = all.filter((v) => streamIndex.has(lastRow(v)));
+    expect(placed.length).toBeGreaterThan(all.length / 2);
+    for (const v of placed) expect((v.endMs * running.rateHz) / 1000, `window ${v.index}`).toBeCloseTo(streamIndex.get(lastRow(v))! + 1, 2);
   }, 120_000);
 });

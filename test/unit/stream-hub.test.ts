@@ -88,6 +88,31 @@ describe('StreamHub with a source that pushes rows while it starts', () => {
     clock.advance(20);
     expect(Array.from(batches[0]!.values)).toEqual([0, -0, 1, -1, 2, -2]);
   });
+
+  it('tells every tap where its rows lie on the stream (rows since the first reading, those before start() returned included), and batches count the same rows', async () => {
+    const { hub, batches, clock } = setup();
+    let sink!: Parameters<Parameters<StreamHub['register']>[1]>[2];
+    const info = (axes: number) => ({ sourceId: 'fake:x', axes: Array.from({ length: axes }, (_, i) => ({ name: `a${i}`, units: '' })), rateHz: 10, simulated: false });
+    hub.register('fake:', async (_id, _o, s) => {
+      sink = s;
+      s.rows(new Float64Array(4), 2); // while it detects its columns
+      return { info: info(2), stop() {} };
+    });
+    await hub.start('fake:x');
+    const early: number[] = [];
+    hub.tap('fake:x', (_v, _n, _i, _t, at) => early.push(at));
+    sink.rows(new Float64Array(6), 3);
+    // A tap added later (a model started once the rate settled) starts at the stream's row 5, not 0.
+    const late: Array<[number, number]> = [];
+    hub.tap('fake:x', (_v, n, _i, _t, at) => late.push([at, n]));
+    sink.rows(new Float64Array(2), 1);
+    sink.info(info(3)); // the columns changed: batches go on counting the stream's rows
+    sink.rows(new Float64Array(3), 1);
+    clock.advance(20);
+    expect(early).toEqual([2, 5, 6]);
+    expect(late).toEqual([[5, 1], [6, 1]]);
+    expect(batches.map((b) => [b.firstIndex, b.values.length / b.axisCount])).toEqual([[6, 1]]);
+  });
 });
 
 describe('StreamHub: stopping a source that is still starting', () => {

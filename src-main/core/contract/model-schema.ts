@@ -135,6 +135,11 @@ export const LiveModelStatus = z.object({
   windowMs: z.number(),
   strideMs: z.number(),
   threshold: z.number(),
+  /**
+   * The source's rate the verdicts' times count rows at: a verdict's endMs × rateHz / 1000 is its
+   * row index on the stream (a batch's firstIndex counts the same rows), however long ago it started.
+   */
+  rateHz: z.number().positive(),
   /** Said once when it started: axes mapped in order, resampled, continuous mode. */
   notes: z.array(z.string()),
   windows: z.number().int().nonnegative(),

@@ -16,6 +16,8 @@ export class CatchKeeper {
   readonly #ring: Float64Array;
   readonly #capacity: number;
   readonly #axes: number;
+  /** Rows on the stream's axis: the first row kept (null until rows came) and the index just past the last. */
+  #first: number | null = null;
   #total = 0;
   #saving: Promise<void> = Promise.resolve();
   readonly saved: Sample[] = [];
@@ -38,11 +40,13 @@ export class CatchKeeper {
 
   readonly #rateHz: number;
 
-  rows(values: ArrayLike<number>, rows: number): void {
+  /** `at`: the stream's row index of the first of these rows (spans are on the stream's axis); default: right after the last. */
+  rows(values: ArrayLike<number>, rows: number, at?: number): void {
+    if (this.#first === null) this.#first = this.#total = at ?? 0;
     const a = this.#axes;
     for (let r = 0; r < rows; r++) {
-      const at = ((this.#total + r) % this.#capacity) * a;
-      for (let k = 0; k < a; k++) this.#ring[at + k] = values[r * a + k]!;
+      const slot = ((this.#total + r) % this.#capacity) * a;
+      for (let k = 0; k < a; k++) this.#ring[slot + k] = values[r * a + k]!;
     }
     this.#total += rows;
   }
@@ -62,9 +66,16 @@ export class CatchKeeper {
   }
 
   #keep(span: CaughtSpan): void {
-    const first = Math.max(0, Math.round((span.startMs / 1000) * this.#rateHz));
+    const kept = this.#first ?? 0;
+    let first = Math.round((span.startMs / 1000) * this.#rateHz);
+    if (first < kept) {
+      // A margin reaching back before the model's first row (it started after the stream): the
+      // sample starts where the rows do, and its start_ms says so, so the two agree.
+      first = kept;
+      span = { ...span, startMs: Math.round((kept / this.#rateHz) * 1e6) / 1e3 };
+    }
     const end = Math.min(this.#total, Math.round((span.endMs / 1000) * this.#rateHz));
-    const oldest = Math.max(0, this.#total - this.#capacity);
+    const oldest = Math.max(kept, this.#total - this.#capacity);
     const from = Math.max(first, oldest);
     this.rowsGone += from - first;
     // Only a model lagging far behind the stream gets here: the sample is what is left, and says so.

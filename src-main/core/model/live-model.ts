@@ -12,7 +12,12 @@ export interface LiveRows {
   rateHz: number;
   /** true: one channel of int16-scale samples (a microphone). */
   audio: boolean;
-  subscribe(onRows: (values: ArrayLike<number>, rows: number) => void, onEnd: (err: unknown) => void): () => void;
+  /**
+   * `at`: the stream's row index of the first of these rows, counted from the source's first
+   * reading (StreamHub's RowTap); a source that does not count its rows leaves it out, and its
+   * times then count from the first row the model was given.
+   */
+  subscribe(onRows: (values: ArrayLike<number>, rows: number, at?: number) => void, onEnd: (err: unknown) => void): () => void;
 }
 
 /** Carried with each window to the worker and back. */
@@ -112,8 +117,8 @@ export interface LiveModelEvents {
   failed?(reason: string): void;
   /** The source ended (unplugged, failed). */
   ended?(err: unknown): void;
-  /** Every source row, after it was cut into windows (catch mode keeps them). */
-  rows?(values: ArrayLike<number>, rows: number): void;
+  /** Every source row, after it was cut into windows (catch mode keeps them); `at` as in LiveRows.subscribe, always given. */
+  rows?(values: ArrayLike<number>, rows: number, at: number): void;
 }
 
 /**
@@ -127,6 +132,13 @@ export class LiveModel {
   readonly #windower: Windower;
   readonly #untap: () => void;
   readonly windowMs: number;
+  /**
+   * The stream's row index of the first row the model got (null until it came) and the rows since.
+   * A model starts after its source (a measured rate is waited for, the view ran for minutes):
+   * verdicts count from the stream's first reading, not from the model's start.
+   */
+  #firstRow: number | null = null;
+  #rowsSeen = 0;
   #stopped = false;
   windows = 0;
   errors = 0;
@@ -167,20 +179,25 @@ export class LiveModel {
       failed: (reason) => events.failed?.(reason),
     });
     this.#untap = source.subscribe(
-      (values, rows) => this.#rows(values, rows),
+      (values, rows, at) => this.#rows(values, rows, at),
       (err) => events.ended?.(err),
     );
   }
 
-  #rows(values: ArrayLike<number>, rows: number): void {
+  #rows(values: ArrayLike<number>, rows: number, at?: number): void {
     if (this.#stopped) return;
+    this.#firstRow ??= at ?? 0;
     const now = performance.now();
+    // The windower counts from the model's first row; the rows before it are on the stream's axis too.
+    const sinceMs = (this.#firstRow / this.source.rateHz) * 1000;
     for (const w of this.#windower.push(values, rows)) {
+      const endMs = sinceMs + w.endMs;
       // A verdict speaks for the model's whole window (continuous mode too: the module holds it);
       // slices before a whole window has gone by would start before the stream: said from 0.
-      this.session.offer(w.values, { index: w.index, startMs: Math.max(0, w.endMs - this.windowMs), endMs: w.endMs, handedAt: now });
+      this.session.offer(w.values, { index: w.index, startMs: Math.max(0, endMs - this.windowMs), endMs, handedAt: now });
     }
-    this.events.rows?.(values, rows);
+    this.events.rows?.(values, rows, this.#firstRow + this.#rowsSeen);
+    this.#rowsSeen += rows;
   }
 
   get skipped(): number {

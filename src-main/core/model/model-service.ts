@@ -143,7 +143,7 @@ export class ModelService {
     let live: LiveModel;
     const status: LiveModelStatus = {
       sourceId: req.sourceId, model: entry.name, modelHash: entry.hash, state: 'running', labels: entry.description.labels,
-      windowMs: entry.description.windowMs, strideMs: 0, threshold, notes: [], windows: 0, skipped: 0, catching: null, error: null,
+      windowMs: entry.description.windowMs, strideMs: 0, threshold, rateHz: rows.rateHz, notes: [], windows: 0, skipped: 0, catching: null, error: null,
     };
     const run = { status, keeper: null, pending: [], verdictTimer: null, statusTimer: null, lastFlush: 0 } as unknown as Running;
     const c = req.catch;
@@ -192,7 +192,7 @@ export class ModelService {
         },
         failed: (reason) => void this.#end(req.sourceId, run, reason),
         ended: (err) => void this.#end(req.sourceId, run, `The source stopped: ${err instanceof Error ? err.message : String(err)}`),
-        rows: run.keeper ? (values, n) => run.keeper!.rows(values, n) : undefined,
+        rows: run.keeper ? (values, n, at) => run.keeper!.rows(values, n, at) : undefined,
       });
     } catch (err) {
       await session.close();
@@ -287,7 +287,8 @@ export class ModelService {
     return {
       name: sourceId.replace(/^serial:/, ''), axisNames: info.axes.map((a) => a.name), rateHz: info.rateHz, audio: false,
       sensors: info.axes.map((a) => ({ name: a.name, units: a.units })),
-      subscribe: (onRows, onEnd) => this.d.hub.tap(sourceId, (values, n) => onRows(values, n), onEnd),
+      // `at`: verdicts on the stream's axis, where the live view's rows are, however long it ran before the model.
+      subscribe: (onRows, onEnd) => this.d.hub.tap(sourceId, (values, n, _info, _timing, at) => onRows(values, n, at), onEnd),
     };
   }
 

@@ -39,7 +39,7 @@ export interface CutWindow {
   index: number;
   /** Exclusive end, in source rows counted from the first row pushed, of the source row that completed this window. */
   endRow: number;
-  /** The window's end on the stream's time axis, ms from the first row. */
+  /** The window's end, ms from the first row pushed (LiveModel adds the stream's rows before that). */
   endMs: number;
 }
 

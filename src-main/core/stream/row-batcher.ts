@@ -5,10 +5,12 @@
 export class RowBatcher {
   #buf: Float32Array<ArrayBuffer>;
   #rows = 0;
-  #first = 0;
+  #first: number;
 
-  constructor(readonly axisCount: number, initialRows = 256) {
+  /** `firstIndex`: the row index of the first row pushed (a batcher replacing another goes on counting). */
+  constructor(readonly axisCount: number, initialRows = 256, firstIndex = 0) {
     this.#buf = new Float32Array(initialRows * axisCount);
+    this.#first = firstIndex;
   }
 
   push(values: ArrayLike<number>, rows: number): void {

@@ -69,13 +69,20 @@ export interface RunningSource {
 /** `signal` aborts a start in progress (the user stopped it, e.g. to switch the port's mode). */
 export type SourceFactory = (sourceId: string, opts: { rateHz?: number | undefined; signal: AbortSignal }, sink: StreamSink) => Promise<RunningSource>;
 
-export type RowTap = (values: ArrayLike<number>, rows: number, info: StreamInfo, timing: RowTiming | undefined) => void;
+/**
+ * `at`: the stream's row index of the first of these rows, counted from the source's first reading
+ * (rows read while it started included), so a tap added late still knows where its rows lie on the
+ * stream's time axis (row index × interval).
+ */
+export type RowTap = (values: ArrayLike<number>, rows: number, info: StreamInfo, timing: RowTiming | undefined, at: number) => void;
 export type InterruptTap = (error: unknown) => void;
 
 interface Running {
   source: RunningSource;
   info: StreamInfo;
   batcher: RowBatcher;
+  /** Rows handed out since the source's first reading: the next row's index on the stream's axis. */
+  rows: number;
   seq: number;
   taps: Set<RowTap>;
   interruptTaps: Set<InterruptTap>;
@@ -153,7 +160,8 @@ export class StreamHub {
     const sink: StreamSink = {
       info: (info) => {
         if (!run) return;
-        if (info.axes.length !== run.info.axes.length) run.batcher = new RowBatcher(info.axes.length);
+        // The new batcher goes on counting where the stream is, so a batch's firstIndex stays its row index.
+        if (info.axes.length !== run.info.axes.length) run.batcher = new RowBatcher(info.axes.length, 256, run.rows);
         run.info = info;
         this.bus.emit('stream.info', info);
       },
@@ -165,7 +173,9 @@ export class StreamHub {
           return void early.push(() => sink.rows(copy, rows, timing));
         }
         if (run.source.uiRows !== false) run.batcher.push(values, rows);
-        for (const tap of run.taps) tap(values, rows, run.info, timing);
+        const at = run.rows;
+        run.rows += rows;
+        for (const tap of run.taps) tap(values, rows, run.info, timing, at);
       },
       stats: (stats) => this.bus.emit('stream.stats', { sourceId, ...stats }),
       interrupted: (error) => {
@@ -192,7 +202,7 @@ export class StreamHub {
       await source.stop();
       throw new CoreError('Busy', `Starting ${sourceId} was cancelled.`);
     }
-    run = { source, info: source.info, batcher: new RowBatcher(source.info.axes.length), seq: 0, taps: new Set(), interruptTaps: new Set(), cancelTick: () => {} };
+    run = { source, info: source.info, batcher: new RowBatcher(source.info.axes.length), rows: 0, seq: 0, taps: new Set(), interruptTaps: new Set(), cancelTick: () => {} };
     const r = run;
     r.cancelTick = this.clock.every(TICK_MS, () => this.#flush(sourceId, r));
     this.#running.set(sourceId, r);

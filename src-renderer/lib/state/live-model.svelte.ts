@@ -6,7 +6,8 @@ import { announceText, isUncertain, meanScores, smoothed, type LiveWindow } from
 /** The live view's counters the strip lines verdicts up with (the LiveStream). */
 export interface LiveClock {
   readonly rowsReceived: number;
-  readonly info: { rateHz: number } | null;
+  /** The stream's row index past the newest row received (null before the first batch). */
+  readonly streamRows: number | null;
 }
 
 /** Runs work on the next frame (requestAnimationFrame); tests pass their own. */
@@ -25,7 +26,7 @@ export const DEFAULT_THRESHOLD = 0.6;
 /** The next animation frame (typed here: tests run this file under Node, without the DOM's types). */
 const g = globalThis as { requestAnimationFrame?: (cb: () => void) => number };
 const frame: Schedule = (run) => void (g.requestAnimationFrame ? g.requestAnimationFrame(run) : setTimeout(run, 16));
-const noClock: LiveClock = { rowsReceived: 0, info: null };
+const noClock: LiveClock = { rowsReceived: 0, streamRows: null };
 
 /**
  * The project's model on the live view's source: the choices (model, stride, threshold, smoothing),
@@ -75,8 +76,6 @@ export class LiveModelState {
   #pending: ModelVerdict[] = [];
   #scheduled = false;
   #announced: string | null | undefined = undefined;
-  #anchor: number | null = null;
-  #lastRows = 0;
   #clock: LiveClock = noClock;
   readonly #others = new Map<string, LiveModelStatus>();
 
@@ -132,8 +131,6 @@ export class LiveModelState {
       });
       if (this.sourceId !== sourceId) return false;
       this.#resetWindows();
-      this.#anchor = this.#clock.rowsReceived;
-      this.#lastRows = this.#clock.rowsReceived;
       this.status = s;
       this.notes = s.notes;
       return true;
@@ -180,17 +177,21 @@ export class LiveModelState {
     this.#rejudge();
   }
 
-  /** Where a stream time (ms from the first row the model saw) falls in the live view's row count; null until known. */
+  /**
+   * Where a stream time (ms from the stream's first reading, rows at the model's rate) falls in the
+   * live view's row count; null until known. Exact whenever the model started and whenever this
+   * view began to follow the stream: both count the same rows (the core's row index).
+   */
   rowOf(ms: number): number | null {
-    const rate = this.#clock.info?.rateHz;
-    return this.#anchor === null || !rate ? null : this.#anchor + (ms * rate) / 1000;
+    const rate = this.status?.rateHz;
+    const { rowsReceived, streamRows } = this.#clock;
+    return !rate || streamRows === null ? null : rowsReceived - streamRows + (ms * rate) / 1000;
   }
 
   /** A batch of verdicts arrived: queued for the next frame, never drawn per verdict. */
   push(verdicts: readonly ModelVerdict[]): void {
     const last = verdicts.at(-1);
     if (!last) return;
-    this.#align(last.endMs);
     this.lastEndMs = last.endMs;
     this.lastArrival = this.now();
     this.#pending.push(...verdicts);
@@ -242,21 +243,6 @@ export class LiveModelState {
     this.#show(list);
   }
 
-  /**
-   * The stream's time axis against the live view's rows: the row count when the start was answered,
-   * or (a model found running) the lowest "rows now − the newest window's end" seen, since a verdict
-   * can only come after its rows. A live view that started over (rows counted from 0) looks again.
-   */
-  #align(endMs: number): void {
-    const rate = this.#clock.info?.rateHz;
-    const rows = this.#clock.rowsReceived;
-    if (rows < this.#lastRows) this.#anchor = null;
-    this.#lastRows = rows;
-    if (!rate) return;
-    const estimate = rows - (endMs * rate) / 1000;
-    this.#anchor = this.#anchor === null ? estimate : Math.min(this.#anchor, estimate);
-  }
-
   #status(s: LiveModelStatus): void {
     if (s.sourceId !== this.sourceId) {
       if (s.state === 'running') this.#others.set(s.sourceId, s);
@@ -284,7 +270,6 @@ export class LiveModelState {
     this.current = null;
     this.bars = [];
     this.#announced = undefined;
-    this.#anchor = null;
     this.lastEndMs = null;
     this.version++;
   }

@@ -11,6 +11,12 @@ const WINDOW_SECONDS = 10;
 export class LiveStream {
   info = $state.raw<StreamInfo | null>(null);
   rowsReceived = $state(0);
+  /**
+   * The stream's row index just past the newest row received (a batch's firstIndex + its rows;
+   * null before the first batch). It runs ahead of rowsReceived by the rows the stream had before
+   * this view followed it and the batches it missed; verdicts are timed on it.
+   */
+  streamRows: number | null = null;
   batchesReceived = $state(0);
   /** Batches the core skipped because this client fell behind (from seq gaps). */
   batchesMissed = $state(0);
@@ -30,6 +36,7 @@ export class LiveStream {
     this.info = info;
     this.series = new RingSeries(info.axes.length, Math.max(2, info.rateHz * WINDOW_SECONDS));
     this.rowsReceived = 0;
+    this.streamRows = null;
     this.batchesReceived = 0;
     this.batchesMissed = 0;
     this.#lastSeq = -1;
@@ -78,6 +85,7 @@ export class LiveStream {
     this.#lastSeq = b.seq;
     this.series.append(b.values);
     this.rowsReceived += b.values.length / b.axisCount;
+    this.streamRows = b.firstIndex + b.values.length / b.axisCount;
     this.batchesReceived += 1;
   }
 }

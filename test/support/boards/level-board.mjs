@@ -5,19 +5,22 @@
 //
 //   node level-board.mjs --port PATH [--rate 62.5] [--axes 3] [--burst-ms 10]
 //        [--level 0.5] [--schedule '[[ms, level], …]' | --schedule-file F] [--level-file F]
+//        [--start-file F]
 //
 // --schedule: the level from each board time on (ms since the board's first row; rows are due at
 //   i × 1000/rate ms, so a change lands on a known row). --schedule-file: the same JSON in a file.
 // --level-file: a file holding one number, read before every burst: the test changes the level
 //   while the board runs (the change lands on the first row of the next burst).
+// --start-file: prints nothing until the file exists, and its row 0 is due then: a board that
+//   starts when its port is opened (an Arduino resets then), so its first row is the host's first.
 // On exit (SIGTERM, or the host end gone) it prints one JSON line to stdout: {"rows" written,
 // "changes": [[first row, level], …]}, the board's own timeline of level changes in rows.
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { boardArgs } from './board-args.mjs';
 import { exitWithReport } from './board-exit.mjs';
 import { levelRow } from './level-board-values.mjs';
 
-const o = boardArgs({ rate: '62.5', axes: '3', level: '0.5', schedule: undefined, 'schedule-file': undefined, 'level-file': undefined, 'burst-ms': '10' });
+const o = boardArgs({ rate: '62.5', axes: '3', level: '0.5', schedule: undefined, 'schedule-file': undefined, 'level-file': undefined, 'start-file': undefined, 'burst-ms': '10' });
 const rate = Number(o.rate);
 const axes = Number(o.axes);
 const schedule = o['schedule-file'] ? JSON.parse(readFileSync(o['schedule-file'], 'utf8')) : o.schedule ? JSON.parse(o.schedule) : [];
@@ -43,9 +46,13 @@ const fromFile = () => {
 
 const out = createWriteStream(o.port);
 out.on('error', () => finish(true)); // the host end went away (the test unplugged the cable)
-const t0 = performance.now();
+let t0 = o['start-file'] ? null : performance.now();
 let row = 0;
 const timer = setInterval(() => {
+  if (t0 === null) {
+    if (!existsSync(o['start-file'])) return;
+    t0 = performance.now();
+  }
   const upTo = Math.floor(((performance.now() - t0) * rate) / 1000);
   if (o['level-file'] && row < upTo) setLevel(row, fromFile());
   let chunk = '';

@@ -25,7 +25,7 @@ function frames() {
 
 const status = (o: Partial<LiveModelStatus> = {}): LiveModelStatus => ({
   sourceId: 'serial:/dev/pts/3', model: 'gestures', modelHash: 'h', state: 'running', labels: ['idle', 'wave'],
-  windowMs: 2000, strideMs: 500, threshold: 0.6, notes: [], windows: 0, skipped: 0, catching: null, error: null, ...o,
+  windowMs: 2000, strideMs: 500, threshold: 0.6, rateHz: 62.5, notes: [], windows: 0, skipped: 0, catching: null, error: null, ...o,
 });
 
 let nextIndex = 0;
@@ -40,7 +40,7 @@ function setup(handlers: Partial<Record<MethodName, Handler>> = {}) {
   const f = fakeApi({ 'model.live.status': () => [], ...handlers });
   const fr = frames();
   const lm = new LiveModelState(f.api, fr.schedule, () => 0);
-  const clock = { rowsReceived: 0, info: { rateHz: 62.5 } };
+  const clock: { rowsReceived: number; streamRows: number | null } = { rowsReceived: 0, streamRows: null };
   const off = lm.follow('serial:/dev/pts/3', clock);
   return { ...f, fr, lm, clock, off };
 }
@@ -145,13 +145,17 @@ describe('the live view\'s model state', () => {
     s.lm.model = 'gestures';
     s.lm.strideMs = 250;
     s.lm.setThreshold(0.7);
+    // The view has the last 1000 of the stream's 4000 rows (the board ran a minute before it was followed).
     s.clock.rowsReceived = 1000;
+    s.clock.streamRows = 4000;
     const c = { label: 'idle', category: 'training' as const, marginMs: 500, perMinute: 20, queue: false };
     expect(await s.lm.start({ catch: c })).toBe(true);
     expect(s.calls.at(-1)).toEqual({ method: 'model.live.start', input: { sourceId: 'serial:/dev/pts/3', model: 'gestures', strideMs: 250, threshold: 0.7, catch: c } });
     expect(s.lm.running).toBe(true);
     expect(s.lm.notes).toEqual(['The source\'s axes go to the model in order: …']);
-    expect(s.lm.rowOf(2000)).toBe(1000 + 125); // the row count when the start was answered + 2 s at 62.5 Hz
+    // Verdicts count from the stream's first reading: 64 s at 62.5 Hz is row 4000, the view's newest.
+    expect(s.lm.rowOf(64_000)).toBe(1000);
+    expect(s.lm.rowOf(2000)).toBe(1000 - 4000 + 125);
 
     refuse = true;
     expect(await s.lm.start()).toBe(false);
@@ -167,15 +171,20 @@ describe('the live view\'s model state', () => {
     expect(s.fr.asked).toBe(0);
     // Found running (started elsewhere): its choices show, verdicts line up from what arrives.
     s.clock.rowsReceived = 500;
+    s.clock.streamRows = 700; // 200 rows came before this view followed the stream, or in batches it missed
     s.emit('model.live', status({ threshold: 0.8, catching: { label: 'idle', caught: 2, summary: 'caught 2: 2 said wave', capped: 0, lastSampleId: 's9' } }));
     expect(s.lm.model).toBe('gestures');
     expect(s.lm.threshold).toBe(0.8);
     expect(s.lm.catchOn).toBe(true);
     s.emit('model.verdicts', { sourceId: 'serial:/dev/pts/3', model: 'gestures', verdicts: [verdict('wave', 0.9, 4000)] });
-    expect(s.lm.rowOf(4000)).toBe(500); // no later than the rows already here
+    expect(s.lm.rowOf(4000)).toBe(50); // stream row 250, whenever its verdict came
     s.clock.rowsReceived = 540;
+    s.clock.streamRows = 740;
     s.emit('model.verdicts', { sourceId: 'serial:/dev/pts/3', model: 'gestures', verdicts: [verdict('wave', 0.9, 4500)] });
-    expect(s.lm.rowOf(4000)).toBe(500); // a later batch that came slower moves nothing
+    expect(s.lm.rowOf(4000)).toBe(50); // more rows move nothing
+    // At the model's own rate (the one it measured), not the view's: 4000 ms at 62 Hz is row 248.
+    s.emit('model.live', status({ threshold: 0.8, rateHz: 62 }));
+    expect(s.lm.rowOf(4000)).toBe(540 - 740 + 248);
     s.fr.run();
     expect(s.lm.windows).toHaveLength(2);
     s.emit('model.live', status({ state: 'failed', error: 'The model stopped twice in a row (abort).' }));
