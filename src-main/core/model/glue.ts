@@ -56,20 +56,37 @@ export interface RawResult {
   anomaly: number | null;
 }
 
-/** require()s the glue with fetch hidden, waits for its runtime, calls init() where the build has it. */
-export function loadGlue(jsPath: string): Promise<EmModule> {
+/**
+ * require()s the glue with fetch hidden, waits for its runtime, calls init() where the build has it.
+ * `onAbort` hears what the module said when it aborted (its words, without the stack frames a debug
+ * build appends to the error it throws): at start-up, later while classifying, or never.
+ */
+export function loadGlue(jsPath: string, onAbort: (what: string) => void = () => {}): Promise<EmModule> {
   const req = createRequire(jsPath);
   const g = globalThis as { fetch?: unknown };
   const fetch = g.fetch;
+  const before = new Set(process.listeners('unhandledRejection'));
   let M: EmModule;
   delete g.fetch;
   try {
     M = req(jsPath) as EmModule;
   } finally {
     g.fetch = fetch;
+    // The glue starts its wasm in promise chains nobody awaits: when the wasm does not compile it
+    // aborts inside one, the chain rejects, and the glue's own unhandledRejection handler (abort,
+    // in 2020-22 builds) aborts again, appends its stack frames and throws them out of the
+    // thread. The abort was heard already (onAbort below); the worker handles the rejection.
+    for (const h of process.listeners('unhandledRejection')) if (!before.has(h)) process.off('unhandledRejection', h);
   }
   if (typeof M !== 'object' || M === null) throw new Error('the file did not give an Emscripten Module object when loaded');
   return new Promise<EmModule>((resolve, reject) => {
+    // Read by abort() at call time, before it throws: so a wasm that fails to start rejects this
+    // load with the module's own words instead of leaving it to a stray rejection.
+    (M as { onAbort?: (what: unknown) => void }).onAbort = (what) => {
+      const text = abortText(what);
+      onAbort(text);
+      reject(new Error(text));
+    };
     const ready = () => {
       try {
         if (typeof M.run_classifier !== 'function') throw new Error('the module has no run_classifier function: it is not a classifier export');
@@ -83,6 +100,11 @@ export function loadGlue(jsPath: string): Promise<EmModule> {
     // would tell, is one of the debug build's aborting getters: never read it.)
     M.onRuntimeInitialized = ready;
   });
+}
+
+/** What an abort was given: an error (a CompileError when the wasm is damaged) or a sentence. */
+function abortText(what: unknown): string {
+  return what instanceof Error ? `${what.name}: ${what.message}` : String(what);
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

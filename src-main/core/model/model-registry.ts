@@ -37,7 +37,7 @@ export class ModelRegistry {
   async add(path: string, o: AddModelOptions = {}): Promise<ModelEntry> {
     const files = await readExport(path);
     checkGlue(files.js, files.jsName);
-    checkWasm(files.wasm, files.wasmName);
+    checkWasm(files.wasm, files.wasmName, path);
     const name = o.name ?? suggestName(files.suggestedName);
     const valid = ModelName.safeParse(name);
     if (!valid.success) throw new CoreError('InvalidArguments', `"${name}" cannot name a model: ${valid.error.issues[0]?.message}. Choose another name (--name NAME on the command line).`);
@@ -51,7 +51,12 @@ export class ModelRegistry {
       await writeFile(join(work, files.jsName), files.js);
       await writeFile(join(work, files.wasmName), files.wasm);
       await writeFile(join(work, 'package.json'), '{ "type": "commonjs", "private": true }\n');
-      const runner = await ModelRunner.start(join(work, files.jsName), this.spawn, o.startTimeoutMs);
+      const runner = await ModelRunner.start(join(work, files.jsName), this.spawn, o.startTimeoutMs).catch((err: unknown) => {
+        // The sentence is the error; the module's stack frames, if any, are for the log only.
+        const detail = err instanceof CoreError ? (err.details as { detail?: string } | undefined)?.detail : undefined;
+        if (detail) this.log.warn('model did not start', { source: resolve(path), detail });
+        throw err;
+      });
       let description;
       try {
         description = await describeModel(runner, o.axes ?? null);

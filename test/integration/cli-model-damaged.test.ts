@@ -1,0 +1,55 @@
+// `capture-desk model` given damaged exports and data folders (issue 42, item 5), through the built
+// CLI: each is refused or listed with one sentence saying what to do, never with stack frames or
+// a JavaScript internal on the terminal.
+import { mkdir, readdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { PRESETS, testModelWasm, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { useTempDir } from '../support/temp-dir.js';
+
+const root = useTempDir('cd-cli-model-damaged-');
+let n = 0;
+
+const dataDir = async () => {
+  const d = join(root(), `data-${n++}`);
+  await mkdir(d);
+  return d;
+};
+const exportOf = async (opts: TestModelOptions) => writeTestModel(join(root(), `export-${n++}`), opts);
+const model = (args: string[], data: string) => runCli(['model', ...args, '--data-dir', data]);
+/** A stack frame line, Node's or the module's. */
+const FRAME = /^\s+at /m;
+
+describe('capture-desk model with damaged exports', () => {
+  it('refuses a .wasm cut short, saying so and to download it again', async () => {
+    const data = await dataDir();
+    const m = await exportOf(PRESETS.gestureNew);
+    await truncate(m.wasm, testModelWasm().length - 5);
+    const r = await model(['add', m.dir], data);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/edge-impulse-standalone\.wasm in .*export-\d+ looks cut short \(an interrupted download\?\): its sections need at least \d+ bytes and the file holds \d+\. Download the export again/);
+    expect(r.stderr).not.toMatch(FRAME);
+    expect(await readdir(join(data, 'models')).catch(() => [])).toEqual([]);
+  }, 30_000);
+
+  // Whole but not valid: the wasm's memory may hold fewer pages than it starts with. The glue
+  // aborts inside the promise chain that starts it, which nobody awaits; with processHandlers it
+  // also has a re-throwing unhandledRejection handler, as newer builds do.
+  it('refuses a .wasm that does not compile with the engine\'s sentence and no stack frames', async () => {
+    const data = await dataDir();
+    for (const processHandlers of [false, true]) {
+      const m = await exportOf({ ...PRESETS.gestureNew, faults: { processHandlers } });
+      const wasm = Buffer.from(await readFile(m.wasm));
+      const limits = wasm.indexOf(Buffer.from([0x05, 0x05, 0x01, 0x01, 0x02, 0x80, 0x10]));
+      wasm.set([0x81, 0x00], limits + 5); // max 1 page (LEB128 in the same two bytes) < min 2
+      await writeFile(m.wasm, wasm);
+      const r = await model(['add', m.dir], data);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/The model could not be started: CompileError: .*\. Its \.wasm file is damaged: download the export again from the platform's deployment page/);
+      expect(r.stderr).not.toMatch(FRAME);
+      // The frames are in the log line (one JSON line), for whoever reports it.
+      expect(r.stderr).toMatch(/"msg":"model did not start".*"detail":"[^"\n]*\\n {4}at /);
+    }
+  }, 30_000);
+});
