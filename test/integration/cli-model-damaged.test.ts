@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, truncate, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { PRESETS, testModelWasm, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { GLUE_FILE, PRESETS, testModelGlue, testModelWasm, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
 import { useTempDir } from '../support/temp-dir.js';
 
 const root = useTempDir('cd-cli-model-damaged-');
@@ -51,5 +51,31 @@ describe('capture-desk model with damaged exports', () => {
       // The frames are in the log line (one JSON line), for whoever reports it.
       expect(r.stderr).toMatch(/"msg":"model did not start".*"detail":"[^"\n]*\\n {4}at /);
     }
+  }, 30_000);
+
+  // Exports whose answers are not what a classifier returns: the kit's glue with one function
+  // changed, as a broken or hand-edited build would have it.
+  const answers: Array<[string, TestModelOptions, string, string, RegExp]> = [
+    ['classification: 42', PRESETS.gestureOld, 'classification: function (s) { return newEntryVector({ items: s.items }); },', 'classification: function (s) { return 42; },',
+      /The model gave an answer Capture Desk cannot read when it classified a window of zeros: its answer has classification 42, not a list of labels and scores\. It cannot run here/],
+    ['a null result', PRESETS.gestureNew, 'return resultFor(0, answer);\n}\n\nvar rolling', 'return null;\n}\n\nvar rolling',
+      /The model gave an answer Capture Desk cannot read when it classified a window of zeros: its answer is null, not a result with labels and scores\. It cannot run here/],
+    ['a null score', PRESETS.gestureNew, "get: function (s, i) { return i >= 0 && i < s.items.length ? wrap(s.items[i]) : undefined; },", 'get: function (s, i) { return null; },',
+      /its answer has null as score 0, not a label and a score/],
+    ['null properties', PRESETS.gestureNew, "Module.get_properties = function () { checkAlive('get_properties'); return newProperties({}); };", 'Module.get_properties = function () { return null; };',
+      /The model could not be started: get_properties returned null, not the model's properties\./],
+  ];
+  it.each(answers)('refuses a model whose answer is %s, with a sentence', async (_what, opts, from, to, said) => {
+    const data = await dataDir();
+    const m = await exportOf(opts);
+    const glue = testModelGlue(opts);
+    expect(glue).toContain(from);
+    await writeFile(join(m.dir, GLUE_FILE), glue.replace(from, to));
+    const r = await model(['add', m.dir, '--axes', '3'].slice(0, opts.generation === 'old' ? 4 : 2), data);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(said);
+    expect(r.stderr).not.toMatch(/Cannot read properties|TypeError/);
+    expect(r.stderr).not.toMatch(FRAME);
+    expect(await readdir(join(data, 'models')).catch(() => [])).toEqual([]);
   }, 30_000);
 });
