@@ -78,4 +78,38 @@ describe('capture-desk model with damaged exports', () => {
     expect(r.stderr).not.toMatch(FRAME);
     expect(await readdir(join(data, 'models')).catch(() => [])).toEqual([]);
   }, 30_000);
+
+  it.each([
+    ['garbage', 'not JSON at all\n', /is not valid JSON \(damaged, or edited by hand\)/],
+    ['JSON that is not a model record', '{"name": 42}\n', /does not describe a model \(/],
+  ])('lists a model whose model.json is %s, says what to do, and removes it on request', async (_what, text, why) => {
+    const data = await dataDir();
+    for (const name of ['good', 'broken']) expect((await model(['add', (await exportOf(PRESETS.gestureNew)).dir, '--name', name], data)).code).toBe(0);
+    const record = join(data, 'models', 'broken', 'model.json');
+    await writeFile(record, text);
+    const todo = ', so the model cannot be described or run. Remove it ("capture-desk model remove broken", or Settings → Models) and add its export again.';
+    const says = (text: string) => {
+      expect(text).toContain(`Model "broken": ${record} `);
+      expect(text).toMatch(why);
+      expect(text).toContain(todo);
+    };
+
+    const list = await model(['list'], data);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^good +accelerometer/m);
+    const line = list.stdout.split('\n').find((l) => l.startsWith('broken '));
+    expect(line).toMatch(/^broken +\[unreadable\] Model "broken": /);
+    says(line!);
+    const json = (await model(['list', '--json'], data)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { name: string; status: string; problem: string });
+    expect(json.map((m) => [m.name, m.status])).toEqual([['good', 'ready'], ['broken', 'unreadable']]);
+    says(json[1]!.problem);
+    const info = await model(['info', 'broken'], data);
+    expect(info.code).toBe(1);
+    says(info.stderr);
+    // The parser's own words stay in the log line; the sentence is ours.
+    expect(info.stderr).not.toMatch(/^capture-desk model: .*Unexpected token/m);
+
+    expect((await model(['remove', 'broken'], data)).code).toBe(0);
+    expect(await readdir(join(data, 'models'))).toEqual(['good']);
+  }, 60_000);
 });
