@@ -87,7 +87,7 @@ describe('capture-desk model with damaged exports', () => {
     for (const name of ['good', 'broken']) expect((await model(['add', (await exportOf(PRESETS.gestureNew)).dir, '--name', name], data)).code).toBe(0);
     const record = join(data, 'models', 'broken', 'model.json');
     await writeFile(record, text);
-    const todo = ', so the model cannot be described or run. Remove it ("capture-desk model remove broken", or Settings → Models) and add its export again.';
+    const todo = `, so the model cannot be described or run. Remove it with "capture-desk model remove broken" (the app's model list does not show it) and add its export again.`;
     const says = (text: string) => {
       expect(text).toContain(`Model "broken": ${record} `);
       expect(text).toMatch(why);

@@ -182,7 +182,7 @@ export class ModelRegistry {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       this.log.warn('unreadable model record', { name, error: String(err) });
-      return { unreadable: `Model "${name}": ${path} ${recordProblem(err)}, so the model cannot be described or run. Remove it ("capture-desk model remove ${name}", or Settings → Models) and add its export again.` };
+      return { unreadable: `Model "${name}": ${path} ${recordProblem(err)}, so the model cannot be described or run. Remove it with "capture-desk model remove ${name}" (the app's model list does not show it) and add its export again.` };
     }
     for (const f of [record.js, record.wasm]) {
       let bytes: Buffer;
