@@ -1,6 +1,7 @@
 import { APP_VERSION } from '../core/version.js';
 import { UsageError } from './args.js';
 import { CLI_HELP_ARGS, CLI_VERSION_ARGS, type CliCommand } from './commands.js';
+import { errorText } from './system-error.js';
 
 const USAGE = `Usage: capture-desk <command> [options]
 
@@ -69,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`capture-desk ${name}: ${(err as Error).message}\nRun "capture-desk ${name} --help" for usage.\n`);
       return 2;
     }
-    process.stderr.write(`capture-desk ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`capture-desk ${name}: ${errorText(err)}\n`);
     return 1;
   }
 }

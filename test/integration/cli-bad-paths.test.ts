@@ -55,4 +55,16 @@ describe('paths of the wrong kind', () => {
     expect((await stat(join(data, 'samples.db'))).isDirectory()).toBe(true);
     expect(await readFile(join(data, 'samples.db', 'keep.txt'), 'utf8')).toBe('mine');
   }, 30_000);
+
+  // What no command words itself still reaches the terminal as a sentence naming the path
+  // (main.ts, system-error.ts), here an export folder whose info.labels is a folder.
+  it('any other system error names the path and what is wrong there', async () => {
+    const data = await dataWithOneSample('net');
+    const out = join(root(), 'net-out');
+    await mkdir(join(out, 'info.labels'), { recursive: true });
+    const r = await runCli(['samples', 'export', '--out', out, '--data-dir', data]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`capture-desk samples: Could not use ${join(out, 'info.labels')}: it is a folder, where a file was expected (EISDIR). Check that path, then try again.\n`);
+    expect((await stat(join(out, 'info.labels'))).isDirectory()).toBe(true);
+  }, 30_000);
 });
