@@ -2,6 +2,7 @@ import { APP_VERSION } from '../core/version.js';
 import { UsageError } from './args.js';
 import { CLI_HELP_ARGS, CLI_VERSION_ARGS, type CliCommand } from './commands.js';
 import { GROUPS, groupPreamble, subCommandOf } from './groups.js';
+import { errorText } from './system-error.js';
 
 const USAGE = `Usage: capture-desk <command> [options]
 
@@ -78,7 +79,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`capture-desk ${who}: ${(err as Error).message}\nRun "capture-desk ${who} --help" for usage.\n`);
       return 2;
     }
-    process.stderr.write(`capture-desk ${who}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`capture-desk ${who}: ${errorText(err)}\n`);
     return 1;
   }
 }

@@ -56,10 +56,17 @@ export async function modelCommand(argv: string[]): Promise<number> {
     }
     case 'list': {
       if (positionals.length) throw new UsageError('model list takes no arguments.');
-      const all = await registry.list();
-      if (v.json) for (const m of all) process.stdout.write(JSON.stringify(toJson(m)) + '\n');
-      else if (!all.length) process.stdout.write('No models added. Add one with: capture-desk model add EXPORT.zip\n');
-      else for (const m of all) process.stdout.write(`${m.name.padEnd(24)} ${summary(m)}${m.status === 'ready' ? '' : `  [${m.status}]`}\n`);
+      // A model whose model.json is damaged is listed too, by name, with what is wrong: left out,
+      // it was invisible here yet blocked adding its name again.
+      const { models: all, unreadable: broken } = await registry.listAll();
+      if (v.json) {
+        for (const m of all) process.stdout.write(JSON.stringify(toJson(m)) + '\n');
+        for (const b of broken) process.stdout.write(JSON.stringify({ name: b.name, status: 'unreadable', problem: b.problem }) + '\n');
+      } else if (!all.length && !broken.length) process.stdout.write('No models added. Add one with: capture-desk model add EXPORT.zip\n');
+      else {
+        for (const m of all) process.stdout.write(`${m.name.padEnd(24)} ${summary(m)}${m.status === 'ready' ? '' : `  [${m.status}]`}\n`);
+        for (const b of broken) process.stdout.write(`${b.name.padEnd(24)} [unreadable] ${b.problem}\n`);
+      }
       return 0;
     }
     case 'info': {

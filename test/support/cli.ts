@@ -15,10 +15,10 @@ export interface CliResult {
 }
 
 /** Runs the built CLI to completion. */
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CliResult> {
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CliResult> {
   assertBuilt();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...opts.env } });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...opts.env }, ...(opts.cwd ? { cwd: opts.cwd } : {}) });
     opts.onSpawn?.(child);
     let stdout = '';
     let stderr = '';

@@ -55,3 +55,14 @@ export function storageError(err: unknown, where: string): Error {
   const todo = code === 'ENOSPC' || code === 'EDQUOT' ? 'Free some space on that disk' : 'Make the folder writable, or choose another data folder';
   return new CoreError(code === 'EACCES' || code === 'EPERM' ? 'PermissionDenied' : 'Unavailable', `Could not write to ${where}: ${what} (${code}). ${todo}.`, { errno: code, path: where });
 }
+
+/**
+ * Why a folder could not be made or read because a file holds its name or a name in its path
+ * (EEXIST, ENOTDIR), as words; null for any other error.
+ */
+export function notAFolder(err: unknown): string | null {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EEXIST') return 'a file, not a folder, has that name';
+  if (code === 'ENOTDIR') return 'a file, not a folder, is in its path';
+  return null;
+}

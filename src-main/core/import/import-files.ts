@@ -100,6 +100,22 @@ export async function collectFiles(paths: string[]): Promise<CollectedFiles> {
   const hidden: string[] = [];
   /** Folders whose labels files were looked for: a file named on its own uses its folder's too, as the platform's uploader does. */
   const looked = new Set<string>();
+  /**
+   * Folders entered, by device and inode, with the path each was first entered by. A link to a
+   * folder above it (`in/self -> ..`) made a loop the walk followed until the system's 40 levels
+   * of links: the same files uploaded and indexed 41 times. Each folder is read once.
+   */
+  const entered = new Map<string, string>();
+  const enter = async (dir: string, st: { dev: number; ino: number }, viaLink: boolean): Promise<void> => {
+    const key = `${st.dev}:${st.ino}`;
+    const first = entered.get(key);
+    if (first === undefined) {
+      entered.set(key, dir);
+      await walk(dir);
+    } else if (first !== dir) {
+      skipped.push({ path: dir, reason: viaLink ? `a link back to ${first}, read once already` : `the same folder as ${first}, read once already` });
+    }
+  };
   const visit = async (p: string, named: boolean): Promise<void> => {
     let st;
     try {
@@ -108,7 +124,7 @@ export async function collectFiles(paths: string[]): Promise<CollectedFiles> {
       skipped.push({ path: p, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
       return;
     }
-    if (st.isDirectory()) await walk(p);
+    if (st.isDirectory()) await enter(p, st, !named);
     else if (st.isFile()) {
       take(p);
       if (named) await lookBeside(dirname(p));
@@ -143,7 +159,7 @@ export async function collectFiles(paths: string[]): Promise<CollectedFiles> {
     for (const e of entries) {
       const full = prefix + e.name;
       if (e.name.startsWith('.')) hidden.push(e.isDirectory() ? `${full}${sep}` : full);
-      else if (e.isDirectory()) await walk(full);
+      else if (e.isDirectory()) await enter(full, await statAsync(full), false);
       else if (e.isFile()) take(full);
       else if (e.isSymbolicLink()) await visit(full, false);
     }

@@ -1,5 +1,5 @@
 import { CoreError } from '../errors.js';
-import type { RawProperties } from './glue.js';
+import { ANSWER_SHAPE_PREFIX, type RawProperties } from './glue.js';
 import type { ModelRunner } from './model-runner.js';
 import { sensorKind, type ModelDescription } from '../contract/model-schema.js';
 
@@ -28,12 +28,16 @@ export async function describeModel(runner: ModelRunner, axesGiven: number | nul
     first = await runner.classify(zeros(), { count });
     for (let i = 0; i < 4; i++) times.push((await runner.classify(zeros(), { count })).ms);
   } catch (err) {
-    throw new CoreError('InvalidArguments', `The model aborted when it classified a window of zeros: ${(err as Error).message}. It cannot run here; export it again, or ask whoever built it.`);
+    const said = (err as Error).message;
+    // The module's answer could not be read as scores (classification: 42): not an abort, a broken build.
+    const what = said.startsWith(ANSWER_SHAPE_PREFIX) ? 'gave an answer Capture Desk cannot read when it classified a window of zeros' : 'aborted when it classified a window of zeros';
+    throw new CoreError('InvalidArguments', `The model ${what}: ${said}. It cannot run here; export it again, or ask whoever built it.`);
   }
   if (first.code !== 0) {
     throw new CoreError('InvalidArguments', `The model failed on a window of zeros (run_classifier returned ${first.code}${first.code === -5 ? ': its signal processing failed' : ''}). It would fail on live data too; export it again, or check the impulse on the platform.`);
   }
   const labels = p.labels ?? first.scores.map(([l]) => l);
+  if (labels.length === 0) throw new CoreError('InvalidArguments', 'The model answered a window of zeros with no labels and scores, and does not list its labels: there is nothing it could tell. Export it again from the platform\'s deployment page.');
   const continuous = p.continuous;
   times.sort((a, b) => a - b);
   return {

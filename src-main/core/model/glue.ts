@@ -56,20 +56,37 @@ export interface RawResult {
   anomaly: number | null;
 }
 
-/** require()s the glue with fetch hidden, waits for its runtime, calls init() where the build has it. */
-export function loadGlue(jsPath: string): Promise<EmModule> {
+/**
+ * require()s the glue with fetch hidden, waits for its runtime, calls init() where the build has it.
+ * `onAbort` hears what the module said when it aborted (its words, without the stack frames a debug
+ * build appends to the error it throws): at start-up, later while classifying, or never.
+ */
+export function loadGlue(jsPath: string, onAbort: (what: string) => void = () => {}): Promise<EmModule> {
   const req = createRequire(jsPath);
   const g = globalThis as { fetch?: unknown };
   const fetch = g.fetch;
+  const before = new Set(process.listeners('unhandledRejection'));
   let M: EmModule;
   delete g.fetch;
   try {
     M = req(jsPath) as EmModule;
   } finally {
     g.fetch = fetch;
+    // The glue starts its wasm in promise chains nobody awaits: when the wasm does not compile it
+    // aborts inside one, the chain rejects, and the glue's own unhandledRejection handler (abort,
+    // in 2020-22 builds) aborts again, appends its stack frames and throws them out of the
+    // thread. The abort was heard already (onAbort below); the worker handles the rejection.
+    for (const h of process.listeners('unhandledRejection')) if (!before.has(h)) process.off('unhandledRejection', h);
   }
   if (typeof M !== 'object' || M === null) throw new Error('the file did not give an Emscripten Module object when loaded');
   return new Promise<EmModule>((resolve, reject) => {
+    // Read by abort() at call time, before it throws: so a wasm that fails to start rejects this
+    // load with the module's own words instead of leaving it to a stray rejection.
+    (M as { onAbort?: (what: unknown) => void }).onAbort = (what) => {
+      const text = abortText(what);
+      onAbort(text);
+      reject(new Error(text));
+    };
     const ready = () => {
       try {
         if (typeof M.run_classifier !== 'function') throw new Error('the module has no run_classifier function: it is not a classifier export');
@@ -85,6 +102,11 @@ export function loadGlue(jsPath: string): Promise<EmModule> {
   });
 }
 
+/** What an abort was given: an error (a CompileError when the wasm is damaged) or a sentence. */
+function abortText(what: unknown): string {
+  return what instanceof Error ? `${what.name}: ${what.message}` : String(what);
+}
+
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -92,6 +114,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 export function readProperties(M: EmModule): RawProperties {
   if (typeof M.get_properties !== 'function') throw new Error('the module has no get_properties function: it is not a classifier export');
   const p = M.get_properties();
+  if (typeof p !== 'object' || p === null) throw new Error(`get_properties returned ${shown(p)}, not the model's properties`);
   let out: RawProperties;
   try {
     const labelsVec = p['labels'] as EmVector<string> | undefined;
@@ -122,6 +145,7 @@ export function readProperties(M: EmModule): RawProperties {
   }
   if (typeof M.get_project === 'function') {
     const q = M.get_project();
+    if (typeof q !== 'object' || q === null) return out;
     try {
       out.project = { id: num(q['id']), owner: str(q['owner']), name: str(q['name']), deployVersion: num(q['deploy_version']) };
     } finally {
@@ -167,8 +191,22 @@ export class Classifier {
   }
 }
 
+/**
+ * A module that answered something that is not a result (null, `classification: 42`): it cannot
+ * be read as scores, so it is said as such rather than taken as "no labels" or met as a TypeError
+ * ("Cannot read properties of null (reading 'delete')").
+ */
+export class AnswerShapeError extends Error {
+  override name = 'AnswerShapeError';
+}
+export const ANSWER_SHAPE_PREFIX = 'its answer';
+const shape = (what: string): AnswerShapeError => new AnswerShapeError(`${ANSWER_SHAPE_PREFIX} ${what}`);
+const shown = (v: unknown): string => (v === null || typeof v !== 'object' ? (JSON.stringify(v) ?? String(v)) : 'an object');
+const isVector = (v: unknown): v is EmVector<unknown> => typeof v === 'object' && v !== null && typeof (v as EmVector<unknown>).size === 'function' && typeof (v as EmVector<unknown>).get === 'function';
+
 /** Reads a result in either shape (2021+ builds: size/get on the result; older: r.classification), then frees all of it. */
-function readResult(r: EmResult): RawResult {
+function readResult(r: EmResult | null | undefined): RawResult {
+  if (typeof r !== 'object' || r === null) throw shape(`is ${shown(r)}, not a result with labels and scores`);
   try {
     const code = num(r.result) ?? -1;
     const scores: Array<[string, number]> = [];
@@ -176,30 +214,33 @@ function readResult(r: EmResult): RawResult {
     if (code === 0) {
       if (typeof r.size === 'function' && typeof r.get === 'function') {
         const n = r.size();
-        for (let i = 0; i < n; i++) scores.push(readEntry(r.get(i)));
-      } else if (r.classification && typeof r.classification.size === 'function') {
-        const v = r.classification;
+        for (let i = 0; i < n; i++) scores.push(readEntry(r.get(i), i));
+      } else {
+        const v: unknown = r.classification;
+        if (!isVector(v)) throw shape(`has classification ${shown(v)}, not a list of labels and scores`);
         try {
           const n = v.size();
-          for (let i = 0; i < n; i++) scores.push(readEntry(v.get(i)));
+          for (let i = 0; i < n; i++) scores.push(readEntry(v.get(i) as EmEntry, i));
         } finally {
           v.delete?.();
         }
       }
     } else {
       // Still free the vector an old build hands back with an error code.
-      const v = r.classification;
-      v?.delete?.();
+      const v: unknown = r.classification;
+      if (isVector(v)) v.delete?.();
     }
     return { code, scores, anomaly };
   } finally {
-    r.delete?.();
+    if (typeof r.delete === 'function') r.delete();
   }
 }
 
-function readEntry(e: EmEntry): [string, number] {
+function readEntry(e: EmEntry | null | undefined, i: number): [string, number] {
+  if (typeof e !== 'object' || e === null) throw shape(`has ${shown(e)} as score ${i}, not a label and a score`);
   try {
-    return [String(e.label), Number(e.value)];
+    if (typeof e.label !== 'string' || typeof e.value !== 'number') throw shape(`has score ${i} as ${shown(e.label)} = ${shown(e.value)}, not a label and a number`);
+    return [e.label, e.value];
   } finally {
     if (typeof e.delete === 'function') e.delete();
   }

@@ -101,8 +101,36 @@ export function checkGlue(js: Buffer, jsName: string): void {
   }
 }
 
-export function checkWasm(wasm: Buffer, wasmName: string): void {
+export function checkWasm(wasm: Buffer, wasmName: string, from: string): void {
   if (wasm.length < 8 || wasm.readUInt32BE(0) !== 0x0061736d) throw refuse(`${wasmName} is not WebAssembly (it does not begin with the \\0asm marker). Download the export again.`);
+  const needs = wasmSectionsEnd(wasm);
+  if (needs > wasm.length) {
+    throw refuse(`${wasmName} in ${from} looks cut short (an interrupted download?): its sections need at least ${needs} bytes and the file holds ${wasm.length}. Download the export again from the platform's deployment page and add the new one.`);
+  }
+}
+
+/**
+ * Where the module's last section ends, by its own section headers (an id byte, then the size as
+ * LEB128). A file cut short ends before that; its start compiles as far as the cut and then fails
+ * inside the engine, so this says it before anything is started.
+ */
+export function wasmSectionsEnd(wasm: Uint8Array): number {
+  let at = 8;
+  while (at < wasm.length) {
+    at++; // section id
+    let size = 0;
+    let shift = 0;
+    for (;;) {
+      if (at >= wasm.length) return wasm.length + 1; // cut inside a header
+      const b = wasm[at++]!;
+      size += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+      if (!(b & 0x80)) break;
+      if (shift > 35) return at; // not LEB128 for a u32: leave it to the engine
+    }
+    at += size;
+  }
+  return at;
 }
 
 export const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { ZodError } from 'zod';
 import { CoreError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
@@ -37,7 +38,7 @@ export class ModelRegistry {
   async add(path: string, o: AddModelOptions = {}): Promise<ModelEntry> {
     const files = await readExport(path);
     checkGlue(files.js, files.jsName);
-    checkWasm(files.wasm, files.wasmName);
+    checkWasm(files.wasm, files.wasmName, path);
     const name = o.name ?? suggestName(files.suggestedName);
     const valid = ModelName.safeParse(name);
     if (!valid.success) throw new CoreError('InvalidArguments', `"${name}" cannot name a model: ${valid.error.issues[0]?.message}. Choose another name (--name NAME on the command line).`);
@@ -51,7 +52,12 @@ export class ModelRegistry {
       await writeFile(join(work, files.jsName), files.js);
       await writeFile(join(work, files.wasmName), files.wasm);
       await writeFile(join(work, 'package.json'), '{ "type": "commonjs", "private": true }\n');
-      const runner = await ModelRunner.start(join(work, files.jsName), this.spawn, o.startTimeoutMs);
+      const runner = await ModelRunner.start(join(work, files.jsName), this.spawn, o.startTimeoutMs).catch((err: unknown) => {
+        // The sentence is the error; the module's stack frames, if any, are for the log only.
+        const detail = err instanceof CoreError ? (err.details as { detail?: string } | undefined)?.detail : undefined;
+        if (detail) this.log.warn('model did not start', { source: resolve(path), detail });
+        throw err;
+      });
       let description;
       try {
         description = await describeModel(runner, o.axes ?? null);
@@ -79,25 +85,39 @@ export class ModelRegistry {
     }
   }
 
-  /** Every added model, each checked against its files on disk. Folders that cannot be read are listed as missing, never thrown. */
+  /** Every added model, each checked against its files on disk. Folders whose model.json cannot be read are left out (see listAll()), never thrown. */
   async list(): Promise<ModelEntry[]> {
-    let names: string[];
+    return (await this.listAll()).models;
+  }
+
+  /**
+   * The models, and the model folders whose model.json is damaged (not JSON, not a model's
+   * record): those cannot be described or run, but they are there, so they are listed with what
+   * is wrong and what to do.
+   */
+  async listAll(): Promise<{ models: ModelEntry[]; unreadable: UnreadableModel[] }> {
+    const models: ModelEntry[] = [];
+    const unreadable: UnreadableModel[] = [];
+    for (const name of await this.#names()) {
+      const e = await this.#entry(name);
+      if (e && 'unreadable' in e) unreadable.push({ name, problem: e.unreadable });
+      else if (e) models.push(e);
+    }
+    return { models, unreadable };
+  }
+
+  async #names(): Promise<string[]> {
     try {
-      names = (await readdir(this.dir, { withFileTypes: true })).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
+      return (await readdir(this.dir, { withFileTypes: true })).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name).sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
-    const out: ModelEntry[] = [];
-    for (const name of names.sort()) {
-      const e = await this.#entry(name);
-      if (e) out.push(e);
-    }
-    return out;
   }
 
   async get(name: string): Promise<ModelEntry> {
     const e = ModelName.safeParse(name).success ? await this.#entry(name) : null;
+    if (e && 'unreadable' in e) throw new CoreError('Unavailable', e.unreadable, { name });
     if (!e) {
       const names = (await this.list()).map((m) => m.name);
       throw new CoreError('NotFound', `No model named "${name}". ${names.length ? `Added: ${names.join(', ')}.` : 'None is added yet: "capture-desk model add EXPORT.zip".'}`);
@@ -113,7 +133,9 @@ export class ModelRegistry {
   }
 
   async remove(name: string): Promise<void> {
-    await this.get(name);
+    // A model whose model.json is damaged is removed all the same: that is the way out offered for it.
+    const e = ModelName.safeParse(name).success ? await this.#entry(name) : null;
+    if (!e || !('unreadable' in e)) await this.get(name);
     // Renamed away first, so a crash halfway never leaves a model that lists but cannot run.
     const gone = join(this.dir, `.removing-${randomBytes(6).toString('hex')}`);
     await rename(join(this.dir, name), gone);
@@ -151,15 +173,16 @@ export class ModelRegistry {
     }
   }
 
-  async #entry(name: string): Promise<ModelEntry | null> {
+  async #entry(name: string): Promise<ModelEntry | { unreadable: string } | null> {
     const dir = join(this.dir, name);
+    const path = join(dir, RECORD);
     let record: ModelRecord;
     try {
-      record = ModelRecord.parse(JSON.parse(await readFile(join(dir, RECORD), 'utf8')));
+      record = ModelRecord.parse(JSON.parse(await readFile(path, 'utf8')));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       this.log.warn('unreadable model record', { name, error: String(err) });
-      return null;
+      return { unreadable: `Model "${name}": ${path} ${recordProblem(err)}, so the model cannot be described or run. Remove it with "capture-desk model remove ${name}" (the app's model list does not show it) and add its export again.` };
     }
     for (const f of [record.js, record.wasm]) {
       let bytes: Buffer;
@@ -176,6 +199,24 @@ export class ModelRegistry {
     if (failed) return { ...record, status: 'failed', problem: `The model's runtime died twice in a row (${failed.trim()}). It is tried again the next time it is used.` };
     return { ...record, status: 'ready', problem: null };
   }
+}
+
+export interface UnreadableModel {
+  name: string;
+  /** What is wrong with its model.json and what to do. */
+  problem: string;
+}
+
+/** Why a model.json could not be taken, in words (not the parser's "Unexpected token…"). */
+function recordProblem(err: unknown): string {
+  if (err instanceof SyntaxError) return 'is not valid JSON (damaged, or edited by hand)';
+  if (err instanceof ZodError) {
+    const issue = err.issues[0];
+    const field = issue?.path.length ? issue.path.join('.') : 'its contents';
+    return `does not describe a model (${field}: ${issue?.message ?? 'invalid'})`;
+  }
+  const code = (err as NodeJS.ErrnoException).code;
+  return `cannot be read (${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (code ?? 'error')})`;
 }
 
 function strip(e: ModelEntry): ModelRecord {

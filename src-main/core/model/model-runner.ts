@@ -103,7 +103,7 @@ export class ModelRunner {
         } else if (m.t === 'load-failed') {
           loadSettled = true;
           clearTimeout(timer);
-          reject(new CoreError('InvalidArguments', `The model could not be started: ${m.message}.`));
+          reject(new CoreError('InvalidArguments', `The model could not be started: ${m.message}.${damagedHint(m.message)}`, { detail: m.detail }));
         }
       });
       const died = (what: string) => {
@@ -199,6 +199,11 @@ export class ModelRunner {
     for (const p of this.#pending.values()) p.reject(err);
     this.#pending.clear();
   }
+}
+
+/** A wasm the engine refuses to compile or link is a damaged file, not a bug to report. */
+function damagedHint(message: string): string {
+  return /^(CompileError|LinkError)\b/.test(message) ? ' Its .wasm file is damaged: download the export again from the platform\'s deployment page (WebAssembly) and add it again.' : '';
 }
 
 function lastLine(text: string): string {

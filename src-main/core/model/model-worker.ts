@@ -17,6 +17,9 @@ let classifier: Classifier | null = null;
 let slicesPerWindow = 4;
 let lastSeq = -1;
 let refillLeft = 0;
+/** What the module said when it aborted: its runtime is dead from then on. */
+let aborted: string | null = null;
+let loading = true;
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -41,7 +44,7 @@ port.on('message', (m: ToModelWorker) => {
 async function load(jsPath: string): Promise<void> {
   const t0 = performance.now();
   try {
-    M = await loadGlue(jsPath);
+    M = await loadGlue(jsPath, (what) => (aborted ??= what));
     const properties = readProperties(M);
     if (properties.sliceSize && properties.frameSampleCount) {
       const floats = properties.inputFeaturesCount ?? properties.frameSampleCount;
@@ -50,7 +53,9 @@ async function load(jsPath: string): Promise<void> {
     classifier = new Classifier(M);
     send({ t: 'loaded', properties, startMs: performance.now() - t0 });
   } catch (err) {
-    send({ t: 'load-failed', message: messageOf(err) });
+    send({ t: 'load-failed', message: messageOf(err), detail: detailOf(err) });
+  } finally {
+    loading = false;
   }
 }
 
@@ -70,10 +75,23 @@ function classify(id: number, values: Float32Array, continuous: boolean, seq: nu
     send({ t: 'result', id, code: r.code, scores: r.scores, anomaly: r.anomaly, ms: performance.now() - t0, refilling: continuous && refillLeft > 0 });
   } catch (err) {
     // An abort leaves the runtime dead: say so and end, so the runner starts a fresh one.
-    send({ t: 'failed', id, message: messageOf(err) });
+    // A debug build's abort error carries stack frames in its message; the module's words are in `aborted`.
+    send({ t: 'failed', id, message: aborted ?? messageOf(err), detail: detailOf(err) });
     setImmediate(() => process.exit(1));
   }
 }
 
-// Errors thrown outside a call (the glue's own async start, its re-throwing handlers) end the
-// thread; the runner hears it as an 'error' event with this message.
+const detailOf = (err: unknown): string => (err instanceof Error ? (err.stack ?? err.message) : String(err));
+
+// The glue's promise chains reject when its runtime aborts (a wasm that does not compile aborts
+// inside one); loadGlue took its own handler for that off. An abort is already said by the load
+// failing or the call that hit it; any other stray rejection kills the runtime just the same.
+process.on('unhandledRejection', (reason) => {
+  if (aborted !== null) return;
+  const said = { message: messageOf(reason), detail: detailOf(reason) };
+  send(loading ? { t: 'load-failed', ...said } : { t: 'failed', id: null, ...said });
+  setImmediate(() => process.exit(1));
+});
+
+// Errors thrown outside a call (the glue's re-throwing uncaughtException handler) end the thread;
+// the runner hears it as an 'error' event with this message.

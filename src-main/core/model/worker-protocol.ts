@@ -10,7 +10,8 @@ export type ToModelWorker =
 
 export type FromModelWorker =
   | { t: 'loaded'; properties: RawProperties; startMs: number }
-  | { t: 'load-failed'; message: string }
+  /** `detail`: the error with its stack frames, for the log (never shown as the sentence). */
+  | { t: 'load-failed'; message: string; detail?: string }
   | {
       t: 'result';
       id: number;
@@ -22,5 +23,5 @@ export type FromModelWorker =
       refilling: boolean;
     }
   /** The module threw (an abort kills its runtime: the worker ends right after). */
-  | { t: 'failed'; id: number | null; message: string }
+  | { t: 'failed'; id: number | null; message: string; detail?: string }
   | { t: 'memory'; id: number; heapBytes: number; rssBytes: number };

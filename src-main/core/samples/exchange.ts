@@ -3,6 +3,7 @@ import { basename, extname, join } from 'node:path';
 import type { Category, Sample } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { nameClashKey, portableFileName } from '../fs/portable-name.js';
+import { notAFolder, storageError } from '../fs/storage-error.js';
 import { decodeCsv, encodeCsv } from './formats/csv.js';
 import { buildInfoLabels, type InfoLabelsEntry } from './formats/info-labels.js';
 import { deriveLabel } from './formats/label-from-filename.js';
@@ -27,6 +28,7 @@ export async function exportSamples(store: SampleStore, samples: Sample[], outDi
   const entries: InfoLabelsEntry[] = [];
   const used = new Set<string>();
   const written: string[] = [];
+  await makeExportFolder(outDir);
   try {
     for (const s of samples) {
       if (opts.signal?.aborted) throw new CoreError('Cancelled', 'The export was cancelled; the files it had written were removed.');
@@ -63,6 +65,17 @@ export async function exportSamples(store: SampleStore, samples: Sample[], outDi
   }
   await writeFile(join(outDir, 'info.labels'), buildInfoLabels(entries));
   return { files: entries.length };
+}
+
+/** The export's folder, made if missing; a file in its place is said as such, not as the system's ENOTDIR or EEXIST. */
+async function makeExportFolder(outDir: string): Promise<void> {
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (err) {
+    const why = notAFolder(err);
+    if (why === null) throw storageError(err, outDir);
+    throw new CoreError('InvalidArguments', `Cannot export into ${outDir}: ${why}. Choose a folder to export into (it is made if missing); nothing was written.`, { path: outDir });
+  }
 }
 
 /**

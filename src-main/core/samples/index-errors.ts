@@ -1,6 +1,23 @@
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreError } from '../errors.js';
-import { errorCode, storageProblemAt } from '../fs/storage-error.js';
+import { errorCode, notAFolder, storageError, storageProblemAt } from '../fs/storage-error.js';
+import { SAMPLES_DIR } from './sample-files.js';
+
+/**
+ * The data folder's samples/ folder, made if missing. A file of that name is never moved or
+ * removed here (it may be someone's): the person is told where it is and what to do.
+ */
+export async function makeSamplesFolder(dataDir: string): Promise<void> {
+  const dir = join(dataDir, SAMPLES_DIR);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    const why = notAFolder(err);
+    if (why === null) throw storageError(err, dir);
+    throw new CoreError('Unavailable', `Cannot use the data folder ${dataDir}: its sample files go in ${dir}, and ${why}. Move that file out of the data folder (or rename it), then start again; or choose another data folder.`, { path: dir });
+  }
+}
 
 /**
  * Why the sample index cannot be opened, when it is the disk (full, read-only) and a person can

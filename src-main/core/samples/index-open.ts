@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CoreError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { openDb, type Db } from './db.js';
 
@@ -77,7 +78,12 @@ function isDamage(err: unknown): boolean {
 }
 
 function headerProblem(dbPath: string): string | null {
-  const size = statSync(dbPath).size;
+  const st = statSync(dbPath);
+  // A folder is not damage to set aside and rebuild over: it is someone's, and it stays.
+  if (st.isDirectory()) {
+    throw new CoreError('Unavailable', `Cannot open the sample index ${dbPath}: it is a folder, and the index is a file of that name. Move that folder out of the data folder (or rename it), then start again: the index is built anew from the sample files.`, { path: dbPath });
+  }
+  const size = st.size;
   if (size === 0) return 'samples.db is empty (0 bytes)';
   const fd = openSync(dbPath, 'r');
   try {

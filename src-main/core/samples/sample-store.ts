@@ -6,7 +6,7 @@ import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { Db } from './db.js';
 import { lengthFromBytes } from './formats/sample-length.js';
-import { indexOpenError, indexSaved } from './index-errors.js';
+import { indexOpenError, indexSaved, makeSamplesFolder } from './index-errors.js';
 import { openIndex } from './index-open.js';
 import { KeptBytes } from './kept-bytes.js';
 import { INSERT_ROW, newRow, type NewSample, type RowPlace } from './new-sample.js';
@@ -55,7 +55,7 @@ export class SampleStore extends SampleReads {
   }
 
   static async open(dataDir: string, log: Logger, opts: SampleStoreOptions = {}): Promise<SampleStore> {
-    await mkdir(join(dataDir, SAMPLES_DIR), { recursive: true });
+    await makeSamplesFolder(dataDir);
     let index: ReturnType<typeof openIndex>;
     try {
       index = openIndex(dataDir, log);

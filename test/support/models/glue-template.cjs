@@ -27,7 +27,8 @@ if (CONFIG.faults.processHandlers) {
 function abort(what) {
   if (typeof Module.onAbort === 'function') Module.onAbort(what);
   ABORT = true;
-  throw new WebAssembly.RuntimeError('abort(' + String(what) + ')');
+  // Debug builds append the JavaScript stack to the message (stackTrace()), frames and all.
+  throw new WebAssembly.RuntimeError('abort(' + String(what) + ') at ' + new Error().stack);
 }
 function checkAlive(name) {
   if (ABORT) abort('program has already aborted! (' + name + ')');

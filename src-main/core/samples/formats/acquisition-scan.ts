@@ -1,5 +1,5 @@
 import { CoreError } from '../../errors.js';
-import { decodeAcquisition, detectAcquisitionFormat, type AcquisitionSensor } from './acquisition.js';
+import { decodeAcquisition, detectAcquisitionFormat, intervalProblem, type AcquisitionSensor } from './acquisition.js';
 import { CborLayoutError, CborSyntaxError, RowError, scanCborAcquisition, type CborAcquisitionHeader } from './cbor-rows.js';
 
 /**
@@ -48,7 +48,8 @@ export function scanAcquisition(bytes: Uint8Array): ScannedAcquisition {
     throw err;
   }
   const h = head as CborAcquisitionHeader | null;
-  if (!h || !(h.intervalMs > 0) || h.sensors.length === 0) return fromDecoded(bytes);
+  // An interval outside what sensors do goes through the decoder, which says what is wrong with it.
+  if (!h || intervalProblem(h.intervalMs) !== null || h.sensors.length === 0) return fromDecoded(bytes);
   if (rows === 0) throw new CoreError('InvalidArguments', 'Invalid acquisition file: payload.values is empty: a sample needs at least one row');
   return {
     format, alg: h.alg, iat: h.iat, deviceName: h.deviceName, deviceType: h.deviceType, intervalMs: h.intervalMs,

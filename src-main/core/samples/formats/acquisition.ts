@@ -73,11 +73,26 @@ function firstBadRow(values: unknown[], width: number): { index: number; why: st
 
 const Sensor = z.object({ name: z.string().min(1), units: z.string() });
 
+/** 100 kHz: the fastest rate a sample may be given (capture/set-rate.ts MAX_FREQUENCY_HZ). */
+export const MIN_INTERVAL_MS = 0.01;
+/** One reading a day: slower than any logger the platform takes data from. */
+export const MAX_INTERVAL_MS = 86_400_000;
+
+/**
+ * What is wrong with an interval_ms, or null. Anything outside what real sensors do (1e-300 ms,
+ * 1e300 ms, Infinity) was stored and then gave lengths of 0 or Infinity everywhere it was used.
+ */
+export function intervalProblem(v: unknown): string | null {
+  if (typeof v !== 'number' || Number.isNaN(v)) return `is ${JSON.stringify(v) ?? String(v)}, not a number of milliseconds`;
+  if (v >= MIN_INTERVAL_MS && v <= MAX_INTERVAL_MS) return null;
+  return `is ${v} ms: the time between readings must be from ${MIN_INTERVAL_MS} ms (100 kHz) to ${MAX_INTERVAL_MS} ms (one reading a day). Check the rate the device wrote`;
+}
+
 const Payload = z
   .object({
     device_name: z.string().optional(),
     device_type: z.string(),
-    interval_ms: z.number().positive(),
+    interval_ms: z.custom<number>((v) => intervalProblem(v) === null, { error: (issue) => intervalProblem(issue.input) ?? 'is invalid' }),
     sensors: z.array(Sensor).min(1),
     values: z.custom<number[][]>((v) => Array.isArray(v), { message: 'must be an array of rows' }),
   })
@@ -125,7 +140,7 @@ function plainlyValid(doc: unknown): boolean {
   if (pr['iat'] !== undefined && !(finite(pr['iat']) && pr['iat'] >= 0)) return false;
   const p = doc['payload'];
   if ((p['device_name'] !== undefined && typeof p['device_name'] !== 'string') || typeof p['device_type'] !== 'string') return false;
-  if (!(finite(p['interval_ms']) && p['interval_ms'] > 0)) return false;
+  if (intervalProblem(p['interval_ms']) !== null) return false;
   const sensors = p['sensors'];
   if (!Array.isArray(sensors) || sensors.length === 0) return false;
   for (const s of sensors) if (!isRecord(s) || typeof s['name'] !== 'string' || s['name'].length === 0 || typeof s['units'] !== 'string') return false;

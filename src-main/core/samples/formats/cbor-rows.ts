@@ -35,6 +35,8 @@ export function scanCborAcquisition(buf: Buffer, onHeader: (h: CborAcquisitionHe
     } else r.skip();
   }
   if (rows < 0) throw new CborLayoutError('no payload');
+  // cbor-x refuses these too ("end of buffer not reached"): a damaged file, or two files in one.
+  if (r.p < buf.length) throw new CborSyntaxError(`${buf.length - r.p} bytes follow the end of the message: the file is damaged, or two files were joined into one`);
   return rows;
 }
 
@@ -56,6 +58,10 @@ function scanPayload(r: CborReader, prot: { alg?: unknown; iat?: unknown }, onHe
       // The platform's key order puts sensors and interval before values; anything else is read the slow way.
       if (intervalMs === null || !Array.isArray(sensors)) throw new CborLayoutError('values before the header fields');
       const count = r.arrayHeader();
+      // Every row takes at least a byte: a count the rest of the file cannot hold is a damaged
+      // header (or a cut file), and must not size the columns (6442450944 rows asked for 48 GB).
+      const left = r.b.length - r.p;
+      if (count !== null && count > left) throw new CborTruncatedError(`payload.values says it holds ${count} rows, but only ${left} bytes of the file follow: the file is cut short or damaged`);
       onHeader({
         intervalMs, sensors, rows: count, deviceName, deviceType,
         alg: prot.alg === 'HS256' ? 'HS256' : 'none',

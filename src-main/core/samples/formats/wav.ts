@@ -9,6 +9,8 @@ import { CoreError } from '../../errors.js';
 export const WAV_HEADER_BYTES = 44;
 /** RIFF sizes are 32-bit: the RIFF size field holds 36 + data bytes. */
 export const WAV_MAX_DATA_BYTES = 0xffffffff - 36;
+/** The highest rate audio interfaces record at (384 kHz); a header claiming more is damaged. */
+export const MAX_WAV_RATE_HZ = 384_000;
 const LITTLE_ENDIAN_HOST = endianness() === 'LE';
 
 export interface WavFormat {
@@ -117,6 +119,7 @@ export function decodeWavHeader(buf: Uint8Array, totalBytes: number = buf.length
         bitsPerSample: b.readUInt16LE(body + 14),
       };
       if (fmt.channels === 0 || fmt.sampleRate === 0 || fmt.blockAlign === 0) bad('fmt chunk has zero channels, rate or block size');
+      if (fmt.sampleRate > MAX_WAV_RATE_HZ) bad(`its header says ${fmt.sampleRate} Hz, more than the ${MAX_WAV_RATE_HZ} Hz audio is recorded at: the header is damaged. Check the file, or convert it again`);
     } else if (id === 'data') {
       if (!fmt) bad('data chunk comes before the fmt chunk');
       const available = Math.max(0, totalBytes - body);
