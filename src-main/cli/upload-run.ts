@@ -77,19 +77,20 @@ async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
   // SQLite's default 2 MB page cache; evicted pages are read back for the next batch's writes.
   store.db.pragma('cache_size = -32768');
   try {
+    /** What the platform stored for this run: "N uploaded" counts these only, not what another run or the app sent meanwhile. */
+    const stored = new Set<string>();
     const progress = new Progress(files.length);
-    const tally = new UploadTally(store);
+    const tally = new UploadTally(store, stored);
     // Redrawn a few times a second at most: each draw looks up the samples changed since the last.
     let drawn = 0;
     const showProgress = (force = false) => {
       const now = performance.now();
       if (!force && now - drawn < PROGRESS_EVERY_MS) return;
       drawn = now;
-      const { uploaded, notUploaded } = tally.counts();
-      progress.update(uploaded, `uploaded${notUploaded ? `, ${notUploaded} not` : ''}`);
+      // In the summary's words: a file the platform had already is done, but not "uploaded".
+      const { uploaded, present, notUploaded } = tally.counts();
+      progress.update(uploaded + present + notUploaded, `done: ${uploaded} uploaded${present ? `, ${present} already present` : ''}${notUploaded ? `, ${notUploaded} rejected or failed` : ''}`);
     };
-    /** What the platform stored for this run: "N uploaded" counts these only, not what another run or the app sent meanwhile. */
-    const stored = new Set<string>();
     const queue = new UploadQueue({
       store: store, log: r.log, concurrency: r.concurrency, maxFilesPerRequest: r.filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
       target: async () => ({ ingestionUrl: r.ingestionUrl, apiKey: r.apiKey }),
