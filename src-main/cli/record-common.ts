@@ -8,6 +8,7 @@ import { keytarKeychain } from '../core/secrets/keychain.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
 import { booleans, strings } from './flags.js';
+import { TAKE_KEY_REFUSED_HINT } from './key-advice.js';
 import { describe } from './sample-json.js';
 
 /**
@@ -60,7 +61,7 @@ export async function prepareUpload(f: UploadFlags, projectId: number | null): P
 
 /** Queues one sample and waits for the platform's verdict. */
 export async function uploadOne(store: SampleStore, log: Logger, target: { ingestionUrl: string; apiKey: string }, id: string): Promise<Sample> {
-  const queue = new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => target });
+  const queue = new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => target, keyRefusedHint: TAKE_KEY_REFUSED_HINT });
   queue.enqueue([id]);
   queue.start();
   await queue.whenIdle();

@@ -9,16 +9,13 @@ import { describeLabels, readFolderLabels, type FileAnnotation } from '../core/i
 import { collectFiles, type ImportOptions } from '../core/import/import-files.js';
 import { fileKind } from '../core/samples/formats/label-from-filename.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
+import { UPLOAD_KEY_REFUSED_HINT } from './key-advice.js';
 import { Progress } from './progress.js';
 import { summarize } from './upload-summary.js';
 import { UploadTally } from './upload-tally.js';
 import { describeRetaken } from './upload-words.js';
 
 const PROGRESS_EVERY_MS = 200;
-
-/** A refused key, said in this command's terms: its flags and environment, not the app's Settings. */
-export const KEY_REFUSED_HINT = 'Give the project\'s API key with --api-key KEY or in the CAPTURE_DESK_API_KEY environment variable ' +
-  '("capture-desk check --api-key KEY" tests it), then run the same command again: the files not sent yet go then, with that run\'s label, category and flags.';
 
 export interface UploadRun {
   paths: string[];
@@ -95,7 +92,7 @@ async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
       store: store, log: r.log, concurrency: r.concurrency, maxFilesPerRequest: r.filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
       target: async () => ({ ingestionUrl: r.ingestionUrl, apiKey: r.apiKey }),
       storageResumeHint: 'then run the same command again.',
-      keyRefusedHint: KEY_REFUSED_HINT,
+      keyRefusedHint: UPLOAD_KEY_REFUSED_HINT,
       onStored: (ids) => ids.forEach((id) => stored.add(id)),
       onChange: (_status, ids) => {
         tally.changed(ids);
