@@ -14,6 +14,7 @@ import { ModelSession } from '../core/model/model-session.js';
 import { settledRate } from '../core/model/settled-rate.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
+import { OthersInFlight } from '../core/upload/others-in-flight.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
 import { booleans, parseCommand, strings } from './flags.js';
@@ -118,7 +119,7 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
     const store = catchLabel ? await SampleStore.open(dataDir, log) : null;
     if (store) cleanup.push(() => store.close());
     const queue = upload && store
-      ? new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => upload, keyRefusedHint: TAKE_KEY_REFUSED_HINT })
+      ? new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => upload, keyRefusedHint: TAKE_KEY_REFUSED_HINT, othersInFlight: new OthersInFlight(Date.now) })
       : null;
     if (queue) {
       queue.start();

@@ -8,6 +8,7 @@ import type { BulkOutcome } from '../core/import/bulk-import.js';
 import { describeLabels, readFolderLabels, type FileAnnotation } from '../core/import/folder-labels.js';
 import { collectFiles, type ImportOptions } from '../core/import/import-files.js';
 import { fileKind } from '../core/samples/formats/label-from-filename.js';
+import { OthersInFlight } from '../core/upload/others-in-flight.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UPLOAD_KEY_REFUSED_HINT } from './key-advice.js';
 import { Progress } from './progress.js';
@@ -93,6 +94,7 @@ async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
       target: async () => ({ ingestionUrl: r.ingestionUrl, apiKey: r.apiKey }),
       storageResumeHint: 'then run the same command again.',
       keyRefusedHint: UPLOAD_KEY_REFUSED_HINT,
+      othersInFlight: new OthersInFlight(Date.now),
       onStored: (ids) => ids.forEach((id) => stored.add(id)),
       onChange: (_status, ids) => {
         tally.changed(ids);

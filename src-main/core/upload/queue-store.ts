@@ -229,6 +229,15 @@ export class QueueStore {
     return this.#stmt("SELECT EXISTS (SELECT 1 FROM samples WHERE state IN ('queued', 'uploading')) AS pending").pluck().get() === 1;
   }
 
+  /**
+   * What is marked uploading, as a mark that changes whenever a sample gains or loses that state
+   * (another process claiming or settling a batch), and their bytes; null when nothing is.
+   */
+  inFlightMark(): { mark: string; bytes: number } | null {
+    const r = this.#stmt("SELECT count(*) AS n, total(rowid) AS ids, total(bytes) AS bytes FROM samples WHERE state = 'uploading'").get() as { n: number; ids: number; bytes: number };
+    return r.n === 0 ? null : { mark: `${r.n}:${r.ids}`, bytes: r.bytes };
+  }
+
   nextDueAt(): number | null {
     const r = this.#stmt("SELECT MIN(next_attempt_at) AS t FROM samples WHERE state = 'queued'").get() as { t: number | null };
     return r.t;
