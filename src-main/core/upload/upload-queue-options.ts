@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { IngestionTarget } from './ingestion-client.js';
 import type { OthersInFlight } from './others-in-flight.js';
 
+/** What an UploadQueue is built with: its own file, so upload-queue.ts holds the queue's behaviour only. */
 export interface UploadQueueOptions {
   store: SampleStore;
   log: Logger;
