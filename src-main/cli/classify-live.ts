@@ -14,10 +14,12 @@ import { ModelSession } from '../core/model/model-session.js';
 import { settledRate } from '../core/model/settled-rate.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
+import { OthersInFlight } from '../core/upload/others-in-flight.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { parseCategory, parseIntFlag } from './options.js';
+import { TAKE_KEY_REFUSED_HINT } from './key-advice.js';
 import { prepareUpload } from './record-common.js';
 
 export const CLASSIFY_LIVE_USAGE = `Usage: capture-desk classify live --model NAME (--port PATH [--mode M] [--baud N] | --microphone [NAME]) [options]
@@ -119,13 +121,16 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
     const store = catchLabel ? await SampleStore.open(dataDir, log) : null;
     if (store) cleanup.push(() => store.close());
     const queue = upload && store
-      ? new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => upload })
+      ? new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => upload, keyRefusedHint: TAKE_KEY_REFUSED_HINT, othersInFlight: new OthersInFlight(Date.now) })
       : null;
     if (queue) {
       queue.start();
       cleanup.unshift(async () => {
         await queue.whenIdle();
         await queue.stop();
+        // Said as record's uploadOne says it: the person learns why the caught samples are not on the platform.
+        const paused = queue.pausedReason();
+        if (paused !== null) process.stderr.write(`Upload stopped: ${paused}\n`);
       });
     }
 

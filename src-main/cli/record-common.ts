@@ -5,9 +5,11 @@ import type { Logger } from '../core/log.js';
 import type { SampleStore } from '../core/samples/sample-store.js';
 import { ProjectKeys, resolveApiKey } from '../core/secrets/project-keys.js';
 import { keytarKeychain } from '../core/secrets/keychain.js';
+import { OthersInFlight } from '../core/upload/others-in-flight.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
 import { booleans, strings } from './flags.js';
+import { TAKE_KEY_REFUSED_HINT } from './key-advice.js';
 import { describe } from './sample-json.js';
 
 /**
@@ -60,7 +62,9 @@ export async function prepareUpload(f: UploadFlags, projectId: number | null): P
 
 /** Queues one sample and waits for the platform's verdict. */
 export async function uploadOne(store: SampleStore, log: Logger, target: { ingestionUrl: string; apiKey: string }, id: string): Promise<Sample> {
-  const queue = new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => target });
+  const queue = new UploadQueue({ store, log, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 10_000 }, target: async () => target, keyRefusedHint: TAKE_KEY_REFUSED_HINT,
+    othersInFlight: new OthersInFlight(Date.now),
+  });
   queue.enqueue([id]);
   queue.start();
   await queue.whenIdle();

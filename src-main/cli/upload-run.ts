@@ -8,17 +8,15 @@ import type { BulkOutcome } from '../core/import/bulk-import.js';
 import { describeLabels, readFolderLabels, type FileAnnotation } from '../core/import/folder-labels.js';
 import { collectFiles, type ImportOptions } from '../core/import/import-files.js';
 import { fileKind } from '../core/samples/formats/label-from-filename.js';
+import { OthersInFlight } from '../core/upload/others-in-flight.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
+import { UPLOAD_KEY_REFUSED_HINT } from './key-advice.js';
 import { Progress } from './progress.js';
 import { summarize } from './upload-summary.js';
 import { UploadTally } from './upload-tally.js';
 import { describeRetaken } from './upload-words.js';
 
 const PROGRESS_EVERY_MS = 200;
-
-/** A refused key, said in this command's terms: its flags and environment, not the app's Settings. */
-export const KEY_REFUSED_HINT = 'Give the project\'s API key with --api-key KEY or in the CAPTURE_DESK_API_KEY environment variable ' +
-  '("capture-desk check --api-key KEY" tests it), then run the same command again: the files not sent yet go then, with that run\'s label, category and flags.';
 
 export interface UploadRun {
   paths: string[];
@@ -77,24 +75,26 @@ async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
   // SQLite's default 2 MB page cache; evicted pages are read back for the next batch's writes.
   store.db.pragma('cache_size = -32768');
   try {
+    /** What the platform stored for this run: "N uploaded" counts these only, not what another run or the app sent meanwhile. */
+    const stored = new Set<string>();
     const progress = new Progress(files.length);
-    const tally = new UploadTally(store);
+    const tally = new UploadTally(store, stored);
     // Redrawn a few times a second at most: each draw looks up the samples changed since the last.
     let drawn = 0;
     const showProgress = (force = false) => {
       const now = performance.now();
       if (!force && now - drawn < PROGRESS_EVERY_MS) return;
       drawn = now;
-      const { uploaded, notUploaded } = tally.counts();
-      progress.update(uploaded, `uploaded${notUploaded ? `, ${notUploaded} not` : ''}`);
+      // In the summary's words: a file the platform had already is done, but not "uploaded".
+      const { uploaded, present, notUploaded } = tally.counts();
+      progress.update(uploaded + present + notUploaded, `done: ${uploaded} uploaded${present ? `, ${present} already present` : ''}${notUploaded ? `, ${notUploaded} rejected or failed` : ''}`);
     };
-    /** What the platform stored for this run: "N uploaded" counts these only, not what another run or the app sent meanwhile. */
-    const stored = new Set<string>();
     const queue = new UploadQueue({
       store: store, log: r.log, concurrency: r.concurrency, maxFilesPerRequest: r.filesPerRequest, maxAttempts: 6, backoff: { baseMs: 500, maxMs: 15_000 },
       target: async () => ({ ingestionUrl: r.ingestionUrl, apiKey: r.apiKey }),
       storageResumeHint: 'then run the same command again.',
-      keyRefusedHint: KEY_REFUSED_HINT,
+      keyRefusedHint: UPLOAD_KEY_REFUSED_HINT,
+      othersInFlight: new OthersInFlight(Date.now),
       onStored: (ids) => ids.forEach((id) => stored.add(id)),
       onChange: (_status, ids) => {
         tally.changed(ids);

@@ -25,6 +25,7 @@ export function summarize(outcomes: BulkOutcome[], verdicts: ReadonlyMap<string,
   let failed = 0;
   let otherWords = 0;
   let copies = 0;
+  let elsewhere = 0;
   const details: string[] = [];
   for (const o of outcomes) {
     if (o.status === 'refused') {
@@ -41,6 +42,11 @@ export function summarize(outcomes: BulkOutcome[], verdicts: ReadonlyMap<string,
         otherWords++;
         details.push(onPlatformLine(where, o.onPlatform));
       } else if (o.state !== 'uploaded' && s.note?.includes('Already on the platform')) copies++;
+    } else if (s?.state === 'uploading') {
+      // This run's queue settles its own requests before the summary: the mark is another process's.
+      failed++;
+      elsewhere++;
+      details.push(`not confirmed ${where}: in flight elsewhere (see below)`);
     } else if (s?.state === 'rejected') {
       rejected++;
       details.push(`rejected ${where}: ${s.error ?? 'no reason given'}`);
@@ -52,6 +58,9 @@ export function summarize(outcomes: BulkOutcome[], verdicts: ReadonlyMap<string,
     }
   }
   if (otherWords > 0) details.push(onPlatformAdvice(otherWords));
+  if (elsewhere > 0) {
+    details.push(`${elsewhere === 1 ? 'This file is' : `These ${elsewhere} files are`} being sent by another Capture Desk process, or one that stopped while sending: run the same command again to send ${elsewhere === 1 ? 'it' : 'them'}.`);
+  }
   if (copies > 0) {
     details.push(`${copies} ${copies === 1 ? 'file was' : 'files were'} already on the platform (it refused ${copies === 1 ? 'it as a copy' : 'them as copies'} of samples it had, sent by another upload): ` +
       'they keep the label and category they were first stored with there, which may not be this run\'s; change them on the platform if they differ.');

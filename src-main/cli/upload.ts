@@ -21,6 +21,11 @@ Progress goes to stderr; the last line is "N uploaded, M already present, K reje
 where "uploaded" counts only the files this run stored. Exit code 0 only when every file is on the
 platform as asked.
 
+Files another Capture Desk process is sending (a second run on this data directory, the app) are
+waited for while it can still answer for them: 30 s plus 1 s per 100 kB in flight, counted from the
+last change seen. A process killed while sending never answers; the run then ends with exit 1, and
+running the same command again sends those files.
+
 A file an earlier run left unsent (a refused key, an interruption) goes with this run's label,
 category, metadata and flags, signed with this run's --hmac-key (or unsigned without one); the
 summary says which changed. A file already on the platform is not sent again for other words: the

@@ -12,6 +12,7 @@ import { playTone, privateSink, testPulseFromEnv } from '../support/audio/pulse.
 import { dominantFrequencies, readWav } from '../support/audio/signal.mjs';
 import { rowOf } from '../support/boards/level-board-values.mjs';
 import { runCli } from '../support/cli.js';
+import { startIngestionServer } from '../support/ingestion-server/server.js';
 import { startCore, useCleanups } from '../support/core-harness.js';
 import { lastRowOf, levelBoard, startClassifyLive, streamAxis, type BoardReport, type LevelBoard } from '../support/live-cli.js';
 import { PRESETS, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
@@ -137,6 +138,28 @@ describe('classify live --catch (the built CLI)', () => {
     expect(first + count).toBeGreaterThan(down); // … and after it
     const summary = run.lines.at(-1)!;
     expect(summary).toMatchObject({ summary: true, caught: 1, caught_summary: 'caught 1: 1 said wave', capped: 0 });
+  }, 120_000);
+
+  it('--upload with a refused key says what to do on the command line, not in the app\'s Settings', async () => {
+    const srv = await startIngestionServer();
+    cleanups.push(() => srv.close());
+    const data = await dataWith('gesture', GESTURE);
+    const board = await levelBoard(cleanups, { level: LOW });
+    const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--catch', 'idle', '--data-dir', data,
+      '--upload', '--ingestion-url', srv.url, '--api-key', 'WRONG']);
+    const labels = () => run.verdicts().map((v) => v.label as string);
+    await run.until('2 idle windows', () => labels().filter((l) => l === 'idle').length >= 2);
+    await board.setLevel(HIGH);
+    await run.until('2 wave windows', () => labels().filter((l) => l === 'wave').length >= 2);
+    await board.setLevel(LOW);
+    await run.until('a caught sample', (lines) => lines.some((l) => l.caught === true));
+    run.child.kill('SIGINT');
+    await run.exit;
+    await board.stop();
+    expect(srv.samples).toHaveLength(0);
+    expect(run.stderr()).toContain('Upload stopped: The platform refused the API key');
+    expect(run.stderr()).toContain('--api-key KEY or in the CAPTURE_DESK_API_KEY environment variable');
+    expect(run.stderr()).not.toMatch(/Settings|resume/);
   }, 120_000);
 
   it('--catch noise keeps what the model wrongly heard as another label (a tone on the test microphone)', async () => {

@@ -73,9 +73,18 @@ describe('capture-desk upload', () => {
     const r = await runCli(w.args(more));
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('3 uploaded, 0 already present, 0 rejected, 0 failed');
-    const progress = r.stderr.split('\n').filter((l) => /^\d+\/\d+ uploaded/.test(l));
-    expect(progress.at(-1)).toBe('3/3 uploaded');
-    expect(progress.filter((l) => !/^[0-3]\/3 uploaded$/.test(l))).toEqual([]);
+    const progress = r.stderr.split('\n').filter((l) => /^\d+\/\d+ done/.test(l));
+    expect(progress.at(-1)).toBe('3/3 done: 3 uploaded');
+    expect(progress.filter((l) => !/^([0-3])\/3 done: \1 uploaded$/.test(l))).toEqual([]);
+  });
+
+  it('on a re-run, its progress line counts what the platform had as already present, as the summary does', async () => {
+    const w = await world();
+    expect((await runCli(w.args(w.files))).code).toBe(0);
+    const r = await runCli(w.args(w.files));
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('0 uploaded, 7 already present, 0 rejected, 0 failed');
+    expect(r.stderr).not.toMatch(/^7\/7 uploaded/m);
+    expect(r.stderr.split('\n').filter((l) => /^\d+\/\d+ /.test(l)).at(-1)).toBe('7/7 done: 0 uploaded, 7 already present');
   });
 
   it('running it again reports everything as already present and sends nothing', async () => {

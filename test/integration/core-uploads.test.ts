@@ -95,6 +95,31 @@ describe('core: samples, queue, keys and the platform, through the contract', ()
     expect(srv.samples[0]).toMatchObject({ label: 'BBB', category: 'testing', metadata: { subject: 'bo' } });
   });
 
+  it('uploads.pending lists what waits, in queue order, with the words it will be sent with now, and the count of the rest', async () => {
+    const { srv, call } = await setup();
+    const add = (name: string, i: number, label?: string | null) => call<Sample>('samples.addFile', { name, bytes: cbor(i), category: 'training', ...(label === undefined ? {} : { label }), queue: true });
+    const a = await add('idle.1.cbor', 1); // the file name gives the label
+    const b = await add('take.2.cbor', 2, 'AAA');
+    const c = await add('take.3.cbor', 3, null);
+    await until(async () => (await call<{ paused: boolean }>('queue.status')).paused); // no key: everything waits
+    type Pending = { items: Array<Record<string, unknown>>; total: number };
+    const first = await call<Pending>('uploads.pending', { limit: 2 });
+    expect(first.total).toBe(3);
+    expect(first.items).toEqual([
+      { id: a.id, name: 'idle.1.cbor', label: 'idle', labelFromName: true, category: 'training', state: 'queued', nextAttemptAt: null, attempts: 0, error: expect.stringContaining('No API key') },
+      // Whether it was tried before the queue paused depends on timing: so does its error.
+      { id: b.id, name: 'take.2.cbor', label: 'AAA', labelFromName: false, category: 'training', state: 'queued', nextAttemptAt: null, attempts: 0, error: first.items[1]!.error },
+    ]);
+    expect((await call<Pending>('uploads.pending', {})).items.map((x) => [x.id, x.label])).toEqual([[a.id, 'idle'], [b.id, 'AAA'], [c.id, null]]);
+    await expect(call('uploads.pending', { limit: 0 })).rejects.toThrow();
+
+    await call('samples.update', { ids: [b.id], label: 'BBB', category: 'testing' });
+    expect((await call<Pending>('uploads.pending', {})).items[1]).toMatchObject({ id: b.id, label: 'BBB', category: 'testing' });
+    await call('keys.set', { kind: 'api-key', key: KEY });
+    await until(async () => (await call<Pending>('uploads.pending', {})).total === 0);
+    expect(srv.samples.find((x) => x.filename.startsWith('take.2'))).toMatchObject({ label: 'BBB', category: 'testing' });
+  });
+
   it('bulk relabels and recategorises local samples, refuses uploaded ones', async () => {
     const { call } = await setup();
     const a = await call<Sample>('samples.addFile', { name: 'a.1.cbor', bytes: cbor(1), category: 'training' });

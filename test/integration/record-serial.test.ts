@@ -120,6 +120,26 @@ describe('capture-desk record serial --mode lines (PTY board)', () => {
     expect(verifyAcquisitionSignature(srv.samples[0]!.bytes, 'proj-hmac')).toBe(true);
   });
 
+  it('--upload with a refused key gives the command line\'s advice, and the next --upload run sends the queued take', async () => {
+    const srv = await startIngestionServer();
+    cleanups.push(() => srv.close());
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
+    const data = await dataDir();
+    const record = (key: string, label: string) => runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '500', '--label', label,
+      '--upload', '--ingestion-url', srv.url, '--api-key', key, '--data-dir', data]);
+    const wrong = await record('WRONG', 'first');
+    expect(wrong.code).toBe(1);
+    expect(lastJson(wrong.stdout)).toMatchObject({ state: 'queued', label: 'first' });
+    expect(wrong.stderr).toContain('--api-key KEY or in the CAPTURE_DESK_API_KEY environment variable');
+    expect(wrong.stderr).toContain('the next record or classify run with --upload and that key on the same --data-dir sends it too');
+    expect(wrong.stderr).not.toMatch(/Settings|resume/);
+    expect(srv.samples).toHaveLength(0);
+
+    const right = await record('ei_test_key', 'second');
+    expect(right.code, right.stderr).toBe(0);
+    expect(srv.samples.map((s) => s.label).sort()).toEqual(['first', 'second']);
+  });
+
   it('refuses bad flags with exit code 2', async () => {
     for (const [args, text] of [
       [['--length-ms', '10'], '--port PATH is required'],

@@ -47,6 +47,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'queue.dequeue': { ids: ['no-such-sample'] },
   'queue.pause': {},
   'queue.resume': {},
+  'uploads.pending': { limit: 50 },
   'keys.status': {},
   'keys.set': { kind: 'api-key', key: 'ei_test_key' },
   'keys.clear': { kind: 'hmac-key' },

@@ -24,29 +24,42 @@ describe('UploadTally', () => {
     const earlier = [add('old.1.cbor'), add('old.2.cbor')];
     qs.markUploadedMany(earlier.map((s) => ({ id: s.id, platformSampleId: 1, note: null })));
     const mine = [add('new.1.cbor'), add('new.2.cbor'), add('new.3.cbor')];
-    const tally = new UploadTally(store);
+    const stored = new Set<string>();
+    const tally = new UploadTally(store, stored);
     tally.add(mine.map((s) => added(s.id)));
-    expect(tally.counts()).toEqual({ uploaded: 0, notUploaded: 0 });
+    expect(tally.counts()).toEqual({ uploaded: 0, present: 0, notUploaded: 0 });
 
+    stored.add(mine[0]!.id);
     qs.markUploadedMany([{ id: mine[0]!.id, platformSampleId: 5, note: null }]);
     qs.markRejected(mine[1]!.id, 'bad file');
     tally.changed([mine[0]!.id, mine[1]!.id, earlier[0]!.id]);
-    expect(tally.counts()).toEqual({ uploaded: 1, notUploaded: 1 });
+    expect(tally.counts()).toEqual({ uploaded: 1, present: 0, notUploaded: 1 });
     // A rejected file sent again (a later pass) and uploaded moves from "not" to uploaded.
+    stored.add(mine[1]!.id);
     qs.markUploadedMany([{ id: mine[1]!.id, platformSampleId: 6, note: null }]);
     tally.changed([mine[1]!.id]);
-    expect(tally.counts()).toEqual({ uploaded: 2, notUploaded: 0 });
+    expect(tally.counts()).toEqual({ uploaded: 2, present: 0, notUploaded: 0 });
     expect(store.counts().uploaded).toBe(4);
   });
 
-  it('counts files an earlier run uploaded as done, and a change reported before the import reported the file', async () => {
+  it('counts files an earlier run uploaded as already present, and a change reported before the import reported the file', async () => {
     const { store, qs, add } = await world();
     const [a, b] = [add('a.1.cbor'), add('b.1.cbor')];
-    const tally = new UploadTally(store);
+    const tally = new UploadTally(store, new Set([b.id]));
     qs.markUploadedMany([{ id: b.id, platformSampleId: 2, note: null }]);
     tally.changed([b.id]); // settled while a big file of the same chunk was still being indexed
-    expect(tally.counts()).toEqual({ uploaded: 0, notUploaded: 0 });
+    expect(tally.counts()).toEqual({ uploaded: 0, present: 0, notUploaded: 0 });
     tally.add([{ path: '/f/a', status: 'known', id: a.id, state: 'uploaded' }, added(b.id)]);
-    expect(tally.counts()).toEqual({ uploaded: 2, notUploaded: 0 });
+    expect(tally.counts()).toEqual({ uploaded: 1, present: 1, notUploaded: 0 });
+  });
+
+  it('counts a copy the platform refused as already there as present, not uploaded, as the summary does', async () => {
+    const { store, qs, add } = await world();
+    const [a, b] = [add('a.1.cbor'), add('b.1.cbor')];
+    const tally = new UploadTally(store, new Set());
+    tally.add([added(a.id), added(b.id)]);
+    qs.markUploadedMany([a, b].map((s) => ({ id: s.id, platformSampleId: null, note: 'Already on the platform (duplicate).' })));
+    tally.changed([a.id, b.id]);
+    expect(tally.counts()).toEqual({ uploaded: 0, present: 2, notUploaded: 0 });
   });
 });

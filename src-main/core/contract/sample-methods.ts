@@ -4,7 +4,7 @@ import { Category } from '../category.js';
 import { Ids, JobId, Label, none, StrideMs, Threshold } from './method-args.js';
 import { ModelName } from './model-schema.js';
 import {
-  AddPathResult, BulkResult, ClassBalance, DatasetSummary, Metadata, QueueStatus, Sample, SampleFacets, SampleQueryFilter, SampleSort, SampleState,
+  AddPathResult, BulkResult, ClassBalance, DatasetSummary, Metadata, PendingUploads, QueueStatus, Sample, SampleFacets, SampleQueryFilter, SampleSort, SampleState,
 } from './sample-schema.js';
 
 export const sampleMethods = {
@@ -105,6 +105,8 @@ export const sampleMethods = {
   'queue.dequeue': { input: z.object({ ids: Ids }).strict(), output: z.object({ dequeued: z.number().int() }) },
   'queue.pause': { input: none, output: QueueStatus },
   'queue.resume': { input: none, output: QueueStatus },
+  /** What waits to be sent, in queue order: the first `limit` (default 50) and the count of all. */
+  'uploads.pending': { input: z.object({ limit: z.number().int().min(1).max(500).optional() }).strict(), output: PendingUploads },
 
   /**
    * The class balance. `balance` is the whole truth, online or not: every sample of this data

@@ -93,6 +93,28 @@ export const QueueStatus = z.object({
 });
 export type QueueStatus = z.infer<typeof QueueStatus>;
 
+/** A sample waiting to be sent, with the words it will be sent with now (an edit before it goes changes them). */
+export const PendingUpload = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Null: sent without a label. */
+  label: z.string().nullable(),
+  /** The label is the one the platform derives from the file name: no label is sent, the platform applies its rule. */
+  labelFromName: z.boolean(),
+  category: Category,
+  /** 'uploading': a request carrying it is on its way. */
+  state: z.enum(['queued', 'uploading']),
+  /** Epoch ms of the next try after a failed one; null when it goes at its turn. */
+  nextAttemptAt: z.number().nullable(),
+  attempts: z.number().int().nonnegative(),
+  error: z.string().nullable(),
+});
+export type PendingUpload = z.infer<typeof PendingUpload>;
+
+/** The first samples waiting to be sent, in queue order (in flight first), and how many wait in all. */
+export const PendingUploads = z.object({ items: z.array(PendingUpload), total: z.number().int().nonnegative() });
+export type PendingUploads = z.infer<typeof PendingUploads>;
+
 export const LabelTotals = z.object({ label: z.string(), count: z.number().int().nonnegative(), totalLengthMs: z.number().nonnegative() });
 export const CategoryTotals = z.object({ itemCount: z.number().int().nonnegative(), totalLengthMs: z.number().nonnegative(), labels: z.array(LabelTotals) });
 /** Counts and lengths per label × category, from the management API (or from local samples). */

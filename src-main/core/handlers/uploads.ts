@@ -4,13 +4,14 @@ import type { ProjectKeys } from '../secrets/project-keys.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { UploadService } from '../upload/upload-service.js';
 
-type UploadMethods = 'queue.status' | 'queue.enqueue' | 'queue.dequeue' | 'queue.pause' | 'queue.resume' | 'keys.status' | 'keys.set' | 'keys.clear';
+type UploadMethods = 'queue.status' | 'uploads.pending' | 'queue.enqueue' | 'queue.dequeue' | 'queue.pause' | 'queue.resume' | 'keys.status' | 'keys.set' | 'keys.clear';
 
 export function uploadHandlers(uploads: UploadService, keys: ProjectKeys, settings: SettingsStore): Pick<Handlers, UploadMethods> {
   const q = uploads.queue;
   const project = () => settings.get().projectId;
   return {
     'queue.status': () => q.status(),
+    'uploads.pending': ({ limit }) => q.queueStore.pending(limit ?? 50),
     'queue.enqueue': ({ ids, force }) => q.enqueueChecked(ids, force ?? false),
     'queue.dequeue': ({ ids }) => {
       const dequeued = q.queueStore.dequeue(ids);

@@ -129,8 +129,12 @@ function endpoint(target: IngestionTarget, path: string): URL {
 }
 
 /** Generous for slow uplinks: 30 s plus 1 s per 100 kB. */
+export function requestTimeoutMs(bytes: number): number {
+  return 30_000 + bytes / 100;
+}
+
 function timeoutFor(bytes: number, opts: SendOptions): number {
-  return opts.timeoutMs ?? 30_000 + bytes / 100;
+  return opts.timeoutMs ?? requestTimeoutMs(bytes);
 }
 
 /** HTTP header values must be Latin-1 without control characters; JSON is escaped to ASCII. */

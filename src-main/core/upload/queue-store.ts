@@ -1,4 +1,4 @@
-import type { BoundingBox, Category, SampleKind, StructuredLabel } from '../contract/contract.js';
+import type { BoundingBox, Category, PendingUploads, SampleKind, StructuredLabel } from '../contract/contract.js';
 import { deriveLabel } from '../samples/formats/label-from-filename.js';
 import type { Statement } from '../samples/db.js';
 import type { SampleStore } from '../samples/sample-store.js';
@@ -63,6 +63,17 @@ interface FileRow extends Pick<QueuedFile, 'id' | 'name' | 'file' | 'bytes' | 's
   label: string | null;
   bounding_boxes: string;
   owned: number;
+}
+
+interface PendingRow {
+  id: string;
+  name: string;
+  label: string | null;
+  category: Category;
+  state: 'queued' | 'uploading';
+  next_attempt_at: number;
+  attempts: number;
+  error: string | null;
 }
 
 // Queue order is (created, rowid); samples_queue_order = (state, created) holds exactly that order
@@ -227,6 +238,37 @@ export class QueueStore {
   /** Anything queued or in flight? One index probe, where counts() would scan every sample. */
   hasPending(): boolean {
     return this.#stmt("SELECT EXISTS (SELECT 1 FROM samples WHERE state IN ('queued', 'uploading')) AS pending").pluck().get() === 1;
+  }
+
+  /**
+   * What is marked uploading, as a mark that changes whenever a sample gains or loses that state
+   * (another process claiming or settling a batch), and their bytes; null when nothing is.
+   */
+  inFlightMark(): { mark: string; bytes: number } | null {
+    const r = this.#stmt("SELECT count(*) AS n, total(rowid) AS ids, total(bytes) AS bytes FROM samples WHERE state = 'uploading'").get() as { n: number; ids: number; bytes: number };
+    return r.n === 0 ? null : { mark: `${r.n}:${r.ids}`, bytes: r.bytes };
+  }
+
+  /**
+   * The first `limit` samples waiting to be sent, those in flight first, then the queued in queue
+   * order, each read through samples_queue_order (state, created) without sorting the queue; and
+   * the count of all. The words are what a batch would send now (takeBatch reads the same columns).
+   */
+  pending(limit: number): PendingUploads {
+    const read = (state: 'uploading' | 'queued', n: number) => (n <= 0 ? [] : this.#stmt(
+      `SELECT id, name, label, category, state, next_attempt_at, attempts, error FROM samples INDEXED BY samples_queue_order
+       WHERE state = ? ORDER BY created, rowid LIMIT ?`,
+    ).all(state, n) as PendingRow[]);
+    const rows = read('uploading', limit);
+    rows.push(...read('queued', limit - rows.length));
+    const total = this.#stmt("SELECT count(*) FROM samples WHERE state IN ('queued', 'uploading')").pluck().get() as number;
+    return {
+      items: rows.map((r) => ({
+        id: r.id, name: r.name, label: r.label, labelFromName: r.label !== null && r.label === deriveLabel(r.name), category: r.category,
+        state: r.state, nextAttemptAt: r.state === 'queued' && r.next_attempt_at > 0 ? r.next_attempt_at : null, attempts: r.attempts, error: r.error,
+      })),
+      total,
+    };
   }
 
   nextDueAt(): number | null {

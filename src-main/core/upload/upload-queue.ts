@@ -1,43 +1,18 @@
 import type { QueueStatus } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { errorCode, storageProblem } from '../fs/storage-error.js';
-import type { Logger } from '../log.js';
-import type { SampleStore } from '../samples/sample-store.js';
 import { contentTypeFor } from '../samples/formats/label-from-filename.js';
-import { MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, sendFiles, type IngestionTarget } from './ingestion-client.js';
+import { MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, sendFiles } from './ingestion-client.js';
 import { IngestionError } from './ingestion-errors.js';
 import { boxesSidecar, labelsSidecar } from './batch-sidecars.js';
 import { storagePauseMessage } from './storage-pause.js';
 import { QueueStore, type QueuedBatch, type QueuedFile, type UploadedMark } from './queue-store.js';
+import type { UploadQueueOptions } from './upload-queue-options.js';
+
+export type { UploadQueueOptions } from './upload-queue-options.js';
 import type { Part } from './multipart.js';
 
-export interface UploadQueueOptions {
-  store: SampleStore;
-  log: Logger;
-  /** Where to and with which key; asked per batch so a new key or URL applies at once. */
-  target(): Promise<IngestionTarget>;
-  concurrency?: number;
-  /** Attempts before a sample is marked failed; the app retries for ever (offline laptops), the CLI gives up. */
-  maxAttempts?: number;
-  backoff?: { baseMs: number; maxMs: number };
-  maxFilesPerRequest?: number;
-  maxBytesPerRequest?: number;
-  now?: () => number;
-  random?: () => number;
-  /** How often to try again while the data folder's disk refuses writes (full, read-only). */
-  storageRetryMs?: number;
-  /** What ends such a pause, said to the user; the app's queue resumes by itself, a CLI run is run again. */
-  storageResumeHint?: string;
-  /** What to do about a refused key, said to the user (a CLI run: its flags); the app's default names Settings and Resume. */
-  keyRefusedHint?: string;
-  /** The platform stored these samples for this queue (not a copy it refused as already there). */
-  onStored?: (ids: string[]) => void;
-  /**
-   * Something changed. The status is a function: counting samples by state is a scan of the
-   * index, which a listener that draws a few times a second should not pay for on every batch.
-   */
-  onChange?: (status: () => QueueStatus, changedIds: string[]) => void;
-}
+type Optional = 'onChange' | 'onStored' | 'keyRefusedHint' | 'othersInFlight';
 
 /**
  * The durable upload queue. State lives in SQLite (QueueStore), so this object can die at any
@@ -45,7 +20,7 @@ export interface UploadQueueOptions {
  * up to the spec's 1000 files per request.
  */
 export class UploadQueue {
-  readonly #o: Required<Omit<UploadQueueOptions, 'onChange' | 'onStored' | 'keyRefusedHint'>> & Pick<UploadQueueOptions, 'onChange' | 'onStored' | 'keyRefusedHint'>;
+  readonly #o: Required<Omit<UploadQueueOptions, Optional>> & Pick<UploadQueueOptions, Optional>;
   readonly #qs: QueueStore;
   #inFlight = 0;
   #running = false;
@@ -167,7 +142,7 @@ export class UploadQueue {
     return { paused: pausedReason !== null, pausedReason, online: this.#online, inFlight: this.#inFlight, counts: this.#o.store.counts() };
   }
 
-  /** Resolves when nothing is queued or in flight, or the queue is paused. */
+  /** Resolves when nothing is queued or in flight (or only another process's samples nobody answers for), or the queue is paused. */
   whenIdle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
     // The timer armed here looks again for samples another process has in flight (#scheduleNext).
@@ -177,7 +152,10 @@ export class UploadQueue {
   #isIdle(): boolean {
     if (this.#inFlight > 0) return false;
     if (this.#paused || this.#storage) return true;
-    return !this.#qs.hasPending();
+    if (!this.#qs.hasPending()) return true;
+    // Only what another process has in flight is left: waited for while it can still be answered.
+    const others = this.#o.othersInFlight;
+    return others !== undefined && this.#qs.nextDueAt() === null && others.stuck(this.#qs.inFlightMark());
   }
 
   #pump(): void {

@@ -2,6 +2,7 @@ import type { QueueStatus } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { answer } from '../api/answer.js';
 import { followEvent } from '../api/reconnect.js';
+import { PendingUploadsState } from './pending-uploads.svelte.js';
 
 export interface QueueProgress {
   /** Finished since the current round of uploads began (uploaded, or given up on). */
@@ -35,7 +36,12 @@ export class QueueState {
     return { done, problems, remaining, fraction };
   });
 
-  constructor(private readonly api: Api) {}
+  /** What waits to be sent, listed by the panel while it is shown (it subscribes). */
+  readonly waiting: PendingUploadsState;
+
+  constructor(private readonly api: Api) {
+    this.waiting = new PendingUploadsState(api);
+  }
 
   async refresh(): Promise<void> {
     const r = await answer(() => this.api.call('queue.status', {}));
