@@ -12,6 +12,14 @@
 // BENCH_IMPORT_FILES (10000), BENCH_IMPORT_FILES_RUNS, BENCH_CLI (another build's capture-desk.js,
 // for a before figure), BENCH_DROP_CACHES=0 (keep the files in the page cache), TMPDIR (where the
 // files and the data folders go: another disk or file system).
+//
+// Then the same import into a folder that is not empty (issue 42, item 6): the json and mixed sets
+// are imported once more, into one folder (2 × BENCH_IMPORT_FILES = 20,000 samples, built by the
+// import itself, not timed), and each round imports BENCH_IMPORT_FILES_ADDED (2,000) new JSON files
+// into it, cold, and the same files into an empty folder right after, so the two figures differ in
+// the folder alone. The rounds reuse the grown folder: round i finds the samples of the rounds
+// before it too (20,000, 22,000, 24,000). Target ≥ 2,000 files/s into the grown folder.
+// BENCH_IMPORT_FILES_ADDED (2000); BENCH_IMPORT_FILES_ONLY=grown runs that case alone.
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -25,6 +33,9 @@ const FILES = Number(process.env.BENCH_IMPORT_FILES ?? 10_000);
 const RUNS = Math.max(1, Number(process.env.BENCH_IMPORT_FILES_RUNS ?? 3));
 const CLI = process.env.BENCH_CLI ?? fileURLToPath(new URL('../../dist/cli/capture-desk.js', import.meta.url));
 const TARGET = 2000;
+const ADDED = Number(process.env.BENCH_IMPORT_FILES_ADDED ?? 2_000);
+/** BENCH_IMPORT_FILES_ONLY=grown: the grown-folder case alone (its folder is still built from both sets). */
+const GROWN_ONLY = process.env.BENCH_IMPORT_FILES_ONLY === 'grown';
 const LABELS = ['idle', 'wave', 'updown', 'snake'];
 
 const say = (line) => process.stderr.write(`  ${line}\n`);
@@ -52,14 +63,14 @@ function rows(i) {
 
 const csvOf = (values) => `timestamp,accX,accY,accZ\n${values.map((v, r) => `${r * 10},${v.join(',')}`).join('\n')}\n`;
 
-/** `count` files in `dir`, of the given extensions in turn; returns their paths in that order. */
-async function writeFiles(dir, count, kinds, fixtures) {
+/** `count` files in `dir`, of the given extensions in turn, numbered from `first`; returns their paths in that order. */
+async function writeFiles(dir, count, kinds, fixtures, first = 0) {
   const { sensorDoc, encodeCbor, wav } = fixtures;
   await mkdir(dir, { recursive: true });
-  const paths = Array.from({ length: count }, (_, i) => join(dir, `${LABELS[(i >> 2) % LABELS.length]}.${String(i).padStart(5, '0')}.${kinds[i % kinds.length]}`));
+  const paths = Array.from({ length: count }, (_, i) => join(dir, `${LABELS[(i >> 2) % LABELS.length]}.${String(first + i).padStart(5, '0')}.${kinds[i % kinds.length]}`));
   await pool(count, 64, async (i) => {
     const kind = kinds[i % kinds.length];
-    const values = rows(i);
+    const values = rows(first + i);
     let body;
     if (kind === 'json') body = JSON.stringify(sensorDoc(values, 10));
     else if (kind === 'cbor') body = encodeCbor(sensorDoc(values, 10));
@@ -123,6 +134,43 @@ async function figures(key, name, dir, paths, tmp, entry) {
   return out;
 }
 
+/**
+ * The grown-folder case: `base` (already holding `held` samples) gets ADDED new JSON files a round,
+ * then the same files go into an empty folder; both timed spawn to exit on cold files.
+ */
+async function grownFigures(base, held, tmp, fixtures) {
+  const rounds = [];
+  for (let i = 0; i < RUNS; i++) {
+    const dir = join(tmp, `added-${i}`);
+    // Numbered past every file imported before: new content, so each one is added, not found.
+    const paths = await writeFiles(dir, ADDED, ['json'], fixtures, 2 * FILES + i * ADDED);
+    await runQuiet('sync', []);
+    const round = { held: held + i * ADDED };
+    for (const [key, data] of [['grown', base], ['empty', join(tmp, `data-added-empty-${i}`)]]) {
+      const cache = await evictFiles(dir);
+      round[key] = { ...(await cliImport(paths, data)), cache };
+      const r = round[key];
+      say(`${ADDED} json into ${key === 'grown' ? `a folder of ${nf(round.held)} samples` : 'an empty folder'}, round ${i + 1}: ${(r.ms / 1000).toFixed(2)} s (${nf(Math.round(ADDED / (r.ms / 1000)))} files/s), ${nf(r.lines)} samples printed, exit ${r.code}, ${cache}, load ${load()}`);
+      if (r.code !== 0) say(`  ${r.stderr.split('\n').slice(-3).join(' | ')}`);
+    }
+    rounds.push(round);
+  }
+  const figure = (key, name, target) => {
+    const rs = rounds.map((r) => r[key]);
+    const ok = rs.every((r) => r.code === 0 && r.lines === ADDED);
+    const rate = Math.round(ADDED / (median(rs.map((r) => r.ms)) / 1000));
+    return {
+      name, value: rate, unit: 'files/s', target: target ? `≥ ${nf(TARGET)} files/s` : 'reference', pass: !ok ? false : target ? rate >= TARGET : null,
+      detail: `median of ${RUNS} (${rs.map((r) => `${(r.ms / 1000).toFixed(2)} s`).join(', ')}), spawn to exit, ${rs[0].cache}` + (key === 'grown' ? `; the folder held ${rounds.map((r) => nf(r.held)).join(', ')} samples` : '') +
+        (ok ? '' : `; not every file was imported: ${rs.map((r) => `${r.lines} lines, exit ${r.code}`).join('; ')}`),
+    };
+  };
+  return [
+    figure('grown', `import-files: samples import of ${nf(ADDED)} json files into a folder of ${nf(held)}+ samples (CLI process)`, true),
+    figure('empty', `import-files: the same ${nf(ADDED)} json files into an empty folder (CLI process)`, false),
+  ];
+}
+
 export function run() {
   return withCliAndSupport(CLI, 'import-files', async (tmp, support) => {
     const fixtures = await import(pathToFileURL(support.fixtures).href);
@@ -131,7 +179,16 @@ export function run() {
     const json = await writeFiles(join(tmp, 'json'), FILES, ['json'], fixtures);
     const mix = await writeFiles(join(tmp, 'mix'), FILES, ['json', 'cbor', 'wav', 'csv'], fixtures);
     await runQuiet('sync', []);
-    const rows = [...(await figures('json', 'json', join(tmp, 'json'), json, tmp, entry)), ...(await figures('mix', 'mixed (json, cbor, wav, csv)', join(tmp, 'mix'), mix, tmp, entry))];
+    const rows = GROWN_ONLY ? [] : [...(await figures('json', 'json', join(tmp, 'json'), json, tmp, entry)), ...(await figures('mix', 'mixed (json, cbor, wav, csv)', join(tmp, 'mix'), mix, tmp, entry))];
+    // The grown folder: both sets once more into one folder, as a user's folder fills run by run.
+    const base = join(tmp, 'data-grown');
+    const start = performance.now();
+    for (const paths of [json, mix]) {
+      const r = await cliImport(paths, base);
+      if (r.code !== 0 || r.lines !== paths.length) throw new Error(`building the grown folder: ${r.lines} of ${paths.length} imported, exit ${r.code}: ${r.stderr.split('\n').slice(-3).join(' | ')}`);
+    }
+    say(`grown folder: ${nf(json.length + mix.length)} samples imported in ${((performance.now() - start) / 1000).toFixed(1)} s (not timed), load ${load()}`);
+    rows.push(...(await grownFigures(base, json.length + mix.length, tmp, fixtures)));
     rows.push({ name: 'import-files: load average while measuring (1, 5, 15 min)', value: load(), unit: '', target: 'reference', pass: null, detail: `${cpus().length} CPUs shared with other work: figures move with the load` });
     return rows;
   });

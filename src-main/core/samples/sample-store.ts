@@ -65,7 +65,7 @@ export class SampleStore extends SampleReads {
     const store = new SampleStore(dataDir, index.db, log, opts);
     try {
       const lost = index.damage ?? (index.created ? { reason: 'samples.db was missing', keptAs: [] } : null);
-      store.indexRebuild = await recoverOrphans(dataDir, index.ownedFiles, lost, log, (rows) => store.db.transaction(() => rows.forEach((r) => store.#insertRow(r)))());
+      store.indexRebuild = await recoverOrphans(dataDir, index.ownedNames, lost, log, (rows) => store.db.transaction(() => rows.forEach((r) => store.#insertRow(r)))());
     } catch (err) {
       index.db.close();
       throw err;

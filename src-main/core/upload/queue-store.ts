@@ -202,16 +202,33 @@ export class QueueStore {
     this.markUploadedMany([{ id, platformSampleId, note }]);
   }
 
-  /** A request's confirmed files in one statement (one native call, not one per file). */
+  /**
+   * A request's confirmed files in one statement, or two when some carry a note: the platform's
+   * note is set only where there is one. Naming `note` in an UPDATE fires the search index's
+   * trigger (samples_text_update, db.ts) for every row it changes, whether the note changed or not,
+   * which rewrote each uploaded sample's search entry and cost marking a request uploaded half its
+   * work (callgrind, 10,240 files: 1.83 → 0.97 G instructions for the queue's writes).
+   */
   markUploadedMany(marks: UploadedMark[]): void {
     if (marks.length === 0) return;
-    this.#stmt(
-      // The sample's own note (who asked for it, why it is unsigned) stays; the platform's is added to it.
-      `UPDATE samples SET state = 'uploaded', platform_sample_id = u.value ->> 1,
-         note = CASE WHEN u.value ->> 2 IS NULL THEN samples.note WHEN samples.note IS NULL THEN u.value ->> 2 ELSE samples.note || '; ' || (u.value ->> 2) END,
-         error = NULL, uploaded_at = ?
-       FROM json_each(?) AS u WHERE samples.id = u.value ->> 0`,
-    ).run(new Date().toISOString(), JSON.stringify(marks.map((m) => [m.id, m.platformSampleId, m.note])));
+    const at = new Date().toISOString();
+    const plain = marks.filter((m) => m.note === null);
+    const noted = plain.length === marks.length ? [] : marks.filter((m) => m.note !== null);
+    if (plain.length > 0) {
+      this.#stmt(
+        `UPDATE samples SET state = 'uploaded', platform_sample_id = u.value ->> 1, error = NULL, uploaded_at = ?
+         FROM json_each(?) AS u WHERE samples.id = u.value ->> 0`,
+      ).run(at, JSON.stringify(plain.map((m) => [m.id, m.platformSampleId])));
+    }
+    if (noted.length > 0) {
+      this.#stmt(
+        // The sample's own note (who asked for it, why it is unsigned) stays; the platform's is added to it.
+        `UPDATE samples SET state = 'uploaded', platform_sample_id = u.value ->> 1,
+           note = CASE WHEN samples.note IS NULL THEN u.value ->> 2 ELSE samples.note || '; ' || (u.value ->> 2) END,
+           error = NULL, uploaded_at = ?
+         FROM json_each(?) AS u WHERE samples.id = u.value ->> 0`,
+      ).run(at, JSON.stringify(noted.map((m) => [m.id, m.platformSampleId, m.note])));
+    }
     // Uploaded or not is what a rebuilt index must know; the sidecars follow after the commit.
     // Referenced files have none: looking them up would cost a bulk upload a query per request.
     this.samples.changed(marks.flatMap((m) => (m.owned === false ? [] : [m.id])));

@@ -91,7 +91,7 @@ describe('QueueStore.takeBatch', () => {
 });
 
 describe('QueueStore.markUploadedMany', () => {
-  it('records every verdict of a request in one statement', async () => {
+  it('records every verdict of a request, the platform\'s note beside the sample\'s own', async () => {
     const { store, qs, add } = await open();
     const [a, b] = [add('a.1.cbor'), add('a.2.cbor')];
     qs.takeBatch(Date.now(), 10, 1e9);
@@ -99,6 +99,22 @@ describe('QueueStore.markUploadedMany', () => {
     expect(store.get(a.id)).toMatchObject({ state: 'uploaded', platformSampleId: 41, note: null, error: null, uploadedAt: expect.any(String) });
     expect(store.get(b.id)).toMatchObject({ state: 'uploaded', platformSampleId: null, note: 'Already on the platform (x).' });
     qs.markUploadedMany([]);
+  });
+
+  it('leaves the search index alone for verdicts without a note, and makes a note searchable', async () => {
+    const { store, qs, add } = await open();
+    const [a, b] = [add('s.1.cbor'), add('s.2.cbor')];
+    qs.takeBatch(Date.now(), 10, 1e9);
+    // Each write to the FTS5 index adds a segment (a row of samples_text_data) until it merges them.
+    const segments = () => (store.db.prepare('SELECT count(*) AS n FROM samples_text_data').get() as { n: number }).n;
+    const hits = (text: string) => (store.db.prepare('SELECT count(*) AS n FROM samples_text WHERE samples_text MATCH ?').get(`"${text}"`) as { n: number }).n;
+    const before = segments();
+    qs.markUploadedMany([{ id: a.id, platformSampleId: 7, note: null }]);
+    expect(segments()).toBe(before);
+    qs.markUploadedMany([{ id: b.id, platformSampleId: null, note: 'Already on the platform (dup).' }]);
+    expect(segments()).toBeGreaterThan(before);
+    expect(hits('Already on')).toBe(1);
+    expect([store.get(a.id).state, store.get(b.id).state]).toEqual(['uploaded', 'uploaded']);
   });
 
   it('has the sidecars of owned samples rewritten, and looks up none for files referenced where they lie', async () => {
