@@ -1,5 +1,5 @@
 import type { BulkOutcome } from '../core/import/bulk-import.js';
-import type { OnPlatform, Words } from '../core/import/retake.js';
+import type { OnPlatform, Words } from '../core/import/bulk-outcome.js';
 
 /** "BBB / testing": how the summary names what a sample is stored as. */
 export const wordsText = (w: Words): string => `${w.label ?? 'no label'} / ${w.category}`;

@@ -13,19 +13,12 @@ import { readFiles } from './bulk-reader.js';
 import { ReadWorker, type HashedRead } from './read-worker.js';
 import type { FileAnnotation } from './folder-labels.js';
 import { importFile, withAnnotation, type ImportOptions } from './import-files.js';
-import { retakeKnown, type OnPlatform, type Retaken } from './retake.js';
-import { MAX_FILE_BYTES } from '../upload/ingestion-client.js';
+import { retakeKnown } from './retake.js';
+import type { BulkOutcome, IndexedOutcome } from './bulk-outcome.js';
 
-/** Per file of a bulk import: its sample (new or found) and the state it had, or why it was refused. */
-export type BulkOutcome =
-  | {
-    path: string; status: 'added' | 'known'; id: string; state: SampleState; /** With ImportOptions.withSamples, on the paths that have it at hand. */ sample?: Sample;
-    /** With ImportOptions.retake: the earlier words this run's replaced, or the platform has it under other words. */
-    retaken?: Retaken; onPlatform?: OnPlatform;
-  }
-  | { path: string; status: 'refused'; reason: string };
-/** A file of a bulk import that has its sample. */
-export type IndexedOutcome = Exclude<BulkOutcome, { status: 'refused' }>;
+// The outcome types live apart so retake.ts can use them without importing this module back.
+export type { BulkOutcome, IndexedOutcome } from './bulk-outcome.js';
+import { MAX_FILE_BYTES } from '../upload/ingestion-client.js';
 
 /** Files in one transaction and one read request: big enough to amortize a commit, small enough to start sending early. */
 const CHUNK = 256;

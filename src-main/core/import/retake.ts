@@ -3,29 +3,8 @@ import { isAbsolute, join } from 'node:path';
 import type { Category, SampleKind, SampleState } from '../contract/contract.js';
 import { deriveLabel } from '../samples/formats/label-from-filename.js';
 import type { SampleStore } from '../samples/sample-store.js';
-import type { BulkOutcome, IndexedOutcome } from './bulk-import.js';
+import type { BulkOutcome, IndexedOutcome, OnPlatform, Retaken, Words } from './bulk-outcome.js';
 import { signIfUnsigned, type ImportOptions } from './import-files.js';
-
-/** What a person reads first about a sample on the platform: its label and its set. */
-export interface Words {
-  label: string | null;
-  category: Category;
-}
-
-/** A file this run found unsent with other words than its own: they were replaced by this run's. */
-export interface Retaken {
-  /** What differed: 'label', 'category', 'metadata', 'bounding boxes', 'structured labels', 'flags', 'HMAC signing'. */
-  changed: string[];
-  now: Words;
-}
-
-/** A file this run names that is on the platform already, under other words than this run's. */
-export interface OnPlatform {
-  /** The words it was sent with; null when the platform refused it as a copy of a sample sent by someone else, whose words we never saw. */
-  there: Words | null;
-  platformSampleId: number | null;
-  asked: Words;
-}
 
 /** Not on the platform and not in flight: these take the words of the run that sends them. */
 const UNSENT: readonly SampleState[] = ['local', 'queued', 'failed', 'rejected'];
