@@ -27,7 +27,7 @@ describe('paths of the wrong kind', () => {
     for (const [out, why] of [[file, 'a file, not a folder, has that name'], [join(file, 'sub'), 'a file, not a folder, is in its path']] as const) {
       const r = await runCli(['samples', 'export', '--out', out, '--data-dir', data]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`capture-desk samples: Cannot export into ${out}: ${why}. Choose a folder to export into (it is made if missing); nothing was written.\n`);
+      expect(r.stderr).toBe(`capture-desk samples export: Cannot export into ${out}: ${why}. Choose a folder to export into (it is made if missing); nothing was written.\n`);
     }
     expect(await readFile(file, 'utf8')).toBe('my notes');
   }, 30_000);
@@ -51,7 +51,7 @@ describe('paths of the wrong kind', () => {
     await writeFile(join(data, 'samples.db', 'keep.txt'), 'mine');
     const r = await runCli(['samples', 'list', '--data-dir', data]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`capture-desk samples: Cannot open the sample index ${join(data, 'samples.db')}: it is a folder, and the index is a file of that name. Move that folder out of the data folder (or rename it), then start again: the index is built anew from the sample files.\n`);
+    expect(r.stderr).toBe(`capture-desk samples list: Cannot open the sample index ${join(data, 'samples.db')}: it is a folder, and the index is a file of that name. Move that folder out of the data folder (or rename it), then start again: the index is built anew from the sample files.\n`);
     expect((await stat(join(data, 'samples.db'))).isDirectory()).toBe(true);
     expect(await readFile(join(data, 'samples.db', 'keep.txt'), 'utf8')).toBe('mine');
   }, 30_000);
@@ -64,7 +64,7 @@ describe('paths of the wrong kind', () => {
     await mkdir(join(out, 'info.labels'), { recursive: true });
     const r = await runCli(['samples', 'export', '--out', out, '--data-dir', data]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`capture-desk samples: Could not use ${join(out, 'info.labels')}: it is a folder, where a file was expected (EISDIR). Check that path, then try again.\n`);
+    expect(r.stderr).toBe(`capture-desk samples export: Could not use ${join(out, 'info.labels')}: it is a folder, where a file was expected (EISDIR). Check that path, then try again.\n`);
     expect((await stat(join(out, 'info.labels'))).isDirectory()).toBe(true);
   }, 30_000);
 });
