@@ -13,6 +13,10 @@ test('the queue panel lists what waits with the words it goes with; an edit show
 
   const pending = page.getByTestId('queue-pending');
   const row = pending.getByTestId('queue-pending-row');
+  // Closed at first (its rows are not in the page's table of samples); the summary counts them.
+  await expect(page.getByTestId('queue-pending-summary')).toHaveText('Waiting to be sent: 1 sample, with the label and category each goes with');
+  await expect(row).toBeHidden();
+  await page.getByTestId('queue-pending-summary').click();
   await expect(row).toHaveCount(1);
   await expect(row.locator('th, td')).toHaveText(['idle.01.cbor', 'idle (label from file name)', 'training', /^waiting: uploads are paused/, /refused the API key/]);
   await expect(pending.locator('caption')).toHaveText('Waiting to be sent, in queue order');
