@@ -125,7 +125,9 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
       : null;
     if (queue) {
       queue.start();
-      cleanup.unshift(async () => {
+      // Cleanups run last-in first: this one settles the uploads before the store above is closed
+      // (a transaction on a closed store aborted the whole process in libsql).
+      cleanup.push(async () => {
         await queue.whenIdle();
         await queue.stop();
         // Said as record's uploadOne says it: the person learns why the caught samples are not on the platform.

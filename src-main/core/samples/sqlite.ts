@@ -29,6 +29,9 @@ const libsql = (): typeof Libsql => (loaded ??= createRequire(import.meta.url)('
  *   are garbage-collected: until then samples.db-wal and -shm stay (seen 2026-11-26, a test copying
  *   a closed data folder found -shm gone halfway through). Harmless here, as the WAL is folded in
  *   before close (SampleStore.close); not fixed, as nothing in the wrapper can force it.
+ * - `inTransaction` on a closed connection panics in Rust (database.rs:155, `unwrap()` on None) and
+ *   aborts the process; prepare/exec throw. Here it is false once closed, and a transaction started
+ *   after close throws.
  */
 export type BindValue = string | number | bigint | Uint8Array | null;
 /** Positional values, or one object of named values (`@name` in the SQL), checked when bound. */
@@ -93,6 +96,7 @@ export type Transaction<T> = () => T;
 export class Db {
   readonly #raw: Libsql.Database;
   #savepoints = 0;
+  #closed = false;
   /** Told when a statement finds the file damaged, so the next start rebuilds the index (see index-open.ts). */
   onDamaged: ((err: Error) => void) | null = null;
 
@@ -109,8 +113,9 @@ export class Db {
     }
   };
 
+  // libsql panics (aborting the whole process) when asked this of a closed connection.
   get inTransaction(): boolean {
-    return this.#raw.inTransaction;
+    return !this.#closed && this.#raw.inTransaction;
   }
 
   prepare(sql: string): Statement {
@@ -133,6 +138,7 @@ export class Db {
    */
   transaction<T>(fn: () => T): Transaction<T> {
     return () => {
+      if (this.#closed) throw new TypeError('The sample index is closed: a transaction was started after the data folder was closed.');
       const nested = this.#raw.inTransaction;
       const name = `nested_${++this.#savepoints}`;
       this.#raw.exec(nested ? `SAVEPOINT ${name}` : 'BEGIN');
@@ -142,7 +148,7 @@ export class Db {
         if (result instanceof Promise) throw new TypeError('A transaction function must not return a promise: the commit would not wait for it.');
       } catch (err) {
         // SQLite may have rolled back already (e.g. disk full); that must not hide `err`.
-        if (this.#raw.inTransaction) {
+        if (this.inTransaction) {
           try {
             this.#raw.exec(nested ? `ROLLBACK TO ${name}; RELEASE ${name}` : 'ROLLBACK');
           } catch (rollbackErr) {
@@ -159,6 +165,7 @@ export class Db {
   }
 
   close(): void {
+    this.#closed = true;
     this.#raw.close();
   }
 }

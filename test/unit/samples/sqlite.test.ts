@@ -80,6 +80,20 @@ describe('SQLite wrapper over libsql', () => {
     expect(child.stderr).toMatch(/panicked/);
   });
 
+  it('a transaction after close throws instead of aborting the process (libsql panics on inTransaction)', async () => {
+    // Were the guard gone, this would abort vitest's worker (a Rust panic), failing the file.
+    const db = new Db(join(await tempDir(), 'c.db'));
+    db.exec('CREATE TABLE t (id TEXT)');
+    db.close();
+    expect(db.inTransaction).toBe(false);
+    expect(() => db.transaction(() => 1)()).toThrow('The sample index is closed');
+    // And the same question put to libsql itself does abort: the guard is what keeps the process.
+    const raw = createRequire(import.meta.url).resolve('libsql');
+    const bare = spawnSync(process.execPath, ['-e', `const D = require(${JSON.stringify(raw)}); const d = new D(':memory:'); d.close(); d.inTransaction; console.log('survived')`], { encoding: 'utf8' });
+    expect(bare.stdout).not.toContain('survived');
+    expect(bare.stderr).toMatch(/panicked/);
+  });
+
   it('commits a transaction, rolls it back on a throw, and nests with savepoints', async () => {
     const db = await table();
     const add = db.prepare('INSERT INTO t (id) VALUES (?)');
