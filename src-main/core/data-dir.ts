@@ -1,5 +1,6 @@
-import { mkdir, open, rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { CoreError } from './errors.js';
+import { makeDirs } from './fs/make-dirs.js';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -35,7 +36,7 @@ export function defaultDataDir(
 export async function ensureDataDir(dir: string): Promise<string> {
   const probe = path.join(dir, `.write-test-${process.pid}`);
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDirs(dir, 0o700);
     const fh = await open(probe, 'w', 0o600);
     try {
       await fh.write('ok');
@@ -61,11 +62,15 @@ function dataDirError(dir: string, err: unknown): CoreError {
     EROFS: 'it is on a read-only disk',
     ENOSPC: 'the disk is full',
     EDQUOT: 'the disk quota is used up',
+    // mkdir in a system folder such as /proc, where no folder can be made.
+    ENOENT: 'the system allows no folder to be made there',
   };
   const todo = code === 'ENOSPC' || code === 'EDQUOT'
     ? 'Free some space on that disk, or choose another folder with --data-dir DIR.'
     : code === 'EEXIST' || code === 'ENOTDIR'
       ? 'Move that file away, or choose another folder with --data-dir DIR.'
+      : code === 'ENOENT'
+        ? 'Choose a folder in your home or on a data disk with --data-dir DIR.'
       : 'Make it writable for this user (or remount the disk read-write), or choose another folder with --data-dir DIR.';
   return new CoreError(code === 'EACCES' || code === 'EPERM' ? 'PermissionDenied' : 'Unavailable',
     `Cannot use the data folder ${dir}: ${why[code] ?? (err as Error).message} (${code || 'error'}). ${todo}`, { path: dir, errno: code || null });

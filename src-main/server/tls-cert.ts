@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
-import { chmod, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { promisify } from 'node:util';
+import { makeDirs } from '../core/fs/make-dirs.js';
 
 const run = promisify(execFile);
 
@@ -128,7 +129,7 @@ export async function selfSignedCertificate(dataDir: string, options: SelfSigned
   const keyPath = join(dir, SELF_SIGNED_KEY);
   const now = options.now?.() ?? new Date();
   const wanted = options.names ?? machineNames();
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDirs(dir, 0o700);
   await chmod(dir, 0o700);
 
   const existing = await readExisting(certPath, keyPath, now);

@@ -67,4 +67,15 @@ describe('paths of the wrong kind', () => {
     expect(r.stderr).toBe(`capture-desk samples export: Could not use ${join(out, 'info.labels')}: it is a folder, where a file was expected (EISDIR). Check that path, then try again.\n`);
     expect((await stat(join(out, 'info.labels'))).isDirectory()).toBe(true);
   }, 30_000);
+  // Node 20's recursive mkdir never returns for a path under /proc (its loop retries ENOENT): these
+  // hung until the test's timeout before core/fs/make-dirs.ts.
+  it.runIf(process.platform === 'linux')('a data folder or export folder where the system allows none (/proc) is said at once', async () => {
+    const data = await dataWithOneSample('proc');
+    const list = await runCli(['samples', 'list', '--data-dir', '/proc/capture-desk/data']);
+    expect(list.code).toBe(1);
+    expect(list.stderr).toBe("capture-desk samples list: Cannot use the data folder /proc/capture-desk/data: the system allows no folder to be made there (ENOENT). Choose a folder in your home or on a data disk with --data-dir DIR.\n");
+    const out = await runCli(['samples', 'export', '--out', '/proc/capture-desk/out', '--data-dir', data]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe('capture-desk samples export: Could not use /proc/capture-desk: there is nothing there (ENOENT). Check that path, then try again.\n');
+  }, 30_000);
 });

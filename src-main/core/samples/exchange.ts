@@ -1,7 +1,8 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { Category, Sample } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
+import { makeDirs } from '../fs/make-dirs.js';
 import { nameClashKey, portableFileName } from '../fs/portable-name.js';
 import { notAFolder, storageError } from '../fs/storage-error.js';
 import { decodeCsv, encodeCsv } from './formats/csv.js';
@@ -44,7 +45,7 @@ export async function exportSamples(store: SampleStore, samples: Sample[], outDi
       used.add(nameClashKey(`${folder}/${file}`));
       // info.labels names files with '/' on every OS, as the platform's own exports do.
       const rel = `${folder}/${file}`;
-      await mkdir(join(outDir, folder), { recursive: true });
+      await makeDirs(join(outDir, folder));
       await writeFile(join(outDir, folder, file), bytes);
       written.push(join(outDir, folder, file));
       entries.push({
@@ -70,7 +71,7 @@ export async function exportSamples(store: SampleStore, samples: Sample[], outDi
 /** The export's folder, made if missing; a file in its place is said as such, not as the system's ENOTDIR or EEXIST. */
 async function makeExportFolder(outDir: string): Promise<void> {
   try {
-    await mkdir(outDir, { recursive: true });
+    await makeDirs(outDir);
   } catch (err) {
     const why = notAFolder(err);
     if (why === null) throw storageError(err, outDir);
