@@ -186,7 +186,7 @@ describe('samples.query: what the model says', () => {
     const { dataDir, store, ids } = await folder();
     // Back to the schema before the "model says" migration, results kept.
     store.db.exec(`DROP TRIGGER classifications_says_insert; DROP TRIGGER classifications_says_update; DROP INDEX classifications_newest;
-      ALTER TABLE classifications DROP COLUMN says;`);
+      ALTER TABLE classifications DROP COLUMN says; ALTER TABLE samples DROP COLUMN claimed_by;`);
     const version = store.db.pragma('user_version', { simple: true }) as number;
     store.db.pragma('user_version = 5');
     await store.close();

@@ -128,6 +128,9 @@ const MIGRATIONS: string[] = [
   // platform id from the index alone (an IN over two platform ids would sort per sample instead).
   `DROP INDEX IF EXISTS classifications_newest;
    CREATE INDEX classifications_newest ON classifications(sample_id, classified_at, platform_sample_id, says);`,
+  // Which process marked a sample 'uploading' (core/upload/claim-owner.ts): a start takes back only
+  // the claims of processes that are gone, never those of another one still sending them.
+  `ALTER TABLE samples ADD COLUMN claimed_by TEXT;`,
 ];
 
 /**

@@ -2,6 +2,7 @@ import type { BoundingBox, Category, PendingUploads, SampleKind, StructuredLabel
 import { deriveLabel } from '../samples/formats/label-from-filename.js';
 import type { Statement } from '../samples/db.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import { processClaims, type ClaimOwners } from './claim-owner.js';
 
 /** What every file of one request shares: they all travel under the same headers. */
 export interface BatchHeaders {
@@ -92,7 +93,7 @@ export const DUE_IN_GROUP = `SELECT id, name, file, bytes, sha256, attempts, str
  * sent again, which the platform's duplicate check turns into a no-op if it had arrived.
  */
 export class QueueStore {
-  constructor(private readonly samples: SampleStore) {}
+  constructor(private readonly samples: SampleStore, private readonly owners: ClaimOwners = processClaims()) {}
 
   readonly #statements = new Map<string, Statement>();
 
@@ -107,9 +108,21 @@ export class QueueStore {
     return st;
   }
 
-  /** After a crash: anything that was in flight goes back to the queue. */
-  requeueInterrupted(): number {
-    return this.#db.prepare("UPDATE samples SET state = 'queued', next_attempt_at = 0 WHERE state = 'uploading'").run().changes;
+  /**
+   * Samples marked 'uploading' by a process that is gone (a crash, a kill) go back to the queue;
+   * those of a live one (the app beside a CLI run, a second run) stay its own. A claim with no
+   * owner was made before owners were written down, and goes back too. `mine`: this process's own
+   * claims too (a queue opened anew in a process whose earlier queue left some, e.g. on a full disk);
+   * never while this process may be sending them.
+   */
+  requeueInterrupted(mine = false): number {
+    const owners = this.#stmt("SELECT DISTINCT claimed_by FROM samples WHERE state = 'uploading'").pluck().all() as Array<string | null>;
+    const gone = owners.filter((o) => o === null || (mine && o === this.owners.me) || !this.owners.alive(o));
+    if (gone.length === 0) return 0;
+    return this.#stmt(
+      `UPDATE samples SET state = 'queued', next_attempt_at = 0, claimed_by = NULL
+       WHERE state = 'uploading' AND coalesce(claimed_by, '') IN (SELECT value FROM json_each(?))`,
+    ).run(JSON.stringify(gone.map((o) => o ?? ''))).changes;
   }
 
   /** One statement for any number of ids (the UI may send ten thousand): one call into SQLite, not one per sample. */
@@ -187,7 +200,7 @@ export class QueueStore {
         if (picked.full || due.length < limit || limit >= maxFiles * 16) break;
         limit *= 4;
       }
-      this.#stmt("UPDATE samples SET state = 'uploading' WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(files.map((f) => f.id)));
+      this.#stmt("UPDATE samples SET state = 'uploading', claimed_by = ? WHERE id IN (SELECT value FROM json_each(?))").run(this.owners.me, JSON.stringify(files.map((f) => f.id)));
       return {
         headers: {
           category: first.category, label: first.label, labelFromName: fromName, metadata: JSON.parse(first.metadata) as Record<string, string>,

@@ -55,10 +55,7 @@ export class UploadQueue {
     if (this.#o.maxFilesPerRequest > MAX_FILES_PER_REQUEST) throw new Error('maxFilesPerRequest exceeds the platform limit');
     this.#qs = new QueueStore(opts.store);
     // On a full disk the app still starts; the queue waits, paused, until this can be written.
-    this.#record(() => {
-      const resumed = this.#qs.requeueInterrupted();
-      if (resumed > 0) this.#o.log.info('resuming uploads interrupted by a restart', { samples: resumed });
-    });
+    this.#record(() => this.#takeBackAbandoned(true));
   }
 
   /** Takes effect at once: more requests start now, or fewer start until the excess has settled. */
@@ -162,6 +159,8 @@ export class UploadQueue {
     if (!this.#running) return this.#checkIdle();
     if ((this.#storage !== null || this.#owed.length > 0) && !this.#settleOwed()) return this.#checkIdle();
     if (this.#paused) return this.#checkIdle();
+    // Only another process's samples in flight: the moment it is gone (killed while sending), they are sent here.
+    if (this.#inFlight === 0 && this.#qs.nextDueAt() === null && this.#qs.hasPending()) this.#record(() => this.#takeBackAbandoned());
     while (this.#inFlight < this.#o.concurrency) {
       let batch: QueuedBatch | null;
       try {
@@ -301,6 +300,12 @@ export class UploadQueue {
    * Commits a state change, or, when the index cannot take writes (disk full, read-only), keeps it
    * to apply once it can and pauses the queue. Anything else is a fault and propagates.
    */
+  /** Samples a process that is gone left marked 'uploading' go back to the queue (QueueStore.requeueInterrupted). */
+  #takeBackAbandoned(mine = false): void {
+    const resumed = this.#qs.requeueInterrupted(mine);
+    if (resumed > 0) this.#o.log.info('resuming uploads a stopped process left in flight', { samples: resumed });
+  }
+
   #record(write: () => void): void {
     // Behind another refused write: wait in line, the order of changes to one sample matters.
     if (this.#owed.length > 0) {

@@ -16,6 +16,36 @@ async function open() {
   return { store, qs: new QueueStore(store), add };
 }
 
+describe('QueueStore.requeueInterrupted', () => {
+  it('takes back the claims of processes that are gone and of none, never a live one\'s', async () => {
+    const { store, add } = await open();
+    const alive = new Set(['host/1/10', 'host/2/20']);
+    const as = (me: string) => new QueueStore(store, { me, alive: (o) => alive.has(o) });
+    for (let i = 0; i < 6; i++) add(`s${i}.cbor`);
+    // Three processes each claim two samples: 1 lives on, 3 dies; two claims have no owner (an older version).
+    as('host/1/10').takeBatch(Date.now(), 2, 1e9);
+    as('host/3/30').takeBatch(Date.now(), 2, 1e9);
+    const old = as('host/2/20').takeBatch(Date.now(), 2, 1e9)!;
+    store.db.prepare('UPDATE samples SET claimed_by = NULL WHERE id IN (?, ?)').run(old.files[0]!.id, old.files[1]!.id);
+    expect(store.counts()).toMatchObject({ uploading: 6, queued: 0 });
+    expect(as('host/2/20').requeueInterrupted()).toBe(4);
+    expect(store.db.prepare("SELECT claimed_by FROM samples WHERE state = 'uploading'").pluck().all()).toEqual(['host/1/10', 'host/1/10']);
+    // Once that one is gone too, its two come back.
+    alive.delete('host/1/10');
+    expect(as('host/2/20').requeueInterrupted()).toBe(2);
+    expect(store.counts()).toMatchObject({ uploading: 0, queued: 6 });
+  });
+
+  it('takes back its own process\'s claims only when asked to (a queue opened anew), never while it may be sending them', async () => {
+    const { store, add } = await open();
+    const qs = new QueueStore(store, { me: 'host/1/10', alive: () => true });
+    add('a.cbor');
+    qs.takeBatch(Date.now(), 1, 1e9);
+    expect(qs.requeueInterrupted()).toBe(0);
+    expect(qs.requeueInterrupted(true)).toBe(1);
+  });
+});
+
 describe('QueueStore.takeBatch', () => {
   it('takes the oldest sample and the rest of its header group in queue order, and marks them uploading', async () => {
     const { store, qs, add } = await open();
