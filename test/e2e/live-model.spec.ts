@@ -97,6 +97,21 @@ test('Settings → Models: an export added by the file chooser is described and 
   await expect(panel.getByTestId('model')).toHaveCount(2);
   await openView(page, 'Samples');
   await expect(page.getByTestId('samples-empty')).toBeVisible();
+
+  // A model folder whose model.json is damaged (a half-copied data folder): listed with what is
+  // wrong, not left out, and removable like any other.
+  await mkdir(join(shell.dataDir, 'models', 'broken'), { recursive: true });
+  await writeFile(join(shell.dataDir, 'models', 'broken', 'model.json'), '{ not json');
+  await page.reload();
+  await openView(page, 'Settings');
+  const broken = panel.locator('[data-testid=model][data-name=broken]');
+  await expect(broken.getByTestId('model-status')).toHaveText('unreadable');
+  await expect(broken.getByTestId('model-problem')).toContainText('model.json');
+  await expect(panel.getByTestId('model')).toHaveCount(3);
+  await broken.getByRole('button', { name: 'Remove model broken' }).click();
+  await broken.getByRole('button', { name: 'Remove', exact: true }).click();
+  await expect(panel.getByTestId('models-status')).toHaveText('Removed model "broken".');
+  await expect(panel.getByTestId('model')).toHaveCount(2);
 });
 
 test('the model under the live plot: idle → wave as the board moves, the strip on the plot\'s time axis, and catch mode keeping the wave done while the label said idle', async ({ page, shell, board }, testInfo) => {

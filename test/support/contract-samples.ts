@@ -77,6 +77,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'samples.classifyLocal': { id: 'no-such-sample', model: 'no-such-model', strideMs: 500, threshold: 0.7 },
   'samples.classifyOptions': {},
   'models.list': {},
+  'models.unreadable': {},
   'models.add': { path: '/nonexistent/capture-desk-model.zip' },
   'models.addBytes': { fileName: 'gestures.zip', bytes: new Uint8Array([0x50, 0x4b, 5, 6]) },
   'models.remove': { name: 'no-such-model' },

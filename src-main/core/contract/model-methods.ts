@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { none } from './method-args.js';
-import { LiveModelRequest, LiveModelStatus, ModelEntry, ModelName } from './model-schema.js';
+import { LiveModelRequest, LiveModelStatus, ModelEntry, ModelName, UnreadableModel } from './model-schema.js';
 
 /** The project's exported model run on this computer (model/: registry, worker, live windows, catch mode). */
 export const modelMethods = {
   'models.list': { input: none, output: z.array(ModelEntry) },
+  /** Model folders whose model.json is damaged: not in models.list, as they cannot be described or run; removing one is the way out. */
+  'models.unreadable': { input: none, output: z.array(UnreadableModel) },
   /** Adds an export where it lies (the desktop window's file chooser or drop): its .zip, folder or .js. */
   'models.add': { input: z.object({ path: z.string().min(1).max(4096), name: ModelName.optional(), axes: z.number().int().min(1).max(64).optional() }).strict(), output: ModelEntry },
   /** Adds an export's .zip from its bytes (the browser shell's file chooser or drop). */

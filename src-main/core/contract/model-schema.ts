@@ -81,6 +81,10 @@ export const ModelEntry = ModelRecord.extend({
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
+/** A model folder whose model.json cannot be read as a model: listed by name with what is wrong, so it can be removed. */
+export const UnreadableModel = z.object({ name: z.string(), problem: z.string() });
+export type UnreadableModel = z.infer<typeof UnreadableModel>;
+
 /** One window classified by a local model. */
 export const ModelVerdict = z.object({
   index: z.number().int().nonnegative(),

@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { describeModel } from './describe.js';
 import { checkGlue, checkWasm, readExport, sha256 } from './model-files.js';
 import { ModelRunner, type SpawnModelWorker } from './model-runner.js';
-import { ModelName, ModelRecord, type ModelEntry } from '../contract/model-schema.js';
+import { ModelName, ModelRecord, type ModelEntry, type UnreadableModel } from '../contract/model-schema.js';
 
 const RECORD = 'model.json';
 const FAILED = 'failed.txt';
@@ -201,11 +201,7 @@ export class ModelRegistry {
   }
 }
 
-export interface UnreadableModel {
-  name: string;
-  /** What is wrong with its model.json and what to do. */
-  problem: string;
-}
+export type { UnreadableModel };
 
 /** Why a model.json could not be taken, in words (not the parser's "Unexpected token…"). */
 function recordProblem(err: unknown): string {

@@ -1,4 +1,4 @@
-import type { ModelEntry } from '../../../src-main/core/contract/contract.js';
+import type { ModelEntry, UnreadableModel } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { answer } from '../api/answer.js';
 import { errorText, formatBytes } from '../format.js';
@@ -16,6 +16,8 @@ export type AddModelOutcome = { ok: true; model: ModelEntry } | { ok: false; mes
  */
 export class ModelsState {
   list = $state.raw<ModelEntry[]>([]);
+  /** Model folders whose model.json is damaged: shown with what is wrong, so they can be removed. */
+  unreadable = $state.raw<UnreadableModel[]>([]);
   loaded = $state(false);
   loadError = $state<string | null>(null);
   /** The file being added now (adding starts the model and classifies zeros: a second or two). */
@@ -31,10 +33,16 @@ export class ModelsState {
   }
 
   async refresh(): Promise<void> {
-    const r = await answer(() => this.api.call('models.list', {}));
+    const [r] = await Promise.all([answer(() => this.api.call('models.list', {})), this.#refreshUnreadable()]);
     if (r.ok) this.list = r.value;
     this.loadError = r.error;
     this.loaded = true;
+  }
+
+  async #refreshUnreadable(): Promise<void> {
+    // Older cores lack the method; a failure here leaves the readable list as it is.
+    const r = await answer(() => this.api.call('models.unreadable', {}));
+    if (r.ok) this.unreadable = r.value;
   }
 
   /** Keeps the list current; returns the cleanup for an $effect. */
@@ -43,6 +51,7 @@ export class ModelsState {
       this.list = list;
       this.loaded = true;
       this.loadError = null;
+      void this.#refreshUnreadable();
     });
   }
 
@@ -75,6 +84,7 @@ export class ModelsState {
   async remove(name: string): Promise<void> {
     await this.api.call('models.remove', { name });
     this.list = this.list.filter((m) => m.name !== name);
+    this.unreadable = this.unreadable.filter((m) => m.name !== name);
   }
 
   async setAxes(name: string, axes: number): Promise<ModelEntry> {
