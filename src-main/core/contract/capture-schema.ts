@@ -13,6 +13,8 @@ export const SerialPortInfo = z.object({
   serialNumber: z.string().optional(),
   vendorId: z.string().optional(),
   productId: z.string().optional(),
+  /** What the USB id says it is: a board ("Arduino Nano 33 BLE") or a bridge chip ("CH340 USB–serial bridge"). */
+  board: z.string().optional(),
 });
 export type SerialPortInfo = z.infer<typeof SerialPortInfo>;
 
