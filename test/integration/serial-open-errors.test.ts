@@ -39,22 +39,24 @@ describe('a port that will not open says why (real files)', () => {
     expect(closed.stderr).toMatch(/belongs to group "uucp" with mode crw-------, which lets no group member open it\. Install the udev rule/);
   });
 
-  it('busy: names the program holding the port and its pid', async () => {
+  /** `record serial` on a PTY that a program named `title` holds open and flocked: its stderr, and the holder's pid. */
+  async function recordHeldPort(title: string) {
     const pty = await openPtyPair();
     cleanups.push(() => pty.close());
-    const holder = await holdPort(cleanups, pty.hostPath, 'arduino-ide');
+    const holder = await holdPort(cleanups, pty.hostPath, title);
     const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '500', '--data-dir', await openDataDir()]);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain(`${pty.hostPath} is held by arduino-ide (pid ${holder.pid}). Close that program (or its serial monitor) and try again.`);
+    return { stderr: r.stderr, port: pty.hostPath, pid: holder.pid };
+  }
+
+  it('busy: names the program holding the port and its pid (not the PTY relay that also has it open)', async () => {
+    const { stderr, port, pid } = await recordHeldPort('arduino-ide');
+    expect(stderr).toContain(`${port} is held by arduino-ide (pid ${pid}). Close that program (or its serial monitor) and try again.`);
   });
 
   it('busy: ModemManager is named with the udev rule that keeps it away', async () => {
-    const pty = await openPtyPair();
-    cleanups.push(() => pty.close());
-    const holder = await holdPort(cleanups, pty.hostPath, 'ModemManager');
-    const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '500', '--data-dir', await openDataDir()]);
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain(`${pty.hostPath} is held by ModemManager (pid ${holder.pid}), which probes a newly plugged board`);
-    expect(r.stderr).toContain('ENV{ID_MM_DEVICE_IGNORE}="1"');
+    const { stderr, port, pid } = await recordHeldPort('ModemManager');
+    expect(stderr).toContain(`${port} is held by ModemManager (pid ${pid}), which probes a newly plugged board`);
+    expect(stderr).toContain('ENV{ID_MM_DEVICE_IGNORE}="1"');
   });
 });
