@@ -265,7 +265,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
           detail: p.serialNumber ? `S/N ${p.serialNumber}` : p.path,
           streaming: streams.isStreaming(id),
           ...(p.board ? { board: p.board } : {}),
-          ...(info ? { stream: { axes: info.axes.length, rateHz: info.rateHz } } : {}),
+          // A rate still being measured is a placeholder in the stream's info: said only once measured.
+          ...(info ? { stream: { axes: info.axes.length, rateHz: streams.reading(id)?.rate() === null ? null : info.rateHz } } : {}),
         };
       }),
       ...(mics?.sources((id) => streams.isStreaming(id)) ?? []),

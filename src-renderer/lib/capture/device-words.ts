@@ -7,7 +7,7 @@ import type { Source } from '../../../src-main/core/contract/contract.js';
  */
 export function deviceWords(source: Source): { name: string; detail: string } {
   const s = source.stream;
-  const said = s ? [`${s.axes} ${s.axes === 1 ? 'axis' : 'axes'}`, `${Number(s.rateHz.toFixed(2))} Hz`] : [];
+  const said = s ? [`${s.axes} ${s.axes === 1 ? 'axis' : 'axes'}`, s.rateHz === null ? 'measuring its rate' : `${Number(s.rateHz.toFixed(2))} Hz`] : [];
   return {
     name: [source.board ?? source.name, ...said].join(' · '),
     detail: source.board ? `${source.name} · ${source.detail}` : source.detail,

@@ -7,6 +7,7 @@ describe('a device list entry in words', () => {
     expect(deviceWords(nano)).toEqual({ name: 'Arduino Nano 33 BLE · 3 axes · 100 Hz', detail: 'Arduino (/dev/ttyACM0) · S/N ABC123' });
     const { stream: _s, ...idle } = nano;
     expect(deviceWords({ ...idle, streaming: false }).name).toBe('Arduino Nano 33 BLE');
+    expect(deviceWords({ ...nano, stream: { axes: 3, rateHz: null } }).name).toBe('Arduino Nano 33 BLE · 3 axes · measuring its rate');
   });
 
   it('keeps the system\'s name for a port with no known id, and says one axis as one', () => {
