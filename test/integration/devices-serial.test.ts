@@ -38,6 +38,14 @@ describe('capture-desk devices serial', () => {
     expect(text.stdout).toMatch(/\/dev\/pts\/77  unknown device\n$/); // a --port the system does not list comes last
   });
 
+  it('a listing that fails is said (exit 1), and the ports given by path are still shown', async () => {
+    // No udevadm at all (a container without udev). (One that exits 1 lists nothing: serialport settles on its output's end.)
+    const r = await runCli(['devices', 'serial', '--json', '--port', '/dev/pts/77'], { env: { PATH: '/nonexistent' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Could not list serial ports: .*ENOENT.*install udev \(udevadm\) or open the port by its path/);
+    expect(jsonLines(r.stdout)).toEqual([{ path: '/dev/pts/77', name: null, board: null, vendor_id: null, product_id: null, serial_number: null }]);
+  });
+
   it('--probe says what each board sends: numbers per line, Nordic frames, the platform firmware (AT)', async () => {
     const env = await fakeUdevadm(cleanups, await noPorts());
     const [lines, nordic, at] = await Promise.all([lineBoard(cleanups, ['--rate', '100']), nordicBoard(cleanups), atBoard(cleanups)]);
