@@ -2,7 +2,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { atBoard, lineBoard, nordicBoard } from '../support/boards/board-on-pty.js';
+import { atBoard, holdPort, lineBoard, nordicBoard } from '../support/boards/board-on-pty.js';
+import { openPtyPair } from '../support/boards/pty.js';
 import { useCleanups } from '../support/cleanups.js';
 import { runCli } from '../support/cli.js';
 import { BOARDS_UDEV, fakeUdevadm } from '../support/udev/fake-udevadm.js';
@@ -48,17 +49,21 @@ describe('capture-desk devices serial', () => {
 
   it('--probe says what each board sends: numbers per line, Nordic frames, the platform firmware (AT)', async () => {
     const env = await fakeUdevadm(cleanups, await noPorts());
-    const [lines, nordic, at] = await Promise.all([lineBoard(cleanups, ['--rate', '100']), nordicBoard(cleanups), atBoard(cleanups)]);
+    const [lines, nordic, at, held] = await Promise.all([lineBoard(cleanups, ['--rate', '100']), nordicBoard(cleanups), atBoard(cleanups), openPtyPair()]);
+    cleanups.push(() => held.close());
+    const ide = await holdPort(cleanups, held.hostPath, 'arduino-ide');
     const started = Date.now();
-    const r = await runCli(['devices', 'serial', '--probe', '--json', '--port', lines.pty.hostPath, '--port', nordic.pty.hostPath, '--port', at.pty.hostPath], { env });
+    const r = await runCli(['devices', 'serial', '--probe', '--json', ...[lines, nordic, at].flatMap((b) => ['--port', b.pty.hostPath]), '--port', held.hostPath], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(Date.now() - started, 'probed at once, 5 s each at most').toBeLessThan(9000);
-    const [l, n, a] = jsonLines(r.stdout);
+    const [l, n, a, h] = jsonLines(r.stdout);
     expect(Object.keys(l!)).toEqual(['path', 'name', 'board', 'vendor_id', 'product_id', 'serial_number', 'baud', 'protocol', 'axes', 'frequency_hz', 'problem']);
     expect(l).toMatchObject({ path: lines.pty.hostPath, board: null, baud: 115200, protocol: 'lines', axes: 3, problem: null });
     expect(Math.abs((l!.frequency_hz as number) - 100)).toBeLessThan(1);
     expect(n).toMatchObject({ path: nordic.pty.hostPath, protocol: 'nordic', axes: 6, frequency_hz: 100, problem: null });
     expect(a).toMatchObject({ path: at.pty.hostPath, protocol: 'at', axes: null, frequency_hz: null, problem: null });
+    // A port another program holds: not opened, and the sentence says who holds it.
+    expect(h).toMatchObject({ path: held.hostPath, baud: null, protocol: null, problem: `${held.hostPath} is held by arduino-ide (pid ${ide.pid}). Close that program (or its serial monitor) and try again.` });
   });
 
   it('--probe of a port that is not there says so, and names the same board at its new path', async () => {
