@@ -46,7 +46,7 @@ export const VENDOR_BOARD_IDS: readonly KnownId[] = [
   // Nordic's DKs (nRF52, nRF5340, nRF9160) put their serial ports behind an on-board SEGGER J-Link
   // (zephyrproject-rtos/zephyr doc/develop/flash_debug/nordic_segger.rst); 1015 is J-Link with CDC and MSD.
   ids('1366', ['1015', '0105'], 'Nordic DK (SEGGER J-Link OB)', 'board', `${USB_IDS}; zephyrproject-rtos/zephyr doc/develop/flash_debug/nordic_segger.rst`),
-  ids('1366', '*', 'SEGGER J-Link (a Nordic DK\'s debugger?)', 'board', USB_IDS),
+  ids('1366', '*', 'SEGGER J-Link (e.g. a Nordic DK)', 'board', USB_IDS),
   ids('0483', ['374b', '3752'], 'ST-LINK/V2-1 (STM32 Nucleo/Discovery)', 'board', USB_IDS),
   ids('0483', ['374e', '374f', '3753'], 'STLINK-V3 (STM32 board)', 'board', USB_IDS),
   ids('0483', ['5740'], 'STM32 virtual COM port', 'board', USB_IDS),
