@@ -272,7 +272,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       ...(mics?.sources((id) => streams.isStreaming(id)) ?? []),
     ];
   };
-  sourcesChanged = () => void listSources().then((list) => bus.emit('sources.changed', list));
+  // Now also on every serial stream's start and stop (shutdown included): a list that cannot be made is logged, never an unhandled rejection.
+  sourcesChanged = () => void listSources().then((list) => bus.emit('sources.changed', list), (err: unknown) => log.warn('could not list the sources', { error: String(err) }));
   // A serial port's entry says what its stream says (axes, rate): said again when that changes.
   for (const event of ['stream.state', 'stream.info'] as const) bus.on(event, (e) => void (e.sourceId.startsWith('serial:') && sourcesChanged()));
 
