@@ -11,8 +11,9 @@ import { UsageError } from './args.js';
 export const DEVICES_SERIAL_USAGE = `Usage: capture-desk devices serial [--probe] [--port PATH ...] [--json]
 
 Lists the system's serial ports, and each --port given (pseudo-terminals and Bluetooth ports are
-never listed by the system): its path, name, the board its USB id says it is, the USB vendor and
-product id and serial number. With --probe each port is opened (all at once, at most 5 s each)
+never listed by the system): its path, name (the maker as the device names itself, else as usb.ids
+names its vendor), the board its USB id says it is (or its USB–serial bridge chip), the USB vendor
+and product id and serial number. With --probe each port is opened (all at once, at most 5 s each)
 and read: the baud rate used, what it speaks, its axes and rate, or what is wrong.
 
 Options:
