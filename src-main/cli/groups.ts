@@ -29,8 +29,11 @@ export const GROUPS = {
   },
   devices: {
     name: 'devices',
-    subs: [{ name: 'audio', line: 'list the microphones, or pick the one recordings use (--select)' }],
-    also: 'Serial boards are named by their port (--port PATH, e.g. /dev/ttyACM0, COM5).',
+    subs: [
+      { name: 'audio', line: 'list the microphones, or pick the one recordings use (--select)' },
+      { name: 'serial', line: 'list the serial ports and the boards on them; --probe reads what each sends' },
+    ],
+    also: 'Record from a serial board by its port (--port PATH, e.g. /dev/ttyACM0, COM5).',
   },
   classify: {
     name: 'classify',

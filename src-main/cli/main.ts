@@ -11,7 +11,7 @@ Commands:
   upload    upload files or folders to the platform's ingestion service
   samples   list, export, import, split or classify the samples in the data directory
   record    record a sample: "record serial" from a board, "record audio" from a microphone
-  devices   list capture devices: "devices audio"
+  devices   list capture devices: "devices audio", "devices serial"
   connect   connect boards and microphones to the platform as devices (it records from them)
   check     check the API key, project id and URLs: is this talking to my project?
   model     add, list, describe, set-axes or remove the project's exported model (WebAssembly)
@@ -45,6 +45,7 @@ const commands: Record<CliCommand, () => Promise<Command>> = {
   devices: async () => async (argv) => {
     const [what, ...rest] = argv;
     if (what === 'audio') return (await import('./audio.js')).devicesCommand(rest);
+    if (what === 'serial') return (await import('./devices-serial.js')).devicesSerialCommand(rest);
     return groupPreamble(GROUPS.devices, argv) ?? 2;
   },
 };

@@ -255,17 +255,27 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     const serial = ports.ports();
     return [
       simulated,
-      ...serial.map((p) => ({
-        id: `serial:${p.path}`,
-        kind: 'serial' as const,
-        name: p.friendlyName,
-        detail: p.serialNumber ? `S/N ${p.serialNumber}` : p.path,
-        streaming: streams.isStreaming(`serial:${p.path}`),
-      })),
+      ...serial.map((p) => {
+        const id = `serial:${p.path}`;
+        const info = streams.isStreaming(id) ? streams.info(id) : undefined;
+        return {
+          id,
+          kind: 'serial' as const,
+          name: p.friendlyName,
+          detail: p.serialNumber ? `S/N ${p.serialNumber}` : p.path,
+          streaming: streams.isStreaming(id),
+          ...(p.board ? { board: p.board } : {}),
+          // A rate still being measured is a placeholder in the stream's info: said only once measured.
+          ...(info ? { stream: { axes: info.axes.length, rateHz: streams.reading(id)?.rate() === null ? null : info.rateHz } } : {}),
+        };
+      }),
       ...(mics?.sources((id) => streams.isStreaming(id)) ?? []),
     ];
   };
-  sourcesChanged = () => void listSources().then((list) => bus.emit('sources.changed', list));
+  // Now also on every serial stream's start and stop (shutdown included): a list that cannot be made is logged, never an unhandled rejection.
+  sourcesChanged = () => void listSources().then((list) => bus.emit('sources.changed', list), (err: unknown) => log.warn('could not list the sources', { error: String(err) }));
+  // A serial port's entry says what its stream says (axes, rate): said again when that changes.
+  for (const event of ['stream.state', 'stream.info'] as const) bus.on(event, (e) => void (e.sourceId.startsWith('serial:') && sourcesChanged()));
 
   const handlers: Handlers = {
     'app.info': () => ({

@@ -14,11 +14,18 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The run as user "nobody" with no supplementary groups (`unprivileged`): tests run as root in CI,
+ * and no file mode stops root. Whatever it must read or write has to be open to others.
+ */
+const UNPRIVILEGED = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'];
+
 /** Runs the built CLI to completion. */
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CliResult> {
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string; onSpawn?: (child: ChildProcess) => void; unprivileged?: boolean } = {}): Promise<CliResult> {
   assertBuilt();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...opts.env }, ...(opts.cwd ? { cwd: opts.cwd } : {}) });
+    const [cmd, ...prefix] = opts.unprivileged ? [...UNPRIVILEGED, process.execPath] : [process.execPath];
+    const child = spawn(cmd!, [...prefix, CLI, ...args], { env: { ...process.env, ...opts.env }, ...(opts.cwd ? { cwd: opts.cwd } : {}) });
     opts.onSpawn?.(child);
     let stdout = '';
     let stderr = '';

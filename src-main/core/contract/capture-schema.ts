@@ -13,6 +13,8 @@ export const SerialPortInfo = z.object({
   serialNumber: z.string().optional(),
   vendorId: z.string().optional(),
   productId: z.string().optional(),
+  /** What the USB id says it is: a board ("Arduino Nano 33 BLE") or a bridge chip ("CH340 USB–serial bridge"). */
+  board: z.string().optional(),
 });
 export type SerialPortInfo = z.infer<typeof SerialPortInfo>;
 
@@ -39,6 +41,10 @@ export const Source = z.object({
   /** Shown next to the name, e.g. "simulated – not real data" or a USB serial number. */
   detail: z.string(),
   streaming: z.boolean(),
+  /** Serial ports: what the USB id says it is ("Arduino Nano 33 BLE", "CH340 USB–serial bridge"). */
+  board: z.string().optional(),
+  /** Serial ports while they stream: what the stream says (the port is not opened again to ask); rateHz null until measured. */
+  stream: z.object({ axes: z.number().int().nonnegative(), rateHz: z.number().positive().nullable() }).optional(),
   /** Microphones: the system's default input. */
   default: z.boolean().optional(),
 });

@@ -1,4 +1,5 @@
 import type { SerialPortInfo } from '../contract/contract.js';
+import { knownBoard } from './boards/known-boards.js';
 import { comparePortPaths, isRealSerialNumber } from './port-names.js';
 
 /** The hardware seam for port discovery: the real one wraps serialport, tests inject a list. */
@@ -27,6 +28,8 @@ export function describePort(raw: RawPortInfo): SerialPortInfo {
   if (isRealSerialNumber(raw.serialNumber)) info.serialNumber = raw.serialNumber;
   if (raw.vendorId) info.vendorId = raw.vendorId.toLowerCase();
   if (raw.productId) info.productId = raw.productId.toLowerCase();
+  const board = knownBoard(raw.vendorId, raw.productId);
+  if (board) info.board = board.name;
   return info;
 }
 

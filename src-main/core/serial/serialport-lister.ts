@@ -1,12 +1,15 @@
 import { SerialPort } from 'serialport';
 import { CoreError } from '../errors.js';
 import { describePorts, type PortLister } from './port-lister.js';
+import { seenPorts } from './seen-ports.js';
 
 /** The real port lister. On Linux it needs udevadm; pseudo-terminals never show up here. */
 export const serialportLister: PortLister = {
   async list() {
     try {
-      return describePorts(await SerialPort.list());
+      const ports = describePorts(await SerialPort.list());
+      seenPorts.remember(ports);
+      return ports;
     } catch (err) {
       throw new CoreError(
         'Unavailable',

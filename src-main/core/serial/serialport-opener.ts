@@ -1,17 +1,22 @@
 import { access } from 'node:fs/promises';
 import { SerialPort } from 'serialport';
 import { CoreError } from '../errors.js';
+import { explainOpenError } from './open-failure.js';
+import { linuxPortSystem } from './port-holders.js';
+import { seenPorts } from './seen-ports.js';
+import { serialportLister } from './serialport-lister.js';
 import type { ByteLink, SerialOpener } from './byte-link.js';
 import { normalizePortPath, portKey } from './port-names.js';
 
-const UDEV_HINT = 'or install the udev rule in resources/linux/99-capture-desk.rules (see the manual page "Serial permissions on Linux")';
+export { openError } from './open-error.js';
 
 /** Opens ports with node-serialport and turns its errors into ones a lab user can act on. */
 export const serialportOpener: SerialOpener = {
   async open(given, baudRate) {
     const path = normalizePortPath(given);
     const port = new SerialPort({ path, baudRate, autoOpen: false });
-    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(openError(path, err)) : resolve())));
+    const failed = await new Promise<Error | null>((resolve) => port.open((err) => resolve(err ?? null)));
+    if (failed) throw await explainOpenError(path, failed, openFailureContext());
     // Whatever the OS buffered before we opened is from an unknown time: it would arrive as one
     // burst, skew the rate estimate and start the stream mid-line. Start from now.
     await new Promise<void>((resolve) => port.flush(() => resolve()));
@@ -90,21 +95,13 @@ function wrap(path: string, port: SerialPort): ByteLink {
   };
 }
 
-export function openError(path: string, err: Error, platform: NodeJS.Platform = process.platform): CoreError {
-  const m = err.message;
-  if (/EACCES|Permission denied/i.test(m)) {
-    const fix =
-      platform === 'linux'
-        ? ` Join the dialout group (sudo usermod -aG dialout $USER, then log out and in) ${UDEV_HINT}.`
-        : ' Check that no other program holds the port and that you may use it.';
-    return new CoreError('PermissionDenied', `Permission denied opening ${path}.${fix}`, { path });
-  }
-  if (/ENOENT|No such file|cannot open|File not found/i.test(m)) {
-    return new CoreError('NotFound', `No serial port at ${path}. Is the board plugged in? Pick it from the device list or check the path.`, { path });
-  }
-  // "Cannot lock port": another program holds the flock serialport takes on Linux and macOS.
-  if (/EBUSY|Resource busy|locked|Cannot lock port|Access denied/i.test(m)) {
-    return new CoreError('Busy', `${path} is in use by another program (a serial monitor, the Arduino IDE, another Capture Desk?). Close it and try again.`, { path });
-  }
-  return new CoreError('Unavailable', `Could not open ${path}: ${m}`, { path });
+/** What the real opener looks at when a port will not open: this machine, its port list, what this process saw listed. */
+function openFailureContext() {
+  return {
+    platform: process.platform,
+    system: process.platform === 'linux' ? linuxPortSystem() : null,
+    list: () => serialportLister.list(),
+    lastSerialAt: (path: string) => seenPorts.serialAt(path),
+    pid: process.pid,
+  };
 }

@@ -19,6 +19,8 @@ export const AT_BOARD = script('at-board.mjs');
 export const NOISY_BOARD = script('numbers-then-garbage.mjs');
 /** Nordic's data forwarder firmware: COBS/CBOR frames with seq and ts; a report on exit (nordic-board.mjs). */
 export const NORDIC_BOARD = script('nordic-board.mjs');
+/** Another program holding a port open (and flocked), named --title; {"event":"open"} once it holds it. */
+export const PORT_HOLDER = script('port-holder.mjs');
 /** Lines whose axis 0 swings at a level the test sets while it runs; {"rows", "changes"} on exit. */
 export const LEVEL_BOARD = script('level-board.mjs');
 
@@ -86,4 +88,18 @@ export async function atBoard<E = BoardEvent>(
 /** A board running Nordic's data forwarder (nordic-board.mjs), 100 Hz, 6 channels, int32 with CRC unless `args` say otherwise. */
 export function nordicBoard(cleanups: Cleanups, args: string[] = ['--rate', '100'], opts: BoardOptions = {}): Promise<Board> {
   return startBoard(cleanups, NORDIC_BOARD, args, opts);
+}
+
+/** Another program (named `title`) holding `path` open and flocked until the test ends; resolves once it holds it. */
+export async function holdPort(cleanups: Cleanups, path: string, title: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [PORT_HOLDER, '--port', path, '--title', title], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups.push(() => stopChild(child));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the port holder did not open ${path} within 5 s`)), 5000);
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (parseLine(l).event === 'open') (clearTimeout(timer), resolve());
+    });
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`the port holder exited with ${code} before holding ${path}`))));
+  });
+  return child;
 }

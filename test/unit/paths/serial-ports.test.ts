@@ -26,7 +26,7 @@ describe('serial ports on Windows', () => {
     expect(ports.map((p) => p.path)).toEqual(['COM1', 'COM7', 'COM10', 'COM14']);
     expect(ports.map((p) => p.friendlyName)).toEqual(['Communications Port (COM1)', 'USB-SERIAL CH340 (COM7)', 'Arduino Uno (COM10)', 'USB Serial Port (COM14)']);
     const ch340 = ports.find((p) => p.path === 'COM7')!;
-    expect(ch340).toEqual({ path: 'COM7', friendlyName: 'USB-SERIAL CH340 (COM7)', manufacturer: 'wch.cn', vendorId: '1a86', productId: '7523' });
+    expect(ch340).toEqual({ path: 'COM7', friendlyName: 'USB-SERIAL CH340 (COM7)', manufacturer: 'wch.cn', vendorId: '1a86', productId: '7523', board: 'CH340 USB–serial bridge' });
     expect(ports.find((p) => p.path === 'COM14')!.serialNumber).toBe('AI069HNC');
     expect(ports.find((p) => p.path === 'COM10')!.serialNumber).toBe('75833353934351B05281');
   });
