@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { Db } from './db.js';
 import { lengthFromBytes } from './formats/sample-length.js';
 import { indexOpenError, indexSaved, makeSamplesFolder } from './index-errors.js';
-import { openIndex } from './index-open.js';
+import { DB_FILE, openIndex } from './index-open.js';
 import { KeptBytes } from './kept-bytes.js';
 import { INSERT_ROW, newRow, type NewSample, type RowPlace } from './new-sample.js';
 import { recoverOrphans } from './orphan-recovery.js';
@@ -56,7 +56,7 @@ export class SampleStore extends SampleReads {
     super(db);
     this.dataDir = dataDir;
     this.#log = log;
-    this.#writer = new WriterNote(db);
+    this.#writer = new WriterNote(db, join(dataDir, DB_FILE));
     this.#sidecars = new SidecarWriter(join(dataDir, SAMPLES_DIR), db, log, () => this.#writer.note());
     this.#hold = new QualityHold(opts.quality ?? null, db, (sql) => this.stmt(sql), (ids) => this.changed(ids), log);
   }
@@ -93,7 +93,12 @@ export class SampleStore extends SampleReads {
       // Every file this run wrote has its row (the writes are awaited by their callers, and none
       // failed partway): a later start need not look. A reserved file never committed may be there.
       if (this.#reserved.size > 0) this.#writer.keep();
-      this.#writer.clear();
+      try {
+        this.#writer.clear();
+      } catch (err) {
+        // The note stays: the next start looks through samples/ once, which is all it costs.
+        this.#log.warn('the index kept this run\'s note as a writer of samples/; the next start looks for files without a row', { error: String(err) });
+      }
       // Folds the WAL into samples.db, so the file alone (a backup, a copy to another machine) is the whole index.
       // A short CLI run may skip it (it costs ~100 ms after a 10,000-file upload): the next open folds it in.
       if (opts.foldJournal !== false) this.db.pragma('wal_checkpoint(TRUNCATE)');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { CoreError } from '../errors.js';
 import { pidAlive, processStart } from '../process-identity.js';
 import { BEFORE_WRITER_NOTES, type Db } from './db.js';
 
@@ -33,12 +34,15 @@ const openHere = new Set<string>();
 /** This store's note in `writers`. */
 export class WriterNote {
   readonly #db: Db;
+  /** samples.db, for the words of an error. */
+  readonly #dbPath: string;
   #token: string | null = null;
   /** A change failed partway (a file placed whose row was refused, say): the note outlives the close. */
   #kept = false;
 
-  constructor(db: Db) {
+  constructor(db: Db, dbPath: string) {
     this.#db = db;
+    this.#dbPath = dbPath;
   }
 
   /** Before every change to samples/: the first call notes this run, durably even on a connection set to synchronous NORMAL. */
@@ -49,6 +53,8 @@ export class WriterNote {
     if (was < 2) this.#db.pragma('synchronous = FULL');
     try {
       this.#db.prepare('INSERT INTO writers (token, host, pid, start, since) VALUES (?, ?, ?, ?, ?)').run(token, hostname(), process.pid, processStart(process.pid), new Date().toISOString());
+    } catch (err) {
+      throw noteRefused(this.#dbPath, err);
     } finally {
       if (was < 2) this.#db.pragma(`synchronous = ${was}`);
     }
@@ -98,4 +104,15 @@ function runState(r: WriterRow, here: string): 'running' | 'gone' | 'unknown' {
   if (processStart(r.pid) !== r.start) return 'gone';
   // This process, but a store of it that closed after a failure: nothing here will index its files.
   return r.pid === process.pid && !openHere.has(r.token) ? 'gone' : 'running';
+}
+
+/** The note could not be written (a full disk, a read-only folder): nothing was written to samples/ yet, and the error says so. */
+function noteRefused(dbPath: string, err: unknown): unknown {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  const full = /FULL|ENOSPC/.test(code) || /disk is full/i.test((err as Error).message);
+  if (!full && !/READONLY|IOERR/.test(code)) return err;
+  return new CoreError('Unavailable',
+    `Nothing was saved: the sample index (${dbPath}) cannot be written, ${full ? 'the disk is full' : 'the data folder is read-only'} (${code || (err as Error).message}). ` +
+      `${full ? 'Free some space on that disk' : 'Make the data folder writable'}, then try again.`,
+    { path: dbPath });
 }
