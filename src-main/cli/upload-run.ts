@@ -146,7 +146,8 @@ async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
     const paused = queue.pausedReason();
     if (paused !== null) process.stderr.write(`Uploads stopped: ${paused}\n`);
     const runIds = outcomes.flatMap((o) => (o.status === 'refused' ? [] : [o.id]));
-    const summary = summarize([...refused, ...outcomes], store.verdicts(runIds), paused, stored);
+    // summarize counts a file this run stored without its verdict: only the others are read.
+    const summary = summarize([...refused, ...outcomes], store.verdicts(runIds.filter((id) => !stored.has(id))), paused, stored);
     for (const line of [...notes, ...describeRetaken(outcomes, stored), ...summary.details]) process.stderr.write(line + '\n');
     process.stdout.write(summary.line + '\n');
     // Exit 0 says the files are on the platform as this run asked; one kept under other words is not.

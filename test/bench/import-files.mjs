@@ -19,9 +19,12 @@
 // into it, cold, and the same files into an empty folder right after, so the two figures differ in
 // the folder alone. The rounds reuse the grown folder: round i finds the samples of the rounds
 // before it too (20,000, 22,000, 24,000). Target ≥ 2,000 files/s into the grown folder.
-// BENCH_IMPORT_FILES_ADDED (2000); BENCH_IMPORT_FILES_ONLY=grown runs that case alone.
+// BENCH_IMPORT_FILES_ADDED (2000); BENCH_IMPORT_FILES_ONLY=grown runs that case alone. Each CLI run's
+// CPU time (user + system, all its threads, through /usr/bin/time where there is one) is said beside
+// its wall time: on a shared machine the wall time moves with the load, the CPU time far less.
 import { spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -84,11 +87,16 @@ async function writeFiles(dir, count, kinds, fixtures, first = 0) {
   return paths;
 }
 
-/** One `samples import` of `paths` into a fresh `dataDir`, spawn to exit. */
-function cliImport(paths, dataDir) {
-  return new Promise((resolve, reject) => {
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+let timed = 0;
+
+/** One `samples import` of `paths` into `dataDir`, spawn to exit; `cpuS` its CPU seconds (user + system), null where not measured. */
+async function cliImport(paths, dataDir) {
+  const cpuFile = TIME ? `${dataDir}.cpu-${timed++}` : null;
+  const r = await new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [CLI, 'samples', 'import', ...paths, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [CLI, 'samples', 'import', ...paths, '--data-dir', dataDir];
+    const child = TIME ? spawn(TIME, ['-f', '%U %S', '-o', cpuFile, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let lines = 0;
     let stderr = '';
     // Counted without a JS loop over every character: this process shares the 2 cores with the import.
@@ -99,7 +107,11 @@ function cliImport(paths, dataDir) {
     child.on('error', reject);
     child.on('close', (code) => resolve({ ms: performance.now() - start, code, lines, stderr: stderr.trim() }));
   });
+  const cpu = cpuFile ? (await readFile(cpuFile, 'utf8').catch(() => '')).trim().split('\n').at(-1).split(' ').map(Number) : [];
+  return { ...r, cpuS: cpu.length === 2 && cpu.every(Number.isFinite) ? cpu[0] + cpu[1] : null };
 }
+
+const cpuText = (r) => (r.cpuS === null ? '' : `, CPU ${r.cpuS.toFixed(2)} s`);
 
 /** BENCH_IMPORT_FILES_RUNS CLI rounds on `paths` (cold), then one in this process: two figures. */
 async function figures(key, name, dir, paths, tmp, entry) {
@@ -109,7 +121,7 @@ async function figures(key, name, dir, paths, tmp, entry) {
     const data = join(tmp, `data-${key}-${i}`);
     const r = await cliImport(paths, data);
     rounds.push({ ...r, cache });
-    say(`${name} round ${i + 1}: ${(r.ms / 1000).toFixed(2)} s (${nf(Math.round(paths.length / (r.ms / 1000)))} files/s), ${nf(r.lines)} samples printed, exit ${r.code}, ${cache}, load ${load()}`);
+    say(`${name} round ${i + 1}: ${(r.ms / 1000).toFixed(2)} s (${nf(Math.round(paths.length / (r.ms / 1000)))} files/s)${cpuText(r)}, ${nf(r.lines)} samples printed, exit ${r.code}, ${cache}, load ${load()}`);
     if (r.code !== 0) say(`  ${r.stderr.split('\n').slice(-3).join(' | ')}`);
     // Kept until the end: a folder of 20,000 files deleted now would slow the next round's file
     // creation on ext4 without a journal (this project's VMs), which passes over every inode freed
@@ -150,7 +162,7 @@ async function grownFigures(base, held, tmp, fixtures) {
       const cache = await evictFiles(dir);
       round[key] = { ...(await cliImport(paths, data)), cache };
       const r = round[key];
-      say(`${ADDED} json into ${key === 'grown' ? `a folder of ${nf(round.held)} samples` : 'an empty folder'}, round ${i + 1}: ${(r.ms / 1000).toFixed(2)} s (${nf(Math.round(ADDED / (r.ms / 1000)))} files/s), ${nf(r.lines)} samples printed, exit ${r.code}, ${cache}, load ${load()}`);
+      say(`${ADDED} json into ${key === 'grown' ? `a folder of ${nf(round.held)} samples` : 'an empty folder'}, round ${i + 1}: ${(r.ms / 1000).toFixed(2)} s (${nf(Math.round(ADDED / (r.ms / 1000)))} files/s)${cpuText(r)}, ${nf(r.lines)} samples printed, exit ${r.code}, ${cache}, load ${load()}`);
       if (r.code !== 0) say(`  ${r.stderr.split('\n').slice(-3).join(' | ')}`);
     }
     rounds.push(round);
@@ -162,6 +174,7 @@ async function grownFigures(base, held, tmp, fixtures) {
     return {
       name, value: rate, unit: 'files/s', target: target ? `≥ ${nf(TARGET)} files/s` : 'reference', pass: !ok ? false : target ? rate >= TARGET : null,
       detail: `median of ${RUNS} (${rs.map((r) => `${(r.ms / 1000).toFixed(2)} s`).join(', ')}), spawn to exit, ${rs[0].cache}` + (key === 'grown' ? `; the folder held ${rounds.map((r) => nf(r.held)).join(', ')} samples` : '') +
+        (rs.every((r) => r.cpuS !== null) ? `; CPU (user + system) median ${median(rs.map((r) => r.cpuS)).toFixed(2)} s (${rs.map((r) => r.cpuS.toFixed(2)).join(', ')})` : '') +
         (ok ? '' : `; not every file was imported: ${rs.map((r) => `${r.lines} lines, exit ${r.code}`).join('; ')}`),
     };
   };

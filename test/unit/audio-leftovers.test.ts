@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { endLeftovers, processStart, WORKER_MARKER } from '../../src-main/core/audio/leftovers.js';
+import { endLeftovers, WORKER_MARKER } from '../../src-main/core/audio/leftovers.js';
+import { processStart } from '../../src-main/core/process-identity.js';
 import { endedWithin, running } from '../support/audio/capture-processes.js';
 
 const cleanups: Array<() => unknown> = [];

@@ -12,6 +12,7 @@ import { localResult, localVariant } from '../../src-main/core/model/classify-sa
 import type { ModelEntry } from '../../src-main/core/contract/model-schema.js';
 import { runBulk } from '../../src-main/core/samples/bulk-actions.js';
 import { openDb } from '../../src-main/core/samples/db.js';
+import { Db } from '../../src-main/core/samples/sqlite.js';
 import { facets, querySamples, whereOf } from '../../src-main/core/samples/sample-query.js';
 import { useCleanups } from '../support/cleanups.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
@@ -191,6 +192,9 @@ describe('samples.query: what the model says', () => {
     store.db.pragma('user_version = 5');
     await store.close();
     cleanups.splice(0);
+    const raw = new Db(join(dataDir, 'samples.db'));
+    raw.exec('DROP TABLE writers'); // migration 8's, after the close that took this store's note away
+    raw.close();
     const db = openDb(dataDir);
     cleanups.push(() => db.close());
     expect(db.pragma('user_version', { simple: true })).toBe(version);

@@ -42,6 +42,24 @@ describe('UploadTally', () => {
     expect(store.counts().uploaded).toBe(4);
   });
 
+  it('counts a file stored for this run as uploaded without reading it back, as the summary counts it (even when its mark was not recorded)', async () => {
+    const { store, qs, add } = await world();
+    const [a, b] = [add('a.1.cbor'), add('b.1.cbor')];
+    const stored = new Set<string>();
+    const tally = new UploadTally(store, stored);
+    tally.add([added(a.id), added(b.id)]);
+    const read: string[][] = [];
+    const verdicts = store.verdicts.bind(store);
+    store.verdicts = (ids) => (read.push([...ids]), verdicts(ids));
+    // a: the platform stored it, and the disk refused to record that (still 'uploading' in the index); b: rejected.
+    qs.takeBatch(Date.now(), 10, 1e9);
+    stored.add(a.id);
+    qs.markRejected(b.id, 'bad file');
+    tally.changed([a.id, b.id]);
+    expect(tally.counts()).toEqual({ uploaded: 1, present: 0, notUploaded: 1 });
+    expect(read).toEqual([[b.id]]);
+  });
+
   it('counts files an earlier run uploaded as already present, and a change reported before the import reported the file', async () => {
     const { store, qs, add } = await world();
     const [a, b] = [add('a.1.cbor'), add('b.1.cbor')];

@@ -15,6 +15,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
+import { pidAlive as alive, processStart } from '../process-identity.js';
 
 /** In every capture process's argv (fork arguments), so it can be told from any other process. */
 export const WORKER_MARKER = '--capture-desk-capture-worker';
@@ -32,25 +33,6 @@ export function runFolder(env: NodeJS.ProcessEnv = process.env): string {
   const st = lstatSync(dir);
   if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o022) !== 0) throw new Error(`${dir} is not a private folder of this user`);
   return dir;
-}
-
-/** Start time of a process (clock ticks since boot, field 22 of /proc/<pid>/stat), or null. */
-export function processStart(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Called by the capture process itself: records it; the file goes when it exits. */

@@ -13,6 +13,9 @@ export type { BindValue, Db, Statement } from './sqlite.js';
  */
 export const LOCAL_RESULT = 0;
 
+/** The note in `writers` of no run, left by migration 8: see samples/writer-notes.ts. */
+export const BEFORE_WRITER_NOTES = 'before-writers-were-noted';
+
 /** Each entry moves the schema one version up; never edit an entry that has shipped. */
 const MIGRATIONS: string[] = [
   `CREATE TABLE samples (
@@ -128,6 +131,17 @@ const MIGRATIONS: string[] = [
   // platform id from the index alone (an IN over two platform ids would sort per sample instead).
   `DROP INDEX IF EXISTS classifications_newest;
    CREATE INDEX classifications_newest ON classifications(sample_id, classified_at, platform_sample_id, says);`,
+  // The runs that may be changing samples/ (writer-notes.ts): a start looks through the folder for
+  // files without a row only when one of them stopped without closing. The row of no run makes the
+  // first start after this migration look once, for what a version before it may have left.
+  `CREATE TABLE writers (
+     token TEXT PRIMARY KEY,
+     host TEXT NOT NULL,
+     pid INTEGER NOT NULL,
+     start TEXT,
+     since TEXT NOT NULL
+   );
+   INSERT INTO writers (token, host, pid, start, since) VALUES ('${BEFORE_WRITER_NOTES}', '', 0, NULL, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));`,
   // Which process marked a sample 'uploading' (core/upload/claim-owner.ts): a start takes back only
   // the claims of processes that are gone, never those of another one still sending them.
   `ALTER TABLE samples ADD COLUMN claimed_by TEXT;`,

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { Db } from './db.js';
 import { lengthFromBytes } from './formats/sample-length.js';
 import { indexOpenError, indexSaved, makeSamplesFolder } from './index-errors.js';
-import { openIndex } from './index-open.js';
+import { DB_FILE, openIndex } from './index-open.js';
 import { KeptBytes } from './kept-bytes.js';
 import { INSERT_ROW, newRow, type NewSample, type RowPlace } from './new-sample.js';
 import { recoverOrphans } from './orphan-recovery.js';
@@ -21,6 +21,7 @@ import { SampleReads } from './sample-reads.js';
 import { rowToSample, type SampleRow } from './sample-row.js';
 import { SidecarWriter } from './sidecar.js';
 import { stageCopies, type NewCopy, type StagedCopies } from './staged-copies.js';
+import { forgetGone, WriterNote, writersToCheck } from './writer-notes.js';
 
 export interface SampleStoreOptions {
   /** Checks every new sample before it is indexed and holds flagged ones back from the queue (the app wires it; the CLI does not). */
@@ -32,7 +33,9 @@ export type SamplePatch = Partial<Pick<Sample, 'label' | 'category' | 'metadata'
 /**
  * Samples = files + one row each in SQLite. A file is complete on disk (atomic write) before its
  * row exists, so the index never points at a torn file; a file without a row (crash between the
- * two) is found and re-indexed at the next start (orphan-recovery.ts). The reads are SampleReads';
+ * two) is found and re-indexed at the next start (orphan-recovery.ts), which looks for such files
+ * only when a run stopped without closing its store, or a change here failed partway
+ * (writer-notes.ts): every change to samples/ runs through #changing. The reads are SampleReads';
  * this class adds, changes and removes samples.
  */
 export class SampleStore extends SampleReads {
@@ -41,6 +44,9 @@ export class SampleStore extends SampleReads {
   readonly #hold: QualityHold;
   readonly #kept = new KeptBytes();
   readonly #sidecars: SidecarWriter;
+  readonly #writer: WriterNote;
+  /** Temp paths handed out by reserveFile and not yet moved into place: at close, a file may be left there. */
+  readonly #reserved = new Set<string>();
   #references: ReferenceIndex | null = null;
   #closed = false;
   /** Set when this start found the index lost and rebuilt it; null otherwise. */
@@ -50,7 +56,8 @@ export class SampleStore extends SampleReads {
     super(db);
     this.dataDir = dataDir;
     this.#log = log;
-    this.#sidecars = new SidecarWriter(join(dataDir, SAMPLES_DIR), db, log);
+    this.#writer = new WriterNote(db, join(dataDir, DB_FILE));
+    this.#sidecars = new SidecarWriter(join(dataDir, SAMPLES_DIR), db, log, () => this.#writer.note());
     this.#hold = new QualityHold(opts.quality ?? null, db, (sql) => this.stmt(sql), (ids) => this.changed(ids), log);
   }
 
@@ -65,7 +72,11 @@ export class SampleStore extends SampleReads {
     const store = new SampleStore(dataDir, index.db, log, opts);
     try {
       const lost = index.damage ?? (index.created ? { reason: 'samples.db was missing', keptAs: [] } : null);
-      store.indexRebuild = await recoverOrphans(dataDir, index.ownedNames, lost, log, (rows) => store.db.transaction(() => rows.forEach((r) => store.#insertRow(r)))());
+      const writers = writersToCheck(index.db);
+      if (lost || writers.look) {
+        store.indexRebuild = await recoverOrphans(dataDir, index.ownedNames(), lost, log, (rows) => store.db.transaction(() => rows.forEach((r) => store.#insertRow(r)))());
+        forgetGone(index.db, writers.gone);
+      }
     } catch (err) {
       index.db.close();
       throw err;
@@ -79,6 +90,15 @@ export class SampleStore extends SampleReads {
     this.#closed = true;
     try {
       await this.#sidecars.flush();
+      // Every file this run wrote has its row (the writes are awaited by their callers, and none
+      // failed partway): a later start need not look. A reserved file never committed may be there.
+      if (this.#reserved.size > 0) this.#writer.keep();
+      try {
+        this.#writer.clear();
+      } catch (err) {
+        // The note stays: the next start looks through samples/ once, which is all it costs.
+        this.#log.warn('the index kept this run\'s note as a writer of samples/; the next start looks for files without a row', { error: String(err) });
+      }
       // Folds the WAL into samples.db, so the file alone (a backup, a copy to another machine) is the whole index.
       // A short CLI run may skip it (it costs ~100 ms after a 10,000-file upload): the next open folds it in.
       if (opts.foldJournal !== false) this.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -111,11 +131,13 @@ export class SampleStore extends SampleReads {
   async addBytes(input: NewSample, bytes: Uint8Array, source?: { path: string; sha256: string }): Promise<Sample> {
     const id = newSampleId();
     const rel = storedName(ownFileName(id, input.name));
-    await writeFileAtomic(join(this.dataDir, rel), bytes);
-    // A dropped file or an import says no length: its header (or payload) tells it.
-    if (input.lengthMs === undefined) input = { ...input, lengthMs: lengthFromBytes(input.name, bytes) };
-    const verdict = await this.inspect({ bytes }, input);
-    return indexSaved(this.dataDir, rel, () => this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict));
+    return this.#changing(async () => {
+      await writeFileAtomic(join(this.dataDir, rel), bytes);
+      // A dropped file or an import says no length: its header (or payload) tells it.
+      if (input.lengthMs === undefined) input = { ...input, lengthMs: lengthFromBytes(input.name, bytes) };
+      const verdict = await this.inspect({ bytes }, input);
+      return indexSaved(this.dataDir, rel, () => this.#insert(id, input, { file: rel, owned: true, source: source ?? null, bytes: bytes.byteLength, sha256: sha256(bytes) }, verdict));
+    });
   }
 
   /**
@@ -139,8 +161,8 @@ export class SampleStore extends SampleReads {
    * order batches must be indexed) waits for them, moves them into place and indexes them;
    * `discard` removes them instead (an earlier batch failed).
    */
-  stageCopies(items: readonly NewCopy[]): Promise<StagedCopies> {
-    return stageCopies({
+  async stageCopies(items: readonly NewCopy[]): Promise<StagedCopies> {
+    const staged = await this.#changing(() => stageCopies({
       dir: join(this.dataDir, SAMPLES_DIR),
       inspect: (file, input) => this.inspect(file, input),
       index: (rows) => {
@@ -149,7 +171,8 @@ export class SampleStore extends SampleReads {
         // The sidecars are on disk already: the rows go in without being marked for the SidecarWriter.
         indexSaved(this.dataDir, rows.length === 1 ? rows[0]!.file : SAMPLES_DIR, () => this.db.transaction(() => index.writeRows(rows))(), rows.length);
       },
-    }, items);
+    }, items));
+    return { commit: () => this.#changing(() => staged.commit()), discard: () => this.#changing(() => staged.discard()) };
   }
 
   /**
@@ -157,18 +180,24 @@ export class SampleStore extends SampleReads {
    * folder, so the rename is atomic), then `commitFile` moves it into place and indexes it.
    */
   reserveFile(ext: string): { id: string; tempPath: string } {
+    this.#writer.note();
     const id = newSampleId();
-    return { id, tempPath: join(this.dataDir, SAMPLES_DIR, `.${id}${ext}.tmp`) };
+    const tempPath = join(this.dataDir, SAMPLES_DIR, `.${id}${ext}.tmp`);
+    this.#reserved.add(tempPath);
+    return { id, tempPath };
   }
 
   async commitFile(reserved: { id: string; tempPath: string }, input: NewSample): Promise<Sample> {
     const rel = storedName(ownFileName(reserved.id, input.name));
-    const measured = await measureFile(reserved.tempPath);
-    // Checked before it is indexed: a sample the setting holds back is never in the queue, not even for a moment.
-    const verdict = await this.inspect({ path: reserved.tempPath }, input);
-    await rename(reserved.tempPath, join(this.dataDir, rel));
-    await fsyncDir(join(this.dataDir, SAMPLES_DIR));
-    return indexSaved(this.dataDir, rel, () => this.#insert(reserved.id, input, { file: rel, owned: true, source: null, ...measured }, verdict));
+    return this.#changing(async () => {
+      const measured = await measureFile(reserved.tempPath);
+      // Checked before it is indexed: a sample the setting holds back is never in the queue, not even for a moment.
+      const verdict = await this.inspect({ path: reserved.tempPath }, input);
+      await rename(reserved.tempPath, join(this.dataDir, rel));
+      this.#reserved.delete(reserved.tempPath);
+      await fsyncDir(join(this.dataDir, SAMPLES_DIR));
+      return indexSaved(this.dataDir, rel, () => this.#insert(reserved.id, input, { file: rel, owned: true, source: null, ...measured }, verdict));
+    });
   }
 
   /**
@@ -177,10 +206,12 @@ export class SampleStore extends SampleReads {
    */
   async commitFiles(items: Array<{ reserved: { id: string; tempPath: string }; input: NewSample; bytes: number; sha256: string }>): Promise<Sample[]> {
     const placed: string[] = [];
+    this.#writer.note();
     try {
       for (const it of items) {
         const rel = storedName(ownFileName(it.reserved.id, it.input.name));
         await rename(it.reserved.tempPath, join(this.dataDir, rel));
+        this.#reserved.delete(it.reserved.tempPath);
         placed.push(rel);
       }
       await fsyncDir(join(this.dataDir, SAMPLES_DIR));
@@ -188,6 +219,7 @@ export class SampleStore extends SampleReads {
         items.map((it, i) => this.#insert(it.reserved.id, it.input, { file: placed[i]!, owned: true, source: null, bytes: it.bytes, sha256: it.sha256 })),
       )();
     } catch (err) {
+      this.#writer.keep(); // until the files are gone: a failed rm below leaves one
       for (const rel of placed) await rm(join(this.dataDir, rel), { force: true });
       for (const it of items) await rm(it.reserved.tempPath, { force: true });
       throw err;
@@ -253,11 +285,13 @@ export class SampleStore extends SampleReads {
   async delete(id: string): Promise<void> {
     const s = this.get(id);
     if (s.state === 'uploading') throw new CoreError('Busy', `Sample "${s.name}" is being uploaded; wait for it to finish, then delete it.`);
-    this.db.prepare('DELETE FROM samples WHERE id = ?').run(id);
-    if (!isAbsolute(s.file)) {
-      await rm(join(this.dataDir, s.file), { force: true });
-      await this.#sidecars.remove(id);
-    }
+    await this.#changing(async () => {
+      this.db.prepare('DELETE FROM samples WHERE id = ?').run(id);
+      if (!isAbsolute(s.file)) {
+        await rm(join(this.dataDir, s.file), { force: true });
+        await this.#sidecars.remove(id);
+      }
+    });
   }
 
   /**
@@ -267,17 +301,19 @@ export class SampleStore extends SampleReads {
    */
   async deleteMany(ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
-    const rows = this.db.transaction(() =>
-      this.stmt("DELETE FROM samples WHERE id IN (SELECT value FROM json_each(?)) AND state != 'uploading' RETURNING id, file, owned").all(JSON.stringify(ids)),
-    )() as Array<{ id: string; file: string; owned: number }>;
-    const owned = rows.filter((r) => r.owned === 1 && !isAbsolute(r.file));
-    for (let i = 0; i < owned.length; i += 16) {
-      await Promise.all(owned.slice(i, i + 16).map(async (r) => {
-        await rm(join(this.dataDir, r.file), { force: true });
-        await this.#sidecars.remove(r.id);
-      }));
-    }
-    return rows.map((r) => r.id);
+    return this.#changing(async () => {
+      const rows = this.db.transaction(() =>
+        this.stmt("DELETE FROM samples WHERE id IN (SELECT value FROM json_each(?)) AND state != 'uploading' RETURNING id, file, owned").all(JSON.stringify(ids)),
+      )() as Array<{ id: string; file: string; owned: number }>;
+      const owned = rows.filter((r) => r.owned === 1 && !isAbsolute(r.file));
+      for (let i = 0; i < owned.length; i += 16) {
+        await Promise.all(owned.slice(i, i + 16).map(async (r) => {
+          await rm(join(this.dataDir, r.file), { force: true });
+          await this.#sidecars.remove(r.id);
+        }));
+      }
+      return rows.map((r) => r.id);
+    });
   }
 
   /**
@@ -289,13 +325,31 @@ export class SampleStore extends SampleReads {
     const s = this.get(id);
     if (isAbsolute(s.file)) throw new CoreError('InvalidArguments', `Sample "${s.name}" is a file outside the data folder (${s.file}); it is not rewritten in place.`);
     const measured = await measureFile(reserved.tempPath);
-    await rename(reserved.tempPath, join(this.dataDir, s.file));
-    await fsyncDir(join(this.dataDir, SAMPLES_DIR));
+    await this.#changing(async () => {
+      await rename(reserved.tempPath, join(this.dataDir, s.file));
+      this.#reserved.delete(reserved.tempPath);
+      await fsyncDir(join(this.dataDir, SAMPLES_DIR));
+    });
     this.stmt('UPDATE samples SET bytes = ?, sha256 = ?, length_ms = ?, incomplete = ?, note = ?, extra = ? WHERE id = ?')
       .run(measured.bytes, measured.sha256, patch.lengthMs, patch.incomplete ? 1 : 0, patch.note, JSON.stringify(patch.extra), id);
     // The sidecar carries rate_missing and the hash: a rebuilt index must see the finished take.
     this.changed([id]);
     return this.get(id);
+  }
+
+  /**
+   * A change to samples/ (a file written, moved or removed): this run is noted first as one that
+   * may leave a file without a row; if the change fails partway, the note outlives the close, so
+   * the next start looks for what it left.
+   */
+  async #changing<T>(work: () => Promise<T>): Promise<T> {
+    this.#writer.note();
+    try {
+      return await work();
+    } catch (err) {
+      this.#writer.keep();
+      throw err;
+    }
   }
 
   #insert(id: string, input: NewSample, where: RowPlace, verdict: QualityVerdict | null = null): Sample {

@@ -63,11 +63,14 @@ export class SidecarWriter {
   /** Ids whose sidecar could not be written (disk full): tried again with the next change, not in a loop. */
   readonly #failed = new Set<string>();
   #running: Promise<void> | null = null;
+  /** Called before sidecars are written or removed (their temp files are in samples/ too). */
+  readonly #writing: () => void;
 
-  constructor(samplesDir: string, db: Db, log: Logger) {
+  constructor(samplesDir: string, db: Db, log: Logger, writing: () => void = () => {}) {
     this.#dir = samplesDir;
     this.#db = db;
     this.#log = log;
+    this.#writing = writing;
   }
 
   mark(ids: Iterable<string>): void {
@@ -104,6 +107,7 @@ export class SidecarWriter {
       const ids = [...this.#dirty];
       this.#dirty.clear();
       const rows = this.#db.prepare('SELECT * FROM samples WHERE owned = 1 AND id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as SampleRow[];
+      if (rows.length > 0) this.#writing();
       const failed: string[] = [];
       for (let i = 0; i < rows.length; i += PARALLEL) {
         await Promise.all(rows.slice(i, i + PARALLEL).map((r) => this.#write(r).catch((err: unknown) => {

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { pidAlive, processStart } from '../process-identity.js';
 
 /**
  * Who marked a sample 'uploading' (QueueStore.takeBatch writes it into samples.claimed_by), so that
@@ -31,32 +31,15 @@ export function processClaims(host = hostname(), pid = process.pid): ClaimOwners
       // before, rather than held for ever by a machine that may be gone.
       if (!m || m[1] !== host) return false;
       const other = Number(m[2]);
-      if (!pidExists(other)) return false;
+      if (!pidAlive(other)) return false;
       const start = startOf(other);
       return start === null || Number(m[3]) === 0 || start === Number(m[3]);
     },
   };
 }
 
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: there, but another user's.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Field 22 of /proc/PID/stat (after the command name, which may hold spaces and parentheses). */
+/** The start as a number (0 never is one), or null where it cannot be read (outside Linux). */
 function startOf(pid: number): number | null {
-  if (process.platform !== 'linux') return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const v = Number(fields[19]);
-    return Number.isFinite(v) ? v : null;
-  } catch {
-    return null;
-  }
+  const v = Number(processStart(pid));
+  return Number.isFinite(v) && v > 0 ? v : null;
 }

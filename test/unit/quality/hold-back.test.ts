@@ -91,13 +91,14 @@ describe('holding flagged samples back', () => {
     const dir = await mkdtemp(join(tmpdir(), 'cd-hold-'));
     const old = await SampleStore.open(dir, log);
     const s = await old.addBytes(input('old.cbor', false), DEAD);
-    old.close();
+    await old.close();
     // Back to schema 2, as the previous release left it.
     const db = new Db(join(dir, 'samples.db'));
     db.exec(`DROP TRIGGER samples_text_insert; DROP TRIGGER samples_text_delete; DROP TRIGGER samples_text_update; DROP TABLE samples_text;
       DROP INDEX samples_by_created; DROP INDEX samples_by_name; DROP INDEX samples_by_label; DROP INDEX samples_by_length; DROP INDEX samples_by_category;
       DROP INDEX samples_by_capture_source; DROP INDEX samples_by_session; DROP INDEX samples_length_unknown; ALTER TABLE samples DROP COLUMN length_checked;`);
     db.exec('DROP TABLE takes; DROP TABLE classifications; DROP INDEX samples_by_flagged; ALTER TABLE samples DROP COLUMN quality; ALTER TABLE samples DROP COLUMN flagged; ALTER TABLE samples DROP COLUMN held_back; ALTER TABLE samples DROP COLUMN claimed_by;');
+    db.exec('DROP TABLE writers;');
     db.pragma('user_version = 2');
     db.close();
     const store = await SampleStore.open(dir, log, { quality: qualityGate(() => ({ qualityHold: 'errors', qualityMinLengthMs: 0 })) });
@@ -105,9 +106,9 @@ describe('holding flagged samples back', () => {
     expect(store.get(s.id)).toMatchObject({ name: 'old.cbor', quality: null, flagged: null, heldBack: false });
     // 3 = quality checks; 4 = kept classifications and takes; 5 = finding samples (sort and filter
     // indexes, search); 6 = what each kept classification says ("model says" filter); 7 = local
-    // models' results beside the platform's (the newest-result index leads with the time); 8 = which
-    // process marked a sample 'uploading'.
-    expect(store.db.pragma('user_version', { simple: true })).toBe(8);
+    // models' results beside the platform's (the newest-result index leads with the time); 8 = the
+    // runs that may be writing to samples/ (writer-notes.ts); 9 = which process marked a sample 'uploading'.
+    expect(store.db.pragma('user_version', { simple: true })).toBe(9);
     // The search index was filled from the rows already there.
     expect((store.db.prepare('SELECT count(*) AS n FROM samples_text WHERE samples_text MATCH ?').get('"old.c"') as { n: number }).n).toBe(1);
   });

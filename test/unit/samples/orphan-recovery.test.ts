@@ -8,6 +8,7 @@ import { SampleStore } from '../../../src-main/core/samples/sample-store.js';
 import { useCleanups } from '../../support/cleanups.js';
 import { encodeCbor, sensorDoc } from '../../support/ingestion-server/fixtures.js';
 import { tempStore } from '../../support/temp-store.js';
+import { noteCrashedRun } from './crashed-run.js';
 
 const cleanups = useCleanups();
 
@@ -24,6 +25,7 @@ describe('a start re-indexes the sample files that have no row', () => {
     // A crash between writing a file and committing its row, twice: once after the sidecar was written, once before.
     const db = new Db(join(dir, 'samples.db'));
     db.prepare('DELETE FROM samples WHERE id IN (?, ?)').run(withSidecar.id, bare.id);
+    noteCrashedRun(db); // and the note that run left, as it never closed its store
     db.close();
     await rm(join(dir, 'samples', `${bare.id}.meta.json`));
     const temp = join(dir, 'samples', `.${kept.id}.cbor.tmp`);
@@ -37,6 +39,8 @@ describe('a start re-indexes the sample files that have no row', () => {
     expect(rows[2]!.note).toMatch(/recovered after an interrupted save/);
     expect(existsSync(temp)).toBe(false);
     expect(again.indexRebuild).toBeNull();
+    // Looked once: the crashed run's note is gone with its files indexed.
+    expect(again.db.prepare('SELECT count(*) AS n FROM writers').get()).toEqual({ n: 0 });
   });
 
   it('knows the files of a folder bigger than one read of the owned names (65,536)', async () => {
@@ -46,6 +50,9 @@ describe('a start re-indexes the sample files that have no row', () => {
       INSERT INTO samples (id, name, file, owned, kind, category, created, bytes, sha256, state)
       SELECT printf('id-%06d', i), 'x.cbor', printf('samples/id-%06d.cbor', i), 1, 'sensor', 'training', '2026-12-07T00:00:00.000Z', 1, 'h', 'local' FROM k`);
     await store.close();
+    const db = new Db(join(dir, 'samples.db'));
+    noteCrashedRun(db);
+    db.close();
     const bytes = encodeCbor(sensorDoc([[1, 2]]));
     // The last row's file is read in the second page of names: it has a row, so it is no orphan.
     await writeFile(join(dir, 'samples', `id-${String(n).padStart(6, '0')}.cbor`), bytes);

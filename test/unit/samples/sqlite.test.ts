@@ -132,7 +132,7 @@ describe('SQLite wrapper over libsql', () => {
     const Old = require('better-sqlite3') as new (path: string) => { exec(sql: string): void; pragma(s: string): unknown; close(): void };
     const first = await SampleStore.open(dir, log);
     const s = await first.addBytes({ name: 'idle.1.cbor', kind: 'sensor', label: 'idle', category: 'training', queue: true }, Buffer.from('x'));
-    first.close();
+    await first.close(); // its sidecar is written by then, not while the folder is removed
     const old = new Old(join(dir, 'samples.db'));
     old.pragma('journal_mode = WAL');
     old.exec(`UPDATE samples SET label = 'written-by-better-sqlite3' WHERE id = '${s.id}'`);
