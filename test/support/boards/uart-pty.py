@@ -3,6 +3,7 @@
 
     uart-pty.py --board-baud N HOST_LINK BOARD_LINK [--banner TEXT --banner-baud M]
     uart-pty.py --transform FROM TO [--ignpar] [--ignbrk] [--split-lines] < bytes > bytes
+    uart-pty.py --transform-batch < JSON lines > JSON lines
 
 Bridge mode replaces socat's PTY pair: the code under test opens HOST_LINK as a serial port, a
 board script (line-board.mjs, at-board.mjs, ...) opens BOARD_LINK, and this process holds both
@@ -24,6 +25,8 @@ the host's open resets it, sent once at --banner-baud before the board's own out
 
 Transform mode runs the same sampler on stdin (one burst, or one burst per line with the line idle
 between them with --split-lines), so unit tests get the garbage a real UART gives from this code.
+--transform-batch does many at once: each input line {"from", "to", "data" (base64), "ignpar",
+"ignbrk", "split_lines"} gives one output line {"data": base64}.
 """
 import argparse
 import errno
@@ -102,15 +105,35 @@ def transform(data, from_baud, to_baud, iflag=0):
     return bytes(out)
 
 
-def transform_main(args):
-    data = sys.stdin.buffer.read()
-    iflag = (termios.IGNPAR if args.ignpar else 0) | (termios.IGNBRK if args.ignbrk else 0)
-    if args.split_lines:
+def transform_bursts(data, from_baud, to_baud, iflag, split_lines):
+    if split_lines:
         parts = data.split(b'\n')
         chunks = [p + b'\n' for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
     else:
         chunks = [data]
-    sys.stdout.buffer.write(b''.join(transform(c, args.transform[0], args.transform[1], iflag) for c in chunks))
+    return b''.join(transform(c, from_baud, to_baud, iflag) for c in chunks)
+
+
+def iflag_of(ignpar, ignbrk):
+    return (termios.IGNPAR if ignpar else 0) | (termios.IGNBRK if ignbrk else 0)
+
+
+def transform_main(args):
+    data = sys.stdin.buffer.read()
+    iflag = iflag_of(args.ignpar, args.ignbrk)
+    sys.stdout.buffer.write(transform_bursts(data, args.transform[0], args.transform[1], iflag, args.split_lines))
+
+
+def transform_batch_main():
+    import base64
+    import json
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        iflag = iflag_of(job.get('ignpar'), job.get('ignbrk'))
+        out = transform_bursts(base64.b64decode(job['data']), job['from'], job['to'], iflag, job.get('split_lines'))
+        sys.stdout.write(json.dumps({'data': base64.b64encode(out).decode()}) + '\n')
 
 
 class Wire:
@@ -233,6 +256,7 @@ def bridge_main(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--transform', nargs=2, type=int, metavar=('FROM', 'TO'))
+    p.add_argument('--transform-batch', action='store_true')
     p.add_argument('--ignpar', action='store_true')
     p.add_argument('--ignbrk', action='store_true')
     p.add_argument('--split-lines', action='store_true')
@@ -244,6 +268,8 @@ def main():
     args = p.parse_args()
     if args.transform:
         return transform_main(args)
+    if args.transform_batch:
+        return transform_batch_main()
     if not (args.board_baud and args.host_link and args.board_link):
         p.error('bridge mode wants --board-baud N HOST_LINK BOARD_LINK')
     bridge_main(args)
