@@ -62,6 +62,14 @@ export class BaudJudge {
     return this.#junk;
   }
 
+  /**
+   * A slow board (a line every second or so) cannot show LINES_NEEDED lines in a rate's time: at
+   * its end, whole numeric lines with not one byte of garbage anywhere are enough.
+   */
+  cleanLines(): boolean {
+    return this.#junk === 0 && this.#run >= 1;
+  }
+
   /** The prober sent an AT command: a prompt in what follows is an answer. */
   asked(): void {
     this.#asked = true;

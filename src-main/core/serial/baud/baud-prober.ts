@@ -90,7 +90,8 @@ export async function probeBaud(link: ByteLink, o: BaudProbeOptions): Promise<Ba
       if (v.verdict === 'data' || v.verdict === 'garbage') return v;
       if (waited < quietMs) continue;
       const final = judge.verdict(true);
-      if (final.verdict !== 'text' || waited >= max || Date.now() > deadline) return final;
+      if (final.verdict !== 'text') return final;
+      if (waited >= max || Date.now() > deadline) return judge.cleanLines() ? { verdict: 'data', protocol: 'lines' } : final;
     }
   };
   const found = (baud: number, protocol: BaudProbeResult['protocol']): BaudProbeResult => ({
@@ -118,7 +119,7 @@ export async function probeBaud(link: ByteLink, o: BaudProbeOptions): Promise<Ba
         await new Promise((r) => setTimeout(r, settle));
         judge.asked();
         await link.write('AT\r');
-        const v = await listen(o.atWaitMs ?? 400);
+        const v = await listen(o.atWaitMs ?? 250);
         if (v.verdict === 'data') return found(baud, v.protocol);
       }
       return { baud: null, protocol: null, tried, silent: true, askedAt: true, heard: [], verdicts };
