@@ -19,7 +19,7 @@ export interface BaudProbeResult {
   silent: boolean;
   /** AT was asked at every rate (the board was silent at all of them). */
   askedAt: boolean;
-  /** What was read at the found rate, to hand to the reader: nothing read at another rate is in it. */
+  /** What was read at the found rate while it was judged (only there: nothing read at another rate is in it). */
   heard: HeardChunk[];
   /** What each rate read last, for the sentence when nothing fits. */
   verdicts: Map<number, BaudVerdict['verdict']>;

@@ -3,7 +3,7 @@ import { CoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ByteLink, SerialOpener } from '../byte-link.js';
 import type { BaudBook } from './baud-memory.js';
-import { describeVerdicts, probeBaud, type BaudProbeOptions, type HeardChunk } from './baud-prober.js';
+import { describeVerdicts, probeBaud, type BaudProbeOptions } from './baud-prober.js';
 import { probeOrder } from './baud-rates.js';
 
 /** The rate a stream runs at, as the stream's info says it. */
@@ -18,8 +18,6 @@ export interface BaudUsed {
 export interface OpenedAtRate {
   link: ByteLink;
   baud: BaudUsed;
-  /** What the found rate read while it was being judged: the reader starts from it. */
-  heard: HeardChunk[];
 }
 
 export interface OpenAtRateDeps {
@@ -39,7 +37,7 @@ export interface OpenAtRateDeps {
  */
 export async function openAtRate(d: OpenAtRateDeps, path: string, settings: PortSettings, signal?: AbortSignal): Promise<OpenedAtRate> {
   if (settings.baudRate !== 'auto') {
-    return { link: await d.opener.open(path, settings.baudRate), baud: { rate: settings.baudRate, detected: false, tried: [] }, heard: [] };
+    return { link: await d.opener.open(path, settings.baudRate), baud: { rate: settings.baudRate, detected: false, tried: [] } };
   }
   const remembered = d.bauds ? await d.bauds.recall(path).catch((err: unknown) => (d.log.warn('could not read the remembered baud rate', { path, error: String(err) }), null)) : null;
   const order = probeOrder(remembered);
@@ -62,9 +60,8 @@ export async function openAtRate(d: OpenAtRateDeps, path: string, settings: Port
     }
     // Clean text without numbers is the board's rate but not yet proof enough to remember.
     if (r.protocol !== 'text') await d.bauds?.remember(path, r.baud).catch((err: unknown) => d.log.warn('could not remember the baud rate', { path, error: String(err) }));
-    d.log.info('baud rate found', { path, baud: r.baud, tried: r.tried, protocol: r.protocol });
     ok = true;
-    return { link, baud: { rate: r.baud, detected: true, tried: r.tried }, heard: r.heard };
+    return { link, baud: { rate: r.baud, detected: true, tried: r.tried } };
   } finally {
     if (!ok) await link.close();
   }
