@@ -123,8 +123,6 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
     const source = v.port !== undefined
       ? await openBoard(v.port, parseBaudFlag(v.baud), dataDir, frequencyHz, mode, log, cleanup)
       : await openMicrophone(v.microphone ?? '', d.frequencyHz, dataDir, log, cleanup);
-    const baud = 'baud' in source ? (source.baud as BaudUsed | undefined) : undefined;
-    if (v.json && baud) process.stdout.write(JSON.stringify({ source: source.name, axes: source.axisNames, rate_hz: r3(source.rateHz), baud: baud.rate, baud_detected: baud.detected }) + '\n');
     const store = catchLabel ? await SampleStore.open(dataDir, log) : null;
     if (store) cleanup.push(() => store.close());
     const queue = upload && store
@@ -184,6 +182,9 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
       },
       rows: keeper ? (values, rows, at) => keeper.rows(values, rows, at) : undefined,
     });
+    // A board's first line says what it is read as (once the model takes it: a refusal prints nothing).
+    const baud = 'baud' in source ? (source.baud as BaudUsed | undefined) : undefined;
+    if (v.json && baud) process.stdout.write(JSON.stringify({ source: source.name, axes: source.axisNames, rate_hz: r3(source.rateHz), baud: baud.rate, baud_detected: baud.detected }) + '\n');
     for (const note of live.fit.notes) process.stderr.write(note + '\n');
     process.stderr.write(`Classifying ${source.name} with "${session.entry.name}": windows of ${d.windowMs} ms every ${live.fit.strideMs} ms${seconds ? ` for ${seconds} s` : ' until Ctrl+C'}.\n`);
 
