@@ -7,6 +7,7 @@ import { lineBoard } from '../support/boards/board-on-pty.js';
 import { boardValue } from '../support/boards/line-board-values.mjs';
 import { useCleanups } from '../support/cleanups.js';
 import { runCli } from '../support/cli.js';
+import { HMAC_KEY, startConnect, startPlatform } from '../support/connect-run.js';
 
 // Boards on the emulated UART (uart-pty.py): what the CLI reads at a rate other than the board's
 // is what a real serial port reads, so the rate has to be found, not assumed.
@@ -82,5 +83,16 @@ describe('capture-desk record serial --baud auto (the default): the rate found f
     expect(r.stdout.trim()).toBe('');
     const list = await runCli(['samples', 'list', '--json', '--data-dir', data]);
     expect(list.stdout.trim()).toBe('');
+  });
+});
+
+describe('capture-desk connect --baud auto (the default)', { timeout: 60_000 }, () => {
+  it('finds a 57600-baud board\'s rate and says it in the device\'s connected event', async () => {
+    const p = await startPlatform(cleanups, { hmacKey: HMAC_KEY });
+    const b = await lineBoard(cleanups, ['--rate', '100'], { boardBaud: 57_600 });
+    const c = await startConnect(cleanups, p, ['--port', b.pty.hostPath, '--hmac-key', HMAC_KEY]);
+    const hello = await c.waitEvent((e) => e.event === 'connected', 30_000);
+    expect(hello).toMatchObject({ baud: 57_600, baud_detected: true, sensors: [{ name: expect.stringMatching(/^Sensor with 3 axes/) }] });
+    expect(Math.abs((hello.sensors as Array<{ frequencies: number[] }>)[0]!.frequencies[0]! - 100)).toBeLessThan(1);
   });
 });
