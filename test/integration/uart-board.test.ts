@@ -2,6 +2,7 @@ import { SerialPort } from 'serialport';
 import { describe, expect, it } from 'vitest';
 import { lineBoard } from '../support/boards/board-on-pty.js';
 import { boardValue } from '../support/boards/line-board-values.mjs';
+import { uartTransform } from '../support/boards/uart-transform.js';
 import { useCleanups } from '../support/cleanups.js';
 
 const cleanups = useCleanups();
@@ -45,6 +46,21 @@ describe('the emulated UART board (uart-pty.py): a board at its own baud rate on
     const { pty } = await lineBoard(cleanups, ['--rate', '50'], { boardBaud: 250_000 });
     const text = (await readFor(pty.hostPath, 230_400, 800)).toString('latin1');
     for (let i = 0; i < 60; i++) expect(text).not.toContain(expectedLine(i));
+  });
+
+  // A break (all zeros, stop bit too) is still one NUL under IGNPAR, unless IGNBRK: as the kernel's n_tty has it.
+  it('turns framing errors into NULs as Linux does without IGNPAR, and drops them with it (as serialport sets it)', () => {
+    const data = Buffer.from(Array.from({ length: 20 }, (_, i) => expectedLine(i) + '\r\n').join(''));
+    const [plain, ignpar, same] = uartTransform([
+      { from: 57_600, to: 115_200, data, splitLines: true },
+      { from: 57_600, to: 115_200, data, splitLines: true, ignpar: true },
+      { from: 57_600, to: 57_600, data },
+    ]);
+    expect(plain!.filter((b) => b === 0).length).toBeGreaterThan(plain!.length / 4);
+    const nuls = (b: Buffer) => b.filter((x) => x === 0).length;
+    expect(nuls(ignpar!)).toBeLessThan(nuls(plain!) / 2);
+    expect(ignpar!.length).toBeLessThan(plain!.length);
+    expect(same).toEqual(data);
   });
 
   it('paces the board at its wire speed: a 9600-baud board cannot push more than 960 bytes/s', async () => {
