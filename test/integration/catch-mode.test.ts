@@ -78,7 +78,7 @@ describe('classify live --catch (the built CLI)', () => {
     const data = await dataWith('gesture', GESTURE);
     // The board starts when the port is opened: its row 0 is the stream's first reading.
     const board = await levelBoard(cleanups, { level: LOW, startOnOpen: true });
-    const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--baud', '115200', '--catch', 'idle', '--margin-ms', String(MARGIN), '--data-dir', data]);
+    const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--catch', 'idle', '--margin-ms', String(MARGIN), '--data-dir', data]);
     await board.startWhenOpened();
     const labels = () => run.verdicts().map((v) => v.label as string);
     await run.until('4 idle windows', () => labels().filter((l) => l === 'idle').length >= 4);

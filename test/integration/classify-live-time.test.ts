@@ -51,8 +51,7 @@ function stretchOf(fromMs: number, toMs: number): 'idle' | 'wave' | null {
 describe('capture-desk classify live --port: t_ms on the board\'s own time axis', () => {
   it('puts every window where the board printed it, the measured rate\'s wait before the model included', async () => {
     const board = await levelBoard(cleanups, { level: 0, schedule: SCHEDULE, startOnOpen: true });
-    // The rate is given: with --baud auto the stream starts after the lines its rate was found from.
-    const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--baud', '115200', '--data-dir', data]);
+    const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--data-dir', data]);
     await board.startWhenOpened();
     // Past the second stretch of zeros by a few windows, by the board's rows (not t_ms, which is under test).
     await run.until('windows 3 s into the last zeros', () => run.verdicts().some((v) => lastRowOf(v.anomaly) * MS_PER_ROW >= WAVE_TO + 3000), 90_000);

@@ -41,10 +41,10 @@ function windowOf(board: LevelBoard, report: BoardReport, lastRow: number): Floa
 
 describe('capture-desk classify live --port (a level board)', () => {
   it('prints a verdict per window that follows the motion, t_ms on the stream\'s axis, a summary, and exits 0 on SIGINT', async () => {
-    // The board starts when the port is opened: its row 0 is the stream's first reading. (The rate
-    // is given: with --baud auto the stream starts after the lines its rate was found from.)
+    // The board starts when the port is opened: its row 0 is the stream's first reading (with
+    // --baud auto too: the reader starts from the first bytes read at the rate found).
     const board = await levelBoard(cleanups, { level: LOW, startOnOpen: true });
-    const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--baud', '115200', '--data-dir', data]);
+    const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--data-dir', data]);
     await board.startWhenOpened();
     const labels = () => run.verdicts().map((v) => v.label as string);
     await run.until('4 idle windows', () => labels().filter((l) => l === 'idle').length >= 4);
@@ -60,7 +60,7 @@ describe('capture-desk classify live --port (a level board)', () => {
     const verdicts = run.verdicts();
     const summary = run.lines.at(-1)!;
     // The source first (with the baud rate it is read at), verdict lines, then the summary, nothing else.
-    expect(run.lines[0]).toEqual({ source: board.pty.hostPath, axes: ['value1', 'value2', 'value3'], rate_hz: expect.any(Number), baud: 115_200, baud_detected: false });
+    expect(run.lines[0]).toEqual({ source: board.pty.hostPath, axes: ['value1', 'value2', 'value3'], rate_hz: expect.any(Number), baud: 115_200, baud_detected: true });
     expect(run.lines.slice(1, -1)).toEqual(verdicts);
     for (const v of verdicts) expect(Object.keys(v).sort()).toEqual(VERDICT_KEYS);
 

@@ -63,9 +63,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
       sink.resumed();
     });
     // With Auto the rate is found first: nothing read at a wrong rate reaches the reader, which
-    // starts from the bytes that follow the search at the right one. (What the search itself read
-    // there is not handed on: rows pushed before the source has started reached the hub before it
-    // was ready for them, and a take's length counted at a rate estimated from them came out ~5% off.)
+    // starts from the first bytes read at the right one (handed on by the search, with their times).
     const opened = await openAtRate({ opener: d.opener, log: d.log, now: () => d.clock.now(), bauds: d.bauds, probe: d.baudProbe }, path, settings, opts.signal);
     let link = opened.link;
     const baud = opened.baud;
@@ -106,6 +104,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
         }
       }
     };
+    for (const h of opened.heard) reader.push(h.chunk, h.atMs);
     attach(link);
 
     let snap: LineReaderSnapshot;

@@ -3,7 +3,7 @@ import { CoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ByteLink, SerialOpener } from '../byte-link.js';
 import type { BaudBook } from './baud-memory.js';
-import { describeVerdicts, probeBaud, type BaudProbeOptions } from './baud-prober.js';
+import { describeVerdicts, probeBaud, type BaudProbeOptions, type HeardChunk } from './baud-prober.js';
 import { probeOrder } from './baud-rates.js';
 
 /** The rate a stream runs at, as the stream's info says it. */
@@ -18,6 +18,8 @@ export interface BaudUsed {
 export interface OpenedAtRate {
   link: ByteLink;
   baud: BaudUsed;
+  /** What the found rate read while it was judged: the reader starts from it. */
+  heard: HeardChunk[];
 }
 
 export interface OpenAtRateDeps {
@@ -37,7 +39,7 @@ export interface OpenAtRateDeps {
  */
 export async function openAtRate(d: OpenAtRateDeps, path: string, settings: PortSettings, signal?: AbortSignal): Promise<OpenedAtRate> {
   if (settings.baudRate !== 'auto') {
-    return { link: await d.opener.open(path, settings.baudRate), baud: { rate: settings.baudRate, detected: false, tried: [] } };
+    return { link: await d.opener.open(path, settings.baudRate), baud: { rate: settings.baudRate, detected: false, tried: [] }, heard: [] };
   }
   const remembered = d.bauds ? await d.bauds.recall(path).catch((err: unknown) => (d.log.warn('could not read the remembered baud rate', { path, error: String(err) }), null)) : null;
   const order = probeOrder(remembered);
@@ -58,10 +60,12 @@ export async function openAtRate(d: OpenAtRateDeps, path: string, settings: Port
       }
       throw new CoreError('Unavailable', `Could not find the baud rate of ${path}: no rate read whole lines of numbers or Nordic frames (${describeVerdicts(r.verdicts)}). Check that the board prints one reading per line (or runs Nordic's data forwarder), or give its rate (--baud N).`, { path, silent: false });
     }
-    // Clean text without numbers is the board's rate but not yet proof enough to remember.
-    if (r.protocol !== 'text') await d.bauds?.remember(path, r.baud).catch((err: unknown) => d.log.warn('could not remember the baud rate', { path, error: String(err) }));
+    // Clean text without numbers is the board's rate but not yet proof enough to remember. Not
+    // waited for: from here to the reader's first byte nothing may wait, or what the board sends
+    // meanwhile is read by no one (a gap the reader would count as lost readings).
+    if (r.protocol !== 'text') d.bauds?.remember(path, r.baud).catch((err: unknown) => d.log.warn('could not remember the baud rate', { path, error: String(err) }));
     ok = true;
-    return { link, baud: { rate: r.baud, detected: true, tried: r.tried } };
+    return { link, baud: { rate: r.baud, detected: true, tried: r.tried }, heard: r.heard };
   } finally {
     if (!ok) await link.close();
   }
