@@ -18,7 +18,9 @@ import { OthersInFlight } from '../core/upload/others-in-flight.js';
 import { UploadQueue } from '../core/upload/upload-queue.js';
 import { UsageError } from './args.js';
 import { booleans, parseCommand, strings } from './flags.js';
-import { parseCategory, parseIntFlag } from './options.js';
+import { parseBaudFlag, parseCategory, parseIntFlag } from './options.js';
+import { openBaudMemory } from './serial-bauds.js';
+import { baudSentence, type BaudUsed } from '../core/serial/baud/open-at-rate.js';
 import { TAKE_KEY_REFUSED_HINT } from './key-advice.js';
 import { prepareUpload } from './record-common.js';
 
@@ -36,7 +38,9 @@ export const CLASSIFY_LIVE_USAGE = `Usage: capture-desk classify live --model NA
   --mode auto|lines|nordic
                       as for "record serial": auto (default): told from the stream; lines: numbers
                       per line; nordic: Nordic's data forwarder (its rate and names from the board)
-  --baud N            baud rate (default 115200)
+  --baud auto|N       baud rate: auto (default) finds it from what the board prints (the rate
+                      remembered for the board first); N forces it, and stops with exit 1 if it
+                      reads another rate's garbage
   --frequency HZ      a lines board's rate, when known (default: measured from the stream; a Nordic
                       board says its own)
   --microphone [NAME] a microphone (an id from "capture-desk devices audio"; default: the one
@@ -51,6 +55,7 @@ export const CLASSIFY_LIVE_USAGE = `Usage: capture-desk classify live --model NA
                       (t_ms = the window's end on the stream's time axis: readings since the
                       first × the interval, the ones before the model started included; catch
                       mode's start_ms/end_ms are on the same axis),
+                      after a first line for a board: {"source","axes","rate_hz","baud","baud_detected"},
                       then {"summary":true,"windows","by_label","skipped","classify_ms_p50","classify_ms_p95"}
 
   Catch mode, keeping what the model gets wrong:
@@ -116,7 +121,7 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
   const cleanup: Array<() => Promise<void> | void> = [() => session.close()];
   try {
     const source = v.port !== undefined
-      ? await openBoard(v.port, parseIntFlag('--baud', v.baud, 115_200, 300, 12_000_000), frequencyHz, mode, log, cleanup)
+      ? await openBoard(v.port, parseBaudFlag(v.baud), dataDir, frequencyHz, mode, log, cleanup)
       : await openMicrophone(v.microphone ?? '', d.frequencyHz, dataDir, log, cleanup);
     const store = catchLabel ? await SampleStore.open(dataDir, log) : null;
     if (store) cleanup.push(() => store.close());
@@ -177,6 +182,9 @@ export async function classifyLiveCommand(argv: string[]): Promise<number> {
       },
       rows: keeper ? (values, rows, at) => keeper.rows(values, rows, at) : undefined,
     });
+    // A board's first line says what it is read as (once the model takes it: a refusal prints nothing).
+    const baud = 'baud' in source ? (source.baud as BaudUsed | undefined) : undefined;
+    if (v.json && baud) process.stdout.write(JSON.stringify({ source: source.name, axes: source.axisNames, rate_hz: r3(source.rateHz), baud: baud.rate, baud_detected: baud.detected }) + '\n');
     for (const note of live.fit.notes) process.stderr.write(note + '\n');
     process.stderr.write(`Classifying ${source.name} with "${session.entry.name}": windows of ${d.windowMs} ms every ${live.fit.strideMs} ms${seconds ? ` for ${seconds} s` : ' until Ctrl+C'}.\n`);
 
@@ -214,7 +222,7 @@ function parseMode(mode: string | undefined, board: boolean): 'auto' | 'lines' |
   return mode;
 }
 
-async function openBoard(path: string, baudRate: number, frequencyHz: number | null, protocol: 'auto' | 'lines' | 'nordic', log: Logger, cleanup: Array<() => Promise<void> | void>): Promise<LiveRows> {
+async function openBoard(path: string, baudRate: number | 'auto', dataDir: string, frequencyHz: number | null, protocol: 'auto' | 'lines' | 'nordic', log: Logger, cleanup: Array<() => Promise<void> | void>): Promise<LiveRows & { baud: BaudUsed | undefined }> {
   const { StreamHub } = await import('../core/stream/stream-hub.js');
   const { serialLinesFactory } = await import('../core/serial/serial-lines-source.js');
   const { createSerialReader } = await import('../core/serial/serial-reader.js');
@@ -226,7 +234,8 @@ async function openBoard(path: string, baudRate: number, frequencyHz: number | n
   const settings = { ...DEFAULT_PORT_SETTINGS, baudRate, frequencyHz };
   // Kept to ask, once the stream is told, whether the board is a Nordic one (which says its rate).
   let reader: ReturnType<typeof createSerialReader> | null = null;
-  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, createReader: () => (reader = createSerialReader({ frequencyHz, axes: null, protocol })) }));
+  const bauds = baudRate === 'auto' ? await openBaudMemory(dataDir, log) : undefined;
+  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, ...(bauds ? { bauds } : {}), createReader: () => (reader = createSerialReader({ frequencyHz, axes: null, protocol })) }));
   const sourceId = `serial:${path}`;
   // Listening before the start: the first estimates come while the port opens.
   const settled = frequencyHz === null ? settledRate(bus, sourceId) : null;
@@ -249,12 +258,14 @@ async function openBoard(path: string, baudRate: number, frequencyHz: number | n
   const measured = settled ? await settled.result : null;
   const rateHz = nordic ? info.rateHz : frequencyHz ?? measured?.hz ?? info.rateHz;
   const how = nordic ? ' (the board\'s own: Nordic data forwarder)' : frequencyHz ? ' (given)' : measured?.steady ? ' (measured)' : ' (measured, still moving: give --frequency HZ if you know it)';
+  if (info.baud) process.stderr.write(`${baudSentence(info.baud)}\n`);
   process.stderr.write(`${path}: ${info.axes.length} axes (${info.axes.map((a) => a.name).join(', ')}) at ${rateHz.toFixed(2)} Hz${how}.\n`);
   return {
     name: path,
     axisNames: info.axes.map((a) => a.name),
     rateHz,
     audio: false,
+    baud: info.baud,
     // `at` puts the model's rows on the stream's axis: they begin after the rate settled, not at its first reading.
     subscribe: (onRows, onEnd) => hub.tap(sourceId, (values, rows, _info, _timing, at) => onRows(values, rows, at), onEnd),
   };

@@ -63,8 +63,8 @@ export class ConnectReporter {
       s.everOnline = true;
       const sensors = dev.sensors.map((x) => ({ name: x.name, frequencies: x.frequencies, max_sample_length_s: x.maxSampleLengthS }));
       this.#say(
-        { event: 'connected', device_id: dev.deviceId, device_name: dev.name ?? dev.deviceId, sensors },
-        `${src}: connected as ${dev.deviceId}${dev.name ? ` ("${dev.name}")` : ''}; sensors: ${dev.sensors.map((x) => `${x.name} at ${x.frequencies.join('/')} Hz, up to ${x.maxSampleLengthS} s`).join('; ') || 'none'}`,
+        { event: 'connected', device_id: dev.deviceId, device_name: dev.name ?? dev.deviceId, sensors, ...(dev.baud ? { baud: dev.baud.rate, baud_detected: dev.baud.detected } : {}) },
+        `${src}: connected as ${dev.deviceId}${dev.name ? ` ("${dev.name}")` : ''}${dev.baud ? ` at ${dev.baud.rate} baud${dev.baud.detected ? ' (found)' : ''}` : ''}; sensors: ${dev.sensors.map((x) => `${x.name} at ${x.frequencies.join('/')} Hz, up to ${x.maxSampleLengthS} s`).join('; ') || 'none'}`,
       );
     } else if (!connected && s.connected) {
       s.connected = false;

@@ -7,11 +7,11 @@ import { API_KEY_ENV, checkKey, ProjectKeys, projectAccount, resolveApiKey } fro
 import { UsageError } from './args.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { ConnectReporter } from './connect-events.js';
-import { parseIntFlag } from './options.js';
+import { parseBaudFlag, parseIntFlag } from './options.js';
 
 export const HMAC_KEY_ENV = 'CAPTURE_DESK_HMAC_KEY';
 
-export const CONNECT_USAGE = `Usage: capture-desk connect [--port PATH]... [--mode lines|at|nordic] [--baud N] [--microphone [NAME]]
+export const CONNECT_USAGE = `Usage: capture-desk connect [--port PATH]... [--mode lines|at|nordic] [--baud auto|N] [--microphone [NAME]]
                             [--device-id ID] [--name NAME] [--remote-mgmt-url URL] [--ingestion-url URL]
                             [--management-url URL] [--project-id N] [--api-key K] [--hmac-key K]
                             [--data-dir DIR] [--json]
@@ -29,7 +29,8 @@ Options:
                          told from the stream (default);
                          nordic: Nordic's data forwarder only (COBS/CBOR frames);
                          at: the platform's official firmware (AT commands)
-  --baud N               baud rate of the boards (default: the port's own setting, 115200)
+  --baud auto|N          baud rate of the boards: auto (default) finds it from what each board
+                         prints (remembered per board); N forces it (AT mode: 115200 unless set)
   --microphone [NAME]    connect a microphone: a name or id from "capture-desk devices audio"
                          (default: the system default input)
   --device-id ID         the id the platform knows the device by (one source only; remembered
@@ -91,7 +92,7 @@ export async function connectCommand(argv: string[]): Promise<number> {
   const count = ports.length + (microphone ? 1 : 0);
   if (count === 0) throw new UsageError('give at least one source: --port PATH (repeatable) and/or --microphone [NAME].');
   if (v.mode !== 'lines' && v.mode !== 'at' && v.mode !== 'nordic') throw new UsageError(`--mode must be "lines" or "at", or "nordic" for Nordic's data forwarder; got "${v.mode}".`);
-  const baudRate = v.baud === undefined ? undefined : parseIntFlag('--baud', v.baud, 0, 300, 12_000_000);
+  const baudRate = parseBaudFlag(v.baud);
   const deviceId = v['device-id'];
   if (deviceId !== undefined && !/^[\x21-\x7e]{1,128}$/.test(deviceId)) throw new UsageError('--device-id must be 1 to 128 printable characters without spaces.');
   if (count !== 1 && (deviceId !== undefined || v.name !== undefined)) {
@@ -212,7 +213,7 @@ export async function connectCommand(argv: string[]): Promise<number> {
     for (const path of ports) {
       const listed = (await call('sources.list', {})).some((x) => x.id === `serial:${path}`);
       if (!listed) await call('serial.addPath', { path });
-      await call('serial.setSettings', { path, settings: { mode: v.mode, ...(baudRate !== undefined ? { baudRate } : {}) } });
+      await call('serial.setSettings', { path, settings: { mode: v.mode, baudRate } });
       const sourceId = `serial:${path}`;
       names.set(sourceId, path);
       mine.add(sourceId);

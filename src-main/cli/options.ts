@@ -43,3 +43,9 @@ export function parseIntFlag(name: string, value: string | undefined, fallback: 
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be a whole number from ${min} to ${max}; got "${value}".`);
   return n;
 }
+
+/** --baud: "auto" (the default: found from the board's output) or a rate that forces it. */
+export function parseBaudFlag(value: string | undefined): number | 'auto' {
+  if (value === undefined || value.trim().toLowerCase() === 'auto') return 'auto';
+  return parseIntFlag('--baud', value, 0, 300, 12_000_000);
+}

@@ -19,7 +19,9 @@ import { describe } from './sample-json.js';
  */
 export function sampleLine(s: Sample, dataDir: string): string {
   const d = describe(s, dataDir);
-  return JSON.stringify({ ...d, rows: s.extra.rows ?? null, interval_ms: s.extra.interval_ms ?? null, rejected_lines: s.extra.rejected_lines ?? 0, needs_attention: needsAttention(s), note: s.note }) + '\n';
+  // A serial board's take says the baud rate it was read at, and whether it was found (Auto).
+  const baud = typeof s.extra.baud === 'number' ? { baud: s.extra.baud, baud_detected: s.extra.baud_detected === true } : {};
+  return JSON.stringify({ ...d, rows: s.extra.rows ?? null, interval_ms: s.extra.interval_ms ?? null, rejected_lines: s.extra.rejected_lines ?? 0, ...baud, needs_attention: needsAttention(s), note: s.note }) + '\n';
 }
 
 /** A take the person has to look at before it is a sample like any other. */

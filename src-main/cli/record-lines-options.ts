@@ -3,6 +3,7 @@ import type { Category } from '../core/contract/contract.js';
 import type { EventBus } from '../core/event-bus.js';
 import type { Logger } from '../core/log.js';
 import type { SampleStore } from '../core/samples/sample-store.js';
+import type { BaudBook } from '../core/serial/baud/baud-memory.js';
 import type { SerialOpener } from '../core/serial/byte-link.js';
 
 /** What `record serial` asks of a streaming board's take, whatever the board speaks. */
@@ -13,7 +14,9 @@ export interface RecordLinesOptions {
   clock: Clock;
   bus: EventBus;
   path: string;
-  baudRate: number;
+  /** 'auto': found from the board's output (the remembered rate first), then remembered. */
+  baudRate: number | 'auto';
+  bauds?: BaudBook;
   frequencyHz: number | null;
   axes: string[] | null;
   units: string[] | null;

@@ -1,6 +1,7 @@
 import type { Sample } from '../core/contract/contract.js';
 import { CONFIRM_MAX_MS, StreamRecording } from '../core/capture/stream-recording.js';
 import { countingRate, declaredRate } from '../core/capture/take-length.js';
+import { baudSentence } from '../core/serial/baud/open-at-rate.js';
 import { createSerialReader } from '../core/serial/serial-reader.js';
 import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
 import { serialLinesFactory } from '../core/serial/serial-lines-source.js';
@@ -22,11 +23,13 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   const hub = new StreamHub(o.bus, o.clock);
   const settings = { ...DEFAULT_PORT_SETTINGS, baudRate: o.baudRate, frequencyHz: o.frequencyHz, axes: o.axes, units: o.units };
   const reader = createSerialReader({ frequencyHz: o.frequencyHz, axes: o.axes, units: null, protocol: o.protocol ?? 'lines' });
-  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: o.opener, clock: o.clock, log: o.log, createReader: () => reader }));
+  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: o.opener, clock: o.clock, log: o.log, createReader: () => reader, ...(o.bauds ? { bauds: o.bauds } : {}) }));
   const sourceId = `serial:${o.path}`;
   const info = await hub.start(sourceId);
+  if (info.baud) process.stderr.write(`${baudSentence(info.baud)}\n`);
+  const baud = info.baud ? { baud: info.baud.rate, baud_detected: info.baud.detected } : {};
   if (reader.protocol() === 'nordic') {
-    const { samples } = await recordNordicTake(o, hub, reader, sourceId, info);
+    const { samples } = await recordNordicTake(o, hub, reader, sourceId, info, baud);
     return { sample: samples.at(-1)!, parts: samples };
   }
   process.stderr.write(`Detected ${info.axes.length} axes: ${info.axes.map((a) => a.name).join(', ')}\n`);
@@ -62,7 +65,7 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
     const sample = await rec.finish({
       intervalMs: null,
       incomplete: rec.interruption !== null,
-      extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: null, jitter_ms: s.jitterMs, dropped_lines: droppedLines, port: o.path },
+      extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: null, jitter_ms: s.jitterMs, dropped_lines: droppedLines, port: o.path, ...baud },
     });
     process.stderr.write(
       `The ${sample.extra.rows} rows were kept as sample ${sample.id}, waiting for its rate. If you know the board's rate, run:\n` +
@@ -79,7 +82,7 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
     intervalMs: 1000 / frequencyHz,
     hmacKey: o.hmacKey,
     incomplete: rec.interruption !== null,
-    extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: frequencyHz, jitter_ms: s.jitterMs, dropped_lines: droppedLines, port: o.path },
+    extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: frequencyHz, jitter_ms: s.jitterMs, dropped_lines: droppedLines, port: o.path, ...baud },
   });
   if (rec.interruption) process.stderr.write(`${(rec.interruption as Error).message.replace(' Waiting for it to come back…', '')} The ${sample.extra.rows} rows recorded so far were kept as an incomplete sample.\n`);
   return { sample };

@@ -16,7 +16,7 @@ const SESSION_INFO_WAIT_MS = 5500;
  * own rate, every gap known by seq (where and how many, the board's drops apart), and a board
  * restart ending one part of the take and starting the next (each its own sample).
  */
-export async function recordNordicTake(o: RecordLinesOptions, hub: StreamHub, reader: SerialReader, sourceId: string, info: StreamInfo): Promise<{ samples: Sample[] }> {
+export async function recordNordicTake(o: RecordLinesOptions, hub: StreamHub, reader: SerialReader, sourceId: string, info: StreamInfo, baud: Record<string, unknown> = {}): Promise<{ samples: Sample[] }> {
   const session = reader.nordic.session;
   const hz = info.rateHz;
   const st = reader.nordicStats()!;
@@ -51,7 +51,7 @@ export async function recordNordicTake(o: RecordLinesOptions, hub: StreamHub, re
       const lost = gaps.reduce((n, g) => n + g.count, 0);
       const device = gaps.reduce((n, g) => n + g.device, 0);
       return {
-        port: o.path, protocol: 'nordic', device_name: session?.deviceName ?? null, sensor_type: session?.sensorType ?? null,
+        port: o.path, ...baud, protocol: 'nordic', device_name: session?.deviceName ?? null, sensor_type: session?.sensorType ?? null,
         frequency_hz: hz, board_ts_hz: end.tsHz, crc: end.crc, value_form: end.valueForm,
         gaps, lost_samples: lost, device_drops: device, transport_lost: lost - device,
         // The numbers-per-line checks read these: here they are exact, not estimated.

@@ -4,13 +4,14 @@ import type { Category, Sample } from '../core/contract/contract.js';
 import { EventBus } from '../core/event-bus.js';
 import { stderrLogger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
-import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
+import { AT_BAUD } from '../core/serial/port-registry.js';
 import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
 import { CoreError } from '../core/errors.js';
 import { booleans, parseCommand, strings } from './flags.js';
-import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
+import { parseBaudFlag, parseCategory, parseIntFlag, parseMetadata } from './options.js';
+import { openBaudMemory } from './serial-bauds.js';
 import { keptLine, needsAttention, prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
 import { recordAt } from './record-serial-at.js';
 import { recordLines } from './record-serial-lines.js';
@@ -27,7 +28,10 @@ given afterwards with "capture-desk samples set-rate ID --frequency HZ".
 
 Options:
   --port PATH          serial port, e.g. /dev/ttyACM0, COM5, or a pseudo-terminal
-  --baud N             baud rate (default 115200)
+  --baud auto|N        baud rate: auto (default) finds it from what the board prints (the rate
+                       remembered for the board first, then 115200, 9600, 57600, 230400, ...);
+                       N forces it, and a rate that reads another rate's garbage stops with exit 1.
+                       The JSON line says "baud" and "baud_detected". --mode at: 115200 unless set
   --mode auto|lines|at|nordic
                        auto (default): told from the stream: numbers per line, or Nordic's
                        data forwarder (COBS/CBOR frames); a port silent for 5 s is asked
@@ -61,7 +65,7 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
   const { values: v } = parsed;
   if (!v.port) throw new UsageError('--port PATH is required (e.g. /dev/ttyACM0).');
   if (v.mode !== 'auto' && v.mode !== 'lines' && v.mode !== 'at' && v.mode !== 'nordic') throw new UsageError(`--mode must be "auto", "lines", "at" or "nordic"; got "${v.mode}".`);
-  const baudRate = parseIntFlag('--baud', v.baud, DEFAULT_PORT_SETTINGS.baudRate, 300, 12_000_000);
+  const baudRate = parseBaudFlag(v.baud);
   const frequencyHz = v.frequency === undefined ? null : Number(v.frequency);
   if (frequencyHz !== null && !(frequencyHz > 0 && frequencyHz <= 100_000)) throw new UsageError(`--frequency must be a number of hertz above 0; got "${v.frequency}".`);
   const axes = v.axes === undefined ? null : v.axes.split(',').map((a) => a.trim());
@@ -77,11 +81,12 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
   const settings = (await SettingsStore.open(dataDir, log)).get();
   const upload = await prepareUpload(v, settings.projectId);
   const store = await SampleStore.open(dataDir, log);
+  const bauds = baudRate === 'auto' ? await openBaudMemory(dataDir, log) : undefined;
   try {
-    const common = { store, log, path: v.port, baudRate, lengthMs, label, category, metadata, hmacKey: v['hmac-key'], deviceName: settings.deviceName };
+    const common = { store, log, path: v.port, baudRate: baudRate === 'auto' ? AT_BAUD : baudRate, lengthMs, label, category, metadata, hmacKey: v['hmac-key'], deviceName: settings.deviceName };
     let result: { sample: Sample; parts?: Sample[] };
     const streamed = (protocol: 'auto' | 'lines' | 'nordic') =>
-      recordLines({ ...common, opener: serialportOpener, clock: systemClock, bus: new EventBus(), frequencyHz, axes, units, dataDirFlag: v['data-dir'], protocol });
+      recordLines({ ...common, baudRate, ...(bauds ? { bauds } : {}), opener: serialportOpener, clock: systemClock, bus: new EventBus(), frequencyHz, axes, units, dataDirFlag: v['data-dir'], protocol });
     try {
       if (v.mode === 'at') result = await recordAt({ ...common, sensor: v.sensor, frequencyHz });
       else if (v.mode !== 'auto') result = await streamed(v.mode);
@@ -89,13 +94,17 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
         try {
           result = await streamed('auto');
         } catch (err) {
-          // Not a byte in 5 s: a board with the platform's firmware says nothing until asked.
-          if (!(err instanceof CoreError && (err.details as { silent?: boolean } | undefined)?.silent)) throw err;
-          process.stderr.write(`Nothing came from ${v.port}: asking it whether it runs the platform's firmware (AT)…\n`);
+          // Not a byte in 5 s: a board with the platform's firmware says nothing until asked. With
+          // --baud auto it was asked at every rate already: it answered at `at` or at none.
+          const details = err instanceof CoreError ? (err.details as { silent?: boolean; at?: boolean; baud?: number; askedAt?: boolean } | undefined) : undefined;
+          if (!(err instanceof CoreError) || !details?.silent || details.askedAt) throw err;
+          const atBaud = details.at && details.baud ? details.baud : common.baudRate;
+          process.stderr.write(details.at ? `${v.port} answers AT commands at ${atBaud} baud: recording with the platform's firmware…\n` : `Nothing came from ${v.port}: asking it whether it runs the platform's firmware (AT)…\n`);
           try {
-            result = await recordAt({ ...common, sensor: v.sensor, frequencyHz });
+            result = await recordAt({ ...common, baudRate: atBaud, sensor: v.sensor, frequencyHz });
           } catch (atErr) {
             // Neither: say what was seen, as a lines board would have been told, and what AT said.
+            if (details.at) throw atErr;
             throw new CoreError(err.code, `${err.message} Nor did it answer as the platform's firmware (AT): ${(atErr as Error).message}`);
           }
         }

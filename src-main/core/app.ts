@@ -8,6 +8,7 @@ import { stderrLogger, type Logger } from './log.js';
 import type { PortLister } from './serial/port-lister.js';
 import type { SerialOpener } from './serial/byte-link.js';
 import { PortRegistry } from './serial/port-registry.js';
+import { BaudMemory } from './serial/baud/baud-memory.js';
 import { createSerialReader } from './serial/serial-reader.js';
 import { serialLinesFactory } from './serial/serial-lines-source.js';
 import { SettingsStore } from './settings/settings-store.js';
@@ -110,10 +111,13 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const ports = new PortRegistry(dataDir, opts.hardware.ports, opts.hardware.serial ?? noSerial, log);
   await ports.load();
   await ports.refresh();
+  // Rates found with Auto, per board as the port list knows it (serial number, else vendor:product and path).
+  const bauds = await BaudMemory.open(dataDir, async (path) => ports.find(path), log);
   streams.register(
     'serial:',
     serialLinesFactory({
       registry: ports,
+      bauds,
       opener: opts.hardware.serial ?? noSerial,
       clock,
       log,

@@ -41,7 +41,8 @@ function windowOf(board: LevelBoard, report: BoardReport, lastRow: number): Floa
 
 describe('capture-desk classify live --port (a level board)', () => {
   it('prints a verdict per window that follows the motion, t_ms on the stream\'s axis, a summary, and exits 0 on SIGINT', async () => {
-    // The board starts when the port is opened: its row 0 is the stream's first reading.
+    // The board starts when the port is opened: its row 0 is the stream's first reading (with
+    // --baud auto too: the reader starts from the first bytes read at the rate found).
     const board = await levelBoard(cleanups, { level: LOW, startOnOpen: true });
     const run = startClassifyLive(cleanups, ['--model', 'gesture', '--port', board.pty.hostPath, '--data-dir', data]);
     await board.startWhenOpened();
@@ -58,7 +59,9 @@ describe('capture-desk classify live --port (a level board)', () => {
 
     const verdicts = run.verdicts();
     const summary = run.lines.at(-1)!;
-    expect(run.lines.slice(0, -1)).toEqual(verdicts); // verdict lines, then the summary, nothing else
+    // The source first (with the baud rate it is read at), verdict lines, then the summary, nothing else.
+    expect(run.lines[0]).toEqual({ source: board.pty.hostPath, axes: ['value1', 'value2', 'value3'], rate_hz: expect.any(Number), baud: 115_200, baud_detected: true });
+    expect(run.lines.slice(1, -1)).toEqual(verdicts);
     for (const v of verdicts) expect(Object.keys(v).sort()).toEqual(VERDICT_KEYS);
 
     // Which board rows each window heard: consecutive windows a stride (31.25 rows = 500 ms) apart.

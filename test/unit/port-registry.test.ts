@@ -46,7 +46,7 @@ describe('PortRegistry', () => {
     const { reg, setPorts } = setup(dir);
     setPorts([nano('/dev/ttyACM0')]);
     await reg.refresh();
-    expect(reg.settingsFor('/dev/ttyACM0')).toMatchObject({ baudRate: 115200, mode: 'lines' });
+    expect(reg.settingsFor('/dev/ttyACM0')).toMatchObject({ baudRate: 'auto', mode: 'lines' });
     await reg.saveSettings('/dev/ttyACM0', { baudRate: 921600, axes: ['ax', 'ay', 'az'] });
     setPorts([nano('/dev/ttyACM3')]); // replugged elsewhere
     await reg.refresh();

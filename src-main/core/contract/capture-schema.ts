@@ -20,7 +20,8 @@ export type SerialPortInfo = z.infer<typeof SerialPortInfo>;
 
 /** Remembered per board (by USB serial number, else by path). */
 export const PortSettings = z.object({
-  baudRate: z.number().int().min(300).max(12_000_000),
+  /** 'auto': found from the board's own output (the remembered rate first); a number forces it. */
+  baudRate: z.union([z.literal('auto'), z.number().int().min(300).max(12_000_000)]),
   /**
    * lines: a streaming board (numbers per line, or a Nordic data forwarder, told apart by the
    * stream itself); nordic: Nordic's data forwarder only; at: the platform's firmware.
@@ -55,6 +56,8 @@ export const StreamInfo = z.object({
   axes: z.array(z.object({ name: z.string(), units: z.string() })),
   rateHz: z.number().positive(),
   simulated: z.boolean(),
+  /** A serial board's baud rate: the one used, whether it was found (Auto) or set, the rates tried before it. */
+  baud: z.object({ rate: z.number().int().positive(), detected: z.boolean(), tried: z.array(z.number().int().positive()) }).optional(),
 });
 export type StreamInfo = z.infer<typeof StreamInfo>;
 

@@ -59,6 +59,8 @@ export const RemoteDevice = z.object({
   /** refused / failed / reconnecting: why, in words a person can act on. */
   reason: z.string().nullable(),
   sensors: z.array(RemoteSensor),
+  /** A streaming serial board's baud rate and whether it was found (Auto); null for the others or until read. */
+  baud: z.object({ rate: z.number().int().positive(), detected: z.boolean() }).nullable().optional(),
   request: RemoteRequest.nullable(),
 });
 export type RemoteDevice = z.infer<typeof RemoteDevice>;

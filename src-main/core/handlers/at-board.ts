@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { readSigningKey } from '../secrets/signing-key.js';
 import type { SerialOpener } from '../serial/byte-link.js';
-import type { PortRegistry } from '../serial/port-registry.js';
+import { fixedBaud, type PortRegistry } from '../serial/port-registry.js';
 import { readAtBoard, recordFromAtBoard, type AtRecordingProgress } from '../serial/at/at-recording.js';
 import type { AtDeviceConfig } from '../serial/at/at-config.js';
 import type { StreamHub } from '../stream/stream-hub.js';
@@ -56,7 +56,7 @@ export function atBoards(d: AtHandlerDeps): AtBoards {
   const readConfig = async (path: string) => {
     const release = claim(path);
     try {
-      return await readAtBoard(d, path, d.ports.settingsFor(path).baudRate);
+      return await readAtBoard(d, path, fixedBaud(d.ports.settingsFor(path)));
     } finally {
       release();
     }
@@ -71,7 +71,7 @@ export function atBoards(d: AtHandlerDeps): AtBoards {
       const note = [extras.note, signing.unsigned].filter(Boolean).join('; ') || null;
       const sample = await recordFromAtBoard(
         d,
-        { path, baudRate: d.ports.settingsFor(path).baudRate, sensor, frequencyHz, lengthMs, label: label ?? null, category, metadata: metadata ?? {}, hmacKey: signing.key, note, queue: queue ?? true },
+        { path, baudRate: fixedBaud(d.ports.settingsFor(path)), sensor, frequencyHz, lengthMs, label: label ?? null, category, metadata: metadata ?? {}, hmacKey: signing.key, note, queue: queue ?? true },
         (p) => {
           if (p.kind === 'stage') d.bus.emit('at.progress', { path, stage: p.stage });
           else if (p.kind === 'reading') d.bus.emit('at.progress', { path, stage: 'reading', receivedBytes: p.receivedBytes, totalBytes: p.totalBytes });

@@ -144,7 +144,10 @@ export function linesBackend(d: BackendDeps, sourceId: string): DeviceBackend {
       const info = d.hub.info(sourceId);
       if (!info) throw new CoreError('Disconnected', `${path} stopped streaming.`);
       if (given === null) announced = hz;
-      return { deviceId: defaultId, deviceType: CAPTURE_DESK_DEVICE_TYPE, sensors: [linesSensor(info.axes.map((a) => a.name), hz)] };
+      return {
+        deviceId: defaultId, deviceType: CAPTURE_DESK_DEVICE_TYPE, sensors: [linesSensor(info.axes.map((a) => a.name), hz)],
+        ...(info.baud ? { baud: { rate: info.baud.rate, detected: info.baud.detected } } : {}),
+      };
     },
     async take(order, ev) {
       const lost = d.lost(sourceId);

@@ -339,6 +339,7 @@ export class RemoteDevices {
       retryInMs: st.retryInMs,
       reason: st.reason,
       sensors: desc?.sensors ?? [],
+      baud: desc?.baud ?? null,
       request: dev.request,
     };
   }

@@ -8,6 +8,8 @@ export interface DeviceDescription {
   deviceId: string;
   deviceType: string;
   sensors: RemoteSensor[];
+  /** A serial board's baud rate, and whether it was found (Auto); not part of the hello. */
+  baud?: { rate: number; detected: boolean };
 }
 
 export interface LinkStatus {

@@ -9,7 +9,15 @@ import type { SerialOpener } from './byte-link.js';
 import type { PortLister } from './port-lister.js';
 import { normalizePortPath, portKey } from './port-names.js';
 
-export const DEFAULT_PORT_SETTINGS: PortSettings = { baudRate: 115_200, mode: 'lines', frequencyHz: null, axes: null, units: null };
+export const DEFAULT_PORT_SETTINGS: PortSettings = { baudRate: 'auto', mode: 'lines', frequencyHz: null, axes: null, units: null };
+
+/** The rate the platform's firmware (AT) is opened at when the port's rate is Auto: the firmware's own. */
+export const AT_BAUD = 115_200;
+
+/** A port's rate for a command that cannot search (the AT firmware answers at its one rate). */
+export function fixedBaud(s: PortSettings): number {
+  return s.baudRate === 'auto' ? AT_BAUD : s.baudRate;
+}
 
 const Saved = z.object({
   /** Ports opened by path (pseudo-terminals, Bluetooth rfcomm) that the system does not list. */

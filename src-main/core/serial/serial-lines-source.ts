@@ -3,6 +3,9 @@ import type { Clock } from '../clock.js';
 import { CoreError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { SourceFactory, StreamSink } from '../stream/stream-hub.js';
+import { BaudJudge } from './baud/baud-judge.js';
+import type { BaudBook } from './baud/baud-memory.js';
+import { openAtRate, type BaudUsed, type OpenAtRateDeps } from './baud/open-at-rate.js';
 import type { ByteLink, SerialOpener } from './byte-link.js';
 import type { LineReaderOverrides, LineReaderPort, LineReaderSnapshot, SerialReaderPort } from './line-reader-port.js';
 import type { PortRegistry } from './port-registry.js';
@@ -18,7 +21,14 @@ export interface SerialLinesDeps {
   /** How long a Nordic board's samples wait for its session info (names, rate; resent every 5 s) before they go on without. */
   nordicSessionWaitMs?: number;
   reconnectPollMs?: number;
+  /** Rates found, remembered per board (Auto tries the remembered one first). */
+  bauds?: BaudBook;
+  /** Tuning of the baud search for tests. */
+  baudProbe?: OpenAtRateDeps['probe'];
 }
+
+/** A rate set by hand that reads garbage this long (and no readings) is said to be the wrong one. */
+const WRONG_RATE_AFTER_MS = 1000;
 
 const STATS_EVERY_MS = 500;
 /** A port silent this long is checked for still being there. */
@@ -52,7 +62,13 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
       sink.interrupted(new CoreError('Unavailable', `The board on ${path} restarted (new session ${c.sid.toString(16)}): the take so far ends here and is kept; its time does not continue into the next part.`, { path, restarted: true, part: c.part, lastReading: c.lastReading }));
       sink.resumed();
     });
-    let link = await d.opener.open(path, settings.baudRate);
+    // With Auto the rate is found first: nothing read at a wrong rate reaches the reader, which
+    // starts from the first bytes read at the right one (handed on by the search, with their times).
+    const opened = await openAtRate({ opener: d.opener, log: d.log, now: () => d.clock.now(), bauds: d.bauds, probe: d.baudProbe }, path, settings, opts.signal);
+    let link = opened.link;
+    const baud = opened.baud;
+    // A rate set by hand is judged too: garbage there means the board prints at another one.
+    const judge = baud.detected ? null : new BaudJudge();
     let stopped = false;
     let lost = false;
     let lastDataAt = Date.now();
@@ -66,6 +82,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     const attach = (l: ByteLink) => {
       l.onData((chunk) => {
         lastDataAt = Date.now();
+        if (judge && judge.bytes < 64 * 1024) judge.push(chunk);
         reader.push(chunk, d.clock.now());
       });
       l.onClose(({ disconnected, error }) => onLost(l, disconnected ? ' (unplugged?)' : error ? `: ${error.message}` : ''));
@@ -75,7 +92,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
         await new Promise((r) => setTimeout(r, d.reconnectPollMs ?? 1000));
         if (stopped || !(await d.opener.exists(path))) continue;
         try {
-          link = await d.opener.open(path, settings.baudRate);
+          link = await d.opener.open(path, baud.rate);
           lost = false;
           lastDataAt = Date.now();
           attach(link);
@@ -87,18 +104,19 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
         }
       }
     };
+    for (const h of opened.heard) reader.push(h.chunk, h.atMs);
     attach(link);
 
     let snap: LineReaderSnapshot;
     try {
-      snap = await waitForWidth(reader, serial, d.detectTimeoutMs ?? 5000, d.nordicSessionWaitMs ?? 6000, path, settings.baudRate, opts.signal);
+      snap = await waitForWidth(reader, serial, d.detectTimeoutMs ?? 5000, d.nordicSessionWaitMs ?? 6000, path, baud, judge, opts.signal);
     } catch (err) {
       stopped = true;
       await link.close();
       throw err;
     }
     if (isNordic()) measuresRate = false;
-    let info = infoFrom(sourceId, snap, isNordic() ? null : settings.frequencyHz, settings.units);
+    let info = infoFrom(sourceId, snap, isNordic() ? null : settings.frequencyHz, settings.units, baud);
     const timer = setInterval(() => {
       // Unplugging removes the device node; some drivers (and pseudo-terminals) do not always
       // report the closed line to a reader that is idle at that moment, so a silent port whose
@@ -112,7 +130,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
       const s = reader.snapshot();
       const { names: _n, width: _w, units: _u, ...stats } = s;
       sink.stats(stats);
-      const next = infoFrom(sourceId, s, isNordic() ? null : settings.frequencyHz, settings.units);
+      const next = infoFrom(sourceId, s, isNordic() ? null : settings.frequencyHz, settings.units, baud);
       // Re-announce when the measured rate settles or moves by more than 1%: the plot's time axis
       // uses it; and when the axes change (a Nordic board's names come with its session info).
       const rateMoved = isNordic() ? next.rateHz !== info.rateHz : Math.abs(next.rateHz - info.rateHz) / info.rateHz > 0.01;
@@ -136,12 +154,26 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
   };
 }
 
-async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | null, timeoutMs: number, sessionWaitMs: number, path: string, baud: number, signal: AbortSignal): Promise<LineReaderSnapshot> {
-  let end = Date.now() + timeoutMs;
+async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | null, timeoutMs: number, sessionWaitMs: number, path: string, baud: BaudUsed, judge: BaudJudge | null, signal: AbortSignal): Promise<LineReaderSnapshot> {
+  const start = Date.now();
+  let end = start + timeoutMs;
   let nordicSince: number | null = null;
   for (;;) {
     if (signal.aborted) throw new CoreError('Busy', `Opening ${path} was cancelled.`);
     const s = reader.snapshot();
+    if (judge) {
+      // A rate set by hand that reads what a UART reads at a wrong one: never stream it, say so.
+      // Judged on its first second (or its first readings): a boot banner at another rate before
+      // the board's data (an ESP8266) does not make the set rate wrong.
+      const judged = Date.now() - start >= WRONG_RATE_AFTER_MS || Date.now() > end;
+      const v = judge.verdict(judged);
+      if (v.verdict === 'data') judge = null;
+      else if (v.verdict === 'garbage' && judged) throw wrongRate(path, baud.rate, judge);
+      else if (s.width !== null && !judged) {
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      } else if (judged) judge = null;
+    }
     if (serial?.protocol() === 'nordic') {
       // A Nordic board: its names and rate come with the session info, resent every few seconds.
       // Its samples are held meanwhile; past the wait they go on with placeholder names.
@@ -157,13 +189,22 @@ async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | n
       if (serial?.protocol() === 'nordic') throw new CoreError('Unavailable', `${path} sends Nordic data-forwarder frames but no samples came within ${Math.round(timeoutMs / 1000)} s (${s.badLines} bad frames; last: ${JSON.stringify(s.lastBadLine)}).`);
       const what = s.badLines > 0 ? `${s.badLines} lines arrived but none were numbers (last: ${JSON.stringify(s.lastBadLine)})` : 'nothing readable arrived';
       // `silent`: not a byte came, which a board with the platform's firmware (AT) is until asked.
-      throw new CoreError('Unavailable', `No numeric lines from ${path} within ${Math.round(timeoutMs / 1000)} s: ${what}. Check the baud rate (now ${baud}) and that the board prints one reading per line${serial ? ' (or runs Nordic\'s data forwarder)' : ''}.`, { path, silent: s.goodLines === 0 && s.badLines === 0 });
+      throw new CoreError('Unavailable', `No numeric lines from ${path} within ${Math.round(timeoutMs / 1000)} s: ${what}. Check the baud rate (now ${baud.rate}${baud.detected ? ', found' : ''}) and that the board prints one reading per line${serial ? ' (or runs Nordic\'s data forwarder)' : ''}.`, { path, silent: s.goodLines === 0 && s.badLines === 0 });
     }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-function infoFrom(sourceId: string, s: LineReaderSnapshot, override: number | null, units: string[] | null): StreamInfo {
+function wrongRate(path: string, baud: number, judge: BaudJudge): CoreError {
+  return new CoreError(
+    'Unavailable',
+    `${path} at ${baud} baud reads what a serial port reads from a board at another rate (${judge.junk} of ${judge.bytes} bytes are ones no board prints). ` +
+      'Let the rate be found: --baud auto on the command line, or Baud "Auto" in the port\'s settings. Nothing was recorded.',
+    { path, wrongBaud: baud },
+  );
+}
+
+function infoFrom(sourceId: string, s: LineReaderSnapshot, override: number | null, units: string[] | null, baud: BaudUsed): StreamInfo {
   const width = s.width ?? 1;
   const names = s.names ?? Array.from({ length: width }, (_, i) => `axis${i + 1}`);
   return {
@@ -172,6 +213,7 @@ function infoFrom(sourceId: string, s: LineReaderSnapshot, override: number | nu
     // Until the rate is measured, 1 Hz keeps the plot sane; it is re-announced once known.
     rateHz: override ?? s.frequencyHz ?? 1,
     simulated: false,
+    baud,
   };
 }
 

@@ -43,11 +43,19 @@ export interface BoardOptions {
   kill?: NodeJS.Signals;
   /** A folder for the PTY's links that a later board may reuse: the same board plugged back in (see openPtyPair). */
   ptyDir?: string;
+  /** The board's UART rate: its bytes reach a host at another rate as a UART would receive them (see uart-pty.py). */
+  boardBaud?: number;
+  /** With boardBaud: an ESP8266-like boot banner at `bannerBaud` (default 74880) when the host opens the port. */
+  banner?: string;
+  bannerBaud?: number;
 }
 
 /** Starts `script --port <board end> ...args` on a new PTY pair. */
 export async function startBoard<E = BoardEvent>(cleanups: Cleanups, script: string, args: string[], opts: BoardOptions = {}): Promise<Board<E>> {
-  const pty = await openPtyPair(opts.ptyDir ? { dir: opts.ptyDir } : {});
+  const pty = await openPtyPair({
+    ...(opts.ptyDir ? { dir: opts.ptyDir } : {}),
+    ...(opts.boardBaud ? { boardBaud: opts.boardBaud, banner: opts.banner, bannerBaud: opts.bannerBaud } : {}),
+  });
   cleanups.push(() => pty.close());
   const child = spawn(process.execPath, [script, '--port', pty.boardPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = () => stopChild(child, opts.kill ?? 'SIGKILL');
