@@ -1,4 +1,7 @@
 import { systemClock } from '../core/clock.js';
+import { defaultDataDir } from '../core/data-dir.js';
+import { silentLogger } from '../core/log.js';
+import { BaudMemory } from '../core/serial/baud/baud-memory.js';
 import type { SerialPortInfo } from '../core/contract/contract.js';
 import { VendorNames } from '../core/serial/boards/vendor-names.js';
 import { normalizePortPath, portKey } from '../core/serial/port-names.js';
@@ -14,11 +17,13 @@ Lists the system's serial ports, and each --port given (pseudo-terminals and Blu
 never listed by the system): its path, name (the maker as the device names itself, else as usb.ids
 names its vendor), the board its USB id says it is (or its USB–serial bridge chip), the USB vendor
 and product id and serial number. With --probe each port is opened (all at once, at most 5 s each)
-and read: the baud rate used, what it speaks, its axes and rate, or what is wrong.
+and read: the baud rate found from what the board prints (the rate remembered for the board is
+tried first, as record serial does), what it speaks, its axes and rate, or what is wrong.
 
 Options:
   --probe         open each port and say what the board on it sends
   --port PATH     a port to include (repeat for more), e.g. /dev/ttyACM0, COM5, /dev/pts/3
+  --data-dir DIR  where found baud rates are remembered (default: ${defaultDataDir()})
   --json          one JSON object per line: {"path","name","board","vendor_id","product_id",
                   "serial_number"} and with --probe also "baud","protocol" (lines, at, nordic
                   or null),"axes","frequency_hz","problem"; null where unknown
@@ -37,7 +42,7 @@ interface PortLine {
 type ProbedLine = PortLine & { baud: number | null; protocol: PortProbe['protocol']; axes: number | null; frequency_hz: number | null; problem: string | null };
 
 export async function devicesSerialCommand(argv: string[]): Promise<number> {
-  const parsed = parseCommand(argv, DEVICES_SERIAL_USAGE, { ...booleans('json', 'probe'), port: { type: 'string', multiple: true } }, { positionals: true });
+  const parsed = parseCommand(argv, DEVICES_SERIAL_USAGE, { ...booleans('json', 'probe'), port: { type: 'string', multiple: true }, 'data-dir': { type: 'string' } }, { positionals: true });
   if (!parsed) return 0;
   const { values: v, positionals } = parsed;
   if (positionals.length > 1 || (positionals[0] !== undefined && positionals[0] !== 'serial')) throw new UsageError(`unexpected argument "${positionals.join(' ')}".`);
@@ -63,8 +68,11 @@ export async function devicesSerialCommand(argv: string[]): Promise<number> {
   }
   const vendors = new VendorNames();
   const lines = await Promise.all(ports.map(async (p) => portLine(p, vendors)));
+  // Rates found are remembered per board as a recording remembers them (a data folder that does
+  // not exist yet is not made for this: a rate that cannot be saved is only not remembered).
+  const bauds = v.probe ? await BaudMemory.open((v['data-dir'] as string | undefined) ?? defaultDataDir(), async (path) => listed.find((p) => portKey(p.path) === portKey(path)), silentLogger) : undefined;
   const out: Array<PortLine | ProbedLine> = v.probe
-    ? await Promise.all(lines.map(async (l) => ({ ...l, ...probeFields(await probePort(l.path, { opener: serialportOpener, clock: systemClock })) })))
+    ? await Promise.all(lines.map(async (l) => ({ ...l, ...probeFields(await probePort(l.path, { opener: serialportOpener, clock: systemClock, bauds })) })))
     : lines;
   for (const l of out) process.stdout.write(v.json ? JSON.stringify(l) + '\n' : readable(l));
   return code;

@@ -270,7 +270,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
           streaming: streams.isStreaming(id),
           ...(p.board ? { board: p.board } : {}),
           // A rate still being measured is a placeholder in the stream's info: said only once measured.
-          ...(info ? { stream: { axes: info.axes.length, rateHz: streams.reading(id)?.rate() === null ? null : info.rateHz } } : {}),
+          ...(info ? { stream: { axes: info.axes.length, rateHz: streams.reading(id)?.rate() === null ? null : info.rateHz, ...(info.baud ? { baud: info.baud.rate } : {}) } } : {}),
         };
       }),
       ...(mics?.sources((id) => streams.isStreaming(id)) ?? []),

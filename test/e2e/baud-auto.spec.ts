@@ -18,6 +18,8 @@ test('a board at 57600 baud (emulated UART: garbage at any other rate) is read a
   const baud = page.getByTestId('port-settings').getByLabel('Baud');
   await expect(baud).toHaveValue('auto');
   await expect(baud.locator('option[value="auto"]')).toHaveText('Auto · 57600');
+  // The device list says it too, in the stream's words.
+  await expect(page.locator(`[data-source-id="serial:${pty.hostPath}"]`).getByTestId('device-name')).toHaveText(new RegExp(`^${pty.hostPath} \\(added by path\\) · 57600 · 3 axes · \\d+(\\.\\d+)? Hz$`), { timeout: 10_000 });
   await page.screenshot({ path: testInfo.outputPath('baud-auto.png'), fullPage: true });
   await testInfo.attach('baud-auto', { path: testInfo.outputPath('baud-auto.png'), contentType: 'image/png' });
 });

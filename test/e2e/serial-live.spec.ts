@@ -15,7 +15,7 @@ test('a board on a pseudo-terminal is opened by path and plotted live with its r
   await expect(health).toContainText(/measured 19\d\.\d\d Hz|measured 20\d\.\d\d Hz/, { timeout: 10_000 });
   await expect.poll(async () => Number((await page.getByTestId('bad-lines').textContent())?.split(' ')[0]), { timeout: 10_000 }).toBeGreaterThan(0);
   // The device list says what the stream says (a PTY has no USB id, so no board name).
-  await expect(option.getByTestId('device-name')).toHaveText(new RegExp(`^${pty.hostPath} \\(added by path\\) · 3 axes · (19\\d|20\\d)(\\.\\d+)? Hz$`), { timeout: 10_000 });
+  await expect(option.getByTestId('device-name')).toHaveText(new RegExp(`^${pty.hostPath} \\(added by path\\) · 115200 · 3 axes · (19\\d|20\\d)(\\.\\d+)? Hz$`), { timeout: 10_000 });
   await page.screenshot({ path: testInfo.outputPath('serial-live.png'), fullPage: true });
   await testInfo.attach('serial-live', { path: testInfo.outputPath('serial-live.png'), contentType: 'image/png' });
 

@@ -66,6 +66,23 @@ describe('capture-desk devices serial', () => {
     expect(h).toMatchObject({ path: held.hostPath, baud: null, protocol: null, problem: `${held.hostPath} is held by arduino-ide (pid ${ide.pid}). Close that program (or its serial monitor) and try again.` });
   });
 
+  it('--probe finds a board\'s baud rate from its output (57600 and 9600 behind an emulated UART) and remembers it', async () => {
+    const env = await fakeUdevadm(cleanups, await noPorts());
+    const dataDir = await mkdtemp(join(tmpdir(), 'cd-probe-baud-'));
+    const [fast, slow] = await Promise.all([
+      lineBoard(cleanups, ['--rate', '50'], { boardBaud: 57_600 }),
+      lineBoard(cleanups, ['--rate', '20', '--axes', '2'], { boardBaud: 9_600 }),
+    ]);
+    const r = await runCli(['devices', 'serial', '--probe', '--json', '--data-dir', dataDir, '--port', fast.pty.hostPath, '--port', slow.pty.hostPath], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const [f, s] = jsonLines(r.stdout);
+    expect(f).toMatchObject({ path: fast.pty.hostPath, baud: 57_600, protocol: 'lines', axes: 3, problem: null });
+    expect(s).toMatchObject({ path: slow.pty.hostPath, baud: 9_600, protocol: 'lines', axes: 2, problem: null });
+    // Found rates are kept for the next open of the same board (here known by its path).
+    const saved = JSON.parse(await readFile(join(dataDir, 'baud-rates.json'), 'utf8')) as { rates: Record<string, number> };
+    expect(Object.values(saved.rates).sort((a, b) => a - b)).toEqual([9_600, 57_600]);
+  });
+
   it('--probe of a port that is not there says so, and names the same board at its new path', async () => {
     // The first listing sees the Nano at ttyACM0 (no such file here); by the time it is opened it
     // is listed at ttyACM3, as after a re-plug while something held the old node.

@@ -44,8 +44,8 @@ export const Source = z.object({
   streaming: z.boolean(),
   /** Serial ports: what the USB id says it is ("Arduino Nano 33 BLE", "CH340 USB–serial bridge"). */
   board: z.string().optional(),
-  /** Serial ports while they stream: what the stream says (the port is not opened again to ask); rateHz null until measured. */
-  stream: z.object({ axes: z.number().int().nonnegative(), rateHz: z.number().positive().nullable() }).optional(),
+  /** Serial ports while they stream: what the stream says (the port is not opened again to ask); rateHz null until measured; baud the rate the port is read at. */
+  stream: z.object({ axes: z.number().int().nonnegative(), rateHz: z.number().positive().nullable(), baud: z.number().int().positive().optional() }).optional(),
   /** Microphones: the system's default input. */
   default: z.boolean().optional(),
 });

@@ -1,5 +1,10 @@
 import type { Clock } from '../clock.js';
+import { CoreError } from '../errors.js';
+import { silentLogger } from '../log.js';
 import { AtClient } from './at/at-client.js';
+import type { BaudBook } from './baud/baud-memory.js';
+import type { HeardChunk } from './baud/baud-prober.js';
+import { openAtRate } from './baud/open-at-rate.js';
 import type { ByteLink, SerialOpener } from './byte-link.js';
 import { DEFAULT_PORT_SETTINGS } from './port-registry.js';
 import { createSerialReader } from './serial-reader.js';
@@ -23,21 +28,14 @@ export interface ProbeOptions {
   timeoutMs?: number;
   /** A port silent this long is asked whether it runs the platform's firmware (which waits to be asked). */
   silentMs?: number;
+  /** Rates found before, per board: tried first, and a rate found here is remembered. */
+  bauds?: BaudBook | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_SILENT_MS = 1000;
 /** A measured rate is said once the estimate is this good (0.5 %), or at the time limit as it stands. */
 const RATE_GOOD_ENOUGH = 0.005;
-
-/**
- * The rate a port is probed at. Today the port's default (115200: what the app and the CLI open
- * every port at unless told). The one place to plug in the baud-rate detection of `--baud auto`
- * (a remembered rate for the board, then the common rates judged by what they read).
- */
-export function probeBaudRate(_path: string): number {
-  return DEFAULT_PORT_SETTINGS.baudRate;
-}
 
 /**
  * Opens a port, reads what it sends for at most `timeoutMs` and says what it is: the same reader
@@ -47,18 +45,32 @@ export function probeBaudRate(_path: string): number {
 export async function probePort(path: string, o: ProbeOptions): Promise<PortProbe> {
   const started = Date.now();
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const baud = probeBaudRate(path);
   const none = { protocol: null, axes: null, frequencyHz: null } as const;
+  // The rate is found from the board's output as a recording finds it (--baud auto), leaving the
+  // last second and a half of the port's time to measure its axes and rate at the rate found.
+  const search = new AbortController();
   let link: ByteLink;
+  let baud: number;
+  let heard: HeardChunk[];
   try {
-    const opening = o.opener.open(path, baud);
+    const opening = openAtRate(
+      { opener: o.opener, log: silentLogger, now: () => o.clock.now(), bauds: o.bauds, probe: { deadlineMs: Math.max(500, timeoutMs - 1500) } },
+      path,
+      { ...DEFAULT_PORT_SETTINGS, baudRate: 'auto' },
+      search.signal,
+    );
     // A port that opens after we gave up on it is closed again, never left open.
-    link = await withTimeout(opening, timeoutMs, `${path} did not open within ${timeoutMs / 1000} s.`, (late) => void late.close().catch(() => undefined));
+    const opened = await withTimeout(opening, timeoutMs, `${path} did not open within ${timeoutMs / 1000} s.`, (late) => void late.link.close().catch(() => undefined), () => search.abort());
+    ({ link, heard } = opened);
+    baud = opened.baud.rate;
   } catch (err) {
+    const d = err instanceof CoreError ? (err.details as { at?: boolean; baud?: number } | undefined) : undefined;
+    // The platform's firmware answered AT at a rate: that is what the port is, not a problem.
+    if (d?.at && typeof d.baud === 'number') return { baud: d.baud, protocol: 'at', axes: null, frequencyHz: null, problem: null };
     return { baud: null, ...none, problem: (err as Error).message };
   }
   try {
-    return { baud, ...(await readBoard(path, link, o, started + timeoutMs)) };
+    return { baud, ...(await readBoard(path, link, heard, baud, o, started + timeoutMs)) };
   } catch (err) {
     return { baud, ...none, problem: (err as Error).message };
   } finally {
@@ -66,11 +78,17 @@ export async function probePort(path: string, o: ProbeOptions): Promise<PortProb
   }
 }
 
-async function readBoard(path: string, link: ByteLink, o: ProbeOptions, deadline: number): Promise<Omit<PortProbe, 'baud'>> {
+async function readBoard(path: string, link: ByteLink, heard: HeardChunk[], baud: number, o: ProbeOptions, deadline: number): Promise<Omit<PortProbe, 'baud'>> {
   const reader = createSerialReader({ frequencyHz: null, axes: null, protocol: 'auto' });
   let bytes = 0;
   let firstAt: number | null = null;
   let lost: string | null = null;
+  // What the found rate read while it was judged is the board's first data, with its times.
+  for (const h of heard) {
+    bytes += h.chunk.length;
+    firstAt ??= Date.now() - (o.clock.now() - h.atMs);
+    reader.push(h.chunk, h.atMs);
+  }
   const offData = link.onData((chunk) => {
     bytes += chunk.length;
     firstAt ??= Date.now();
@@ -94,7 +112,7 @@ async function readBoard(path: string, link: ByteLink, o: ProbeOptions, deadline
       if (now >= deadline && protocol === 'nordic' && s.width !== null) return { protocol, axes: s.width, frequencyHz: null, problem: null }; // its rate comes with the session info, every few seconds
       if (now >= deadline) {
         const what = s.badLines > 0 ? `${s.badLines} lines came but none were numbers (last: ${JSON.stringify(s.lastBadLine)})` : `${bytes} bytes came but no whole line`;
-        return { protocol, axes: s.width, frequencyHz: null, problem: `Nothing readable from ${path} at ${probeBaudRate(path)} baud: ${what}. Check the baud rate and that the board prints one reading per line.` };
+        return { protocol, axes: s.width, frequencyHz: null, problem: `Nothing readable from ${path} at ${baud} baud: ${what}. Check the baud rate and that the board prints one reading per line.` };
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -121,10 +139,10 @@ function round(hz: number): number {
   return Math.round(hz * 100) / 100;
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, message: string, onLate: (value: T) => void): Promise<T> {
+function withTimeout<T>(p: Promise<T>, ms: number, message: string, onLate: (value: T) => void, onExpire?: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   p.then((v) => timedOut && onLate(v), () => undefined);
-  const expire = new Promise<never>((_, reject) => (timer = setTimeout(() => ((timedOut = true), reject(new Error(message))), ms)));
+  const expire = new Promise<never>((_, reject) => (timer = setTimeout(() => ((timedOut = true), onExpire?.(), reject(new Error(message))), ms)));
   return Promise.race([p, expire]).finally(() => clearTimeout(timer));
 }

@@ -8,6 +8,8 @@ describe('a device list entry in words', () => {
     const { stream: _s, ...idle } = nano;
     expect(deviceWords({ ...idle, streaming: false }).name).toBe('Arduino Nano 33 BLE');
     expect(deviceWords({ ...nano, stream: { axes: 3, rateHz: null } }).name).toBe('Arduino Nano 33 BLE · 3 axes · measuring its rate');
+    // The baud rate the port is read at, found (Auto) or set, comes first.
+    expect(deviceWords({ ...nano, stream: { axes: 3, rateHz: 100, baud: 57_600 } }).name).toBe('Arduino Nano 33 BLE · 57600 · 3 axes · 100 Hz');
   });
 
   it('keeps the system\'s name for a port with no known id, and says one axis as one', () => {
