@@ -11,7 +11,9 @@ export function spreadOf(xs: readonly number[]): Spread | null {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   const median = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  return { min: s[0]!, median, max: s[s.length - 1]!, samples: s.length };
+  // 6 places: (0.52 + 0.6) / 2 is 0.56, not 0.5600000000000001.
+  const r6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+  return { min: r6(s[0]!), median: r6(median), max: r6(s[s.length - 1]!), samples: s.length };
 }
 
 /**

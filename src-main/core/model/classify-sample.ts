@@ -29,7 +29,7 @@ export async function classifySampleLocally(store: SampleStore, session: ModelSe
   return classifyDecoded(session, sample, decoded, o);
 }
 
-export async function classifyDecoded(session: ModelSession, sample: Pick<Sample, 'id' | 'name' | 'label'>, decoded: Decoded, o: LocalClassifyOptions = {}): Promise<Classification> {
+export async function classifyDecoded(session: ModelSession, sample: Pick<Sample, 'id' | 'name' | 'label'> & { sha256?: string }, decoded: Decoded, o: LocalClassifyOptions = {}): Promise<Classification> {
   const entry = session.entry;
   const d = entry.description;
   const rateHz = 1000 / decoded.intervalMs;
@@ -65,14 +65,14 @@ export async function classifyDecoded(session: ModelSession, sample: Pick<Sample
   return localResult(entry, sample, windows, { lengthMs, strideMs, threshold });
 }
 
-export function localResult(entry: ModelEntry, sample: Pick<Sample, 'id' | 'label'>, windows: ClassifiedWindow[], o: { lengthMs: number; strideMs: number; threshold: number }): Classification {
+export function localResult(entry: ModelEntry, sample: Pick<Sample, 'id' | 'label'> & { sha256?: string }, windows: ClassifiedWindow[], o: { lengthMs: number; strideMs: number; threshold: number }): Classification {
   const d = entry.description;
   return {
     sampleId: sample.id,
     platformSampleId: null,
     impulseId: null,
     variant: localVariant(entry.hash),
-    local: { model: entry.name, hash: entry.hash, threshold: o.threshold },
+    local: { model: entry.name, hash: entry.hash, threshold: o.threshold, ...(sample.sha256 === undefined ? {} : { sampleSha256: sample.sha256 }) },
     classifiedAt: new Date().toISOString(),
     lengthMs: o.lengthMs,
     windowSizeMs: d.windowMs,
