@@ -10,6 +10,10 @@ import type { ModelSession } from './model-session.js';
 /** The variant a local result is kept under: one per model build, beside the platform's int8/float32. */
 export const localVariant = (hash: string): string => `local:${hash.slice(0, 16)}`;
 
+/** At most this many windows a round trip to the worker, and at most this many floats (4 MB). */
+const BATCH_WINDOWS = 16;
+const BATCH_FLOATS = 1 << 20;
+
 export interface LocalClassifyOptions {
   strideMs?: number | null;
   threshold?: number;
@@ -52,15 +56,23 @@ export async function classifyDecoded(session: ModelSession, sample: Pick<Sample
   }
   const count = Math.floor((lengthMs - d.windowMs) / strideMs + 1e-9) + 1;
   const windows: ClassifiedWindow[] = [];
-  const values = new Float32Array(d.frameSampleCount * axes);
-  for (let i = 0; i < count; i++) {
-    const startMs = i * strideMs;
-    fillWindow(values, decoded, startMs, d.frameSampleCount, d.frequencyHz, axes);
-    const r = await session.classify(values);
-    if (r.code !== 0) throw new CoreError('InvalidArguments', `Model "${entry.name}" failed on the window at ${Math.round(startMs)} ms of "${sample.name}" (run_classifier returned ${r.code}${r.code === -5 ? ': its signal processing failed' : ''}).`, { reason: 'model-failed', code: r.code } satisfies LocalRefusal);
-    const v = toVerdict(r, { index: i, startMs, endMs: startMs + d.windowMs }, threshold, d.hasAnomaly);
-    windows.push({ index: i, startMs: v.startMs, endMs: v.endMs, label: v.label, confidence: v.confidence, scores: v.scores, anomaly: v.anomaly, uncertain: v.uncertain });
-    if (o.progress?.(i + 1, count) === false) throw new CoreError('Cancelled', `Classifying "${sample.name}" was stopped; nothing was kept.`);
+  const floats = d.frameSampleCount * axes;
+  // Windows go to the worker a batch at a time (one round trip each); a batch is small enough for
+  // Cancel to be felt within a few windows, and its buffer is reused.
+  const batch = Math.max(1, Math.min(count, BATCH_WINDOWS, Math.floor(BATCH_FLOATS / floats)));
+  const values = new Float32Array(floats * batch);
+  for (let first = 0; first < count; first += batch) {
+    const n = Math.min(batch, count - first);
+    for (let k = 0; k < n; k++) fillWindow(values.subarray(k * floats, (k + 1) * floats), decoded, (first + k) * strideMs, d.frameSampleCount, d.frequencyHz, axes);
+    const results = await session.classifyBatch(values, floats, n);
+    for (const [k, r] of results.entries()) {
+      const i = first + k;
+      const startMs = i * strideMs;
+      if (r.code !== 0) throw new CoreError('InvalidArguments', `Model "${entry.name}" failed on the window at ${Math.round(startMs)} ms of "${sample.name}" (run_classifier returned ${r.code}${r.code === -5 ? ': its signal processing failed' : ''}).`, { reason: 'model-failed', code: r.code } satisfies LocalRefusal);
+      const v = toVerdict(r, { index: i, startMs, endMs: startMs + d.windowMs }, threshold, d.hasAnomaly);
+      windows.push({ index: i, startMs: v.startMs, endMs: v.endMs, label: v.label, confidence: v.confidence, scores: v.scores, anomaly: v.anomaly, uncertain: v.uncertain });
+      if (o.progress?.(i + 1, count) === false) throw new CoreError('Cancelled', `Classifying "${sample.name}" was stopped; nothing was kept.`);
+    }
   }
   return localResult(entry, sample, windows, { lengthMs, strideMs, threshold });
 }

@@ -5,6 +5,7 @@ import type { ClassificationStore } from '../classify/classification-store.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { classifySampleLocally, localVariant } from './classify-sample.js';
 import type { ModelPool } from './model-pool.js';
+import type { ModelSession } from './model-session.js';
 
 /** What a model test made of one sample: counted (its windows, new or reused), or unfit and why. */
 export type TestedSample =
@@ -37,21 +38,34 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
   const entry = r.pool.entry;
   const d = entry.description;
   const strideMs = r.strideMs ?? d.windowMs / 4;
+  const variant = localVariant(entry.hash);
   let done = 0;
   const step = (): void => {
     done++;
     if (r.progress?.(done, samples.length) === false) throw new CoreError('Cancelled', `The test of model "${entry.name}" was stopped after ${done} of ${samples.length} samples; the samples classified keep their results.`);
   };
-  return r.pool.map(samples, async (session, sample): Promise<TestedSample> => {
+  // Kept in batches (one transaction each), the last batch also when the run stops: a cancel keeps what was finished.
+  const pending: Classification[] = [];
+  const flush = (): void => r.kept.keepAll(pending.splice(0));
+  try {
+    return await r.pool.map(samples, (session, sample) => one(session, sample));
+  } finally {
+    flush();
+  }
+
+  async function one(session: ModelSession, sample: Sample): Promise<TestedSample> {
     const before = unfitBefore(entry, sample);
     if (before !== null) {
       step();
       return { sample, unfit: before };
     }
-    const c = r.kept.get(sample.id, null, localVariant(entry.hash), null);
-    if (c && reusable(c, sample, { strideMs, threshold: r.threshold, windowMs: d.windowMs })) {
-      step();
-      return { sample, windows: c.blocks[0]!.windows, reused: true };
+    const key = r.kept.localKey(sample.id, variant);
+    if (key && key.sampleSha256 === sample.sha256 && key.threshold === r.threshold && key.strideMs === strideMs && key.windowMs === d.windowMs) {
+      const c = r.kept.get(sample.id, null, variant, null);
+      if (c && c.blocks.length === 1) {
+        step();
+        return { sample, windows: c.blocks[0]!.windows, reused: true };
+      }
     }
     let result: Classification;
     try {
@@ -62,15 +76,14 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
       step();
       return { sample, unfit: why };
     }
-    r.kept.keep(result);
+    pending.push(result);
+    if (pending.length >= KEEP_BATCH) flush();
     step();
     return { sample, windows: result.blocks[0]!.windows, reused: false };
-  });
+  }
 }
 
-function reusable(c: Classification, sample: Sample, o: { strideMs: number; threshold: number; windowMs: number }): boolean {
-  return c.local?.sampleSha256 === sample.sha256 && c.local.threshold === o.threshold && c.windowIncreaseMs === o.strideMs && c.windowSizeMs === o.windowMs && c.blocks.length === 1;
-}
+const KEEP_BATCH = 64;
 
 /** What the index tells without reading the sample: its kind, its label, its length. */
 function unfitBefore(entry: ModelEntry, s: Sample): string | null {
