@@ -15,6 +15,7 @@ import { isRegressionModel, testSamples, type TestedSample } from '../core/model
 import { idsMatching } from '../core/samples/sample-query.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
+import { interruptFlag } from './interrupted.js';
 import { humanReport, humanTwo } from './model-test-output.js';
 import { parseIntFlag } from './options.js';
 
@@ -143,11 +144,7 @@ export async function modelTestCommand(argv: string[]): Promise<number> {
     throw new CoreError('InvalidArguments', 'Two models are compared by the samples each gets right: both must be classification models, and a regression model answers values. Test it alone.');
   }
   const store = await SampleStore.open(dataDir, log);
-  let stopped = false;
-  const stop = (): void => {
-    stopped = true;
-  };
-  process.once('SIGINT', stop);
+  const interrupt = interruptFlag();
   try {
     const filter: SampleQueryFilter = { ...(a.category === 'all' ? {} : { categories: [a.category] }), ...(a.label === undefined ? {} : { labels: [a.label] }) };
     const samples: Sample[] = idsMatching(store.db, filter, { sort: { by: 'created', dir: 'asc' } }).map((id) => store.get(id));
@@ -156,7 +153,7 @@ export async function modelTestCommand(argv: string[]): Promise<number> {
     for (const entry of entries) {
       const pool = await ModelPool.open(registry, entry.name, spawn, log, Math.min(a.workers, Math.max(1, samples.length)));
       try {
-        const tested = await testSamples({ store, kept, pool, strideMs: a.strideMs, threshold: a.threshold, progress: () => !stopped }, samples);
+        const tested = await testSamples({ store, kept, pool, strideMs: a.strideMs, threshold: a.threshold, progress: () => !interrupt.stopped }, samples);
         const reused = tested.filter((t) => t.unfit === undefined && t.reused).length;
         const classified = tested.filter((t) => t.unfit === undefined && !t.reused).length;
         process.stderr.write(`Model "${entry.name}": classified ${classified} ${classified === 1 ? 'sample' : 'samples'} (${pool.classified} windows) in ${pool.sessions.length} ${pool.sessions.length === 1 ? 'worker' : 'workers'}; ${reused} kept ${reused === 1 ? 'result' : 'results'} of the same build, stride, threshold and sample content used as ${reused === 1 ? 'it was' : 'they were'}.\n`);
@@ -175,7 +172,7 @@ export async function modelTestCommand(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    process.off('SIGINT', stop);
+    interrupt.release();
     await store.close({ foldJournal: false });
   }
 }

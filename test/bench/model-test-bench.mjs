@@ -18,12 +18,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { monoWav } from '../support/audio/wav-bytes.mjs';
 import { prng } from '../support/seeded-random.mjs';
-
-const BARE = fileURLToPath(new URL('./model-bare-worker.mjs', import.meta.url));
+import { bareWorker } from './model-inproc.mjs';
 
 function run(cli, args, { sampleRss = false } = {}) {
   return new Promise((resolve, reject) => {
@@ -52,21 +49,7 @@ function run(cli, args, { sampleRss = false } = {}) {
   });
 }
 
-function bareAll(js, pcm, o) {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(BARE, { workerData: { modelBare: true, js, pcm, ...o }, stdout: true, stderr: true });
-    w.stdout.resume();
-    let stderr = '';
-    w.stderr.setEncoding('utf8').on('data', (d) => (stderr = (stderr + d).slice(-2000)));
-    w.once('message', (m) => {
-      void w.terminate();
-      if (m.ok) resolve(m);
-      else reject(new Error(`bare run_classifier worker: ${m.message}`));
-    });
-    w.once('error', reject);
-    w.once('exit', (code) => reject(new Error(`bare run_classifier worker exited (${code}) ${stderr.trim()}`)));
-  });
-}
+const bareAll = (js, pcm, o) => bareWorker({ js, pcm, ...o });
 
 const windowsSaid = (stderr, model) => {
   const m = new RegExp(`Model "${model}": classified (\\d+) samples? \\((\\d+) windows\\) in (\\d+) workers?; (\\d+) kept`).exec(stderr);
