@@ -151,7 +151,7 @@ export async function modelTestCommand(argv: string[]): Promise<number> {
     const kept = new ClassificationStore(store.db);
     const runs: TestedSample[][] = [];
     for (const entry of entries) {
-      const pool = await ModelPool.open(registry, entry.name, spawn, log, Math.min(a.workers, Math.max(1, samples.length)));
+      const pool = await ModelPool.of(registry, entry.name, spawn, log, a.workers);
       try {
         const tested = await testSamples({ store, kept, pool, strideMs: a.strideMs, threshold: a.threshold, progress: () => !interrupt.stopped }, samples);
         const reused = tested.filter((t) => t.unfit === undefined && t.reused).length;

@@ -12,34 +12,40 @@ export const MAX_MODEL_WORKERS = 16;
 export const defaultModelWorkers = (): number => Math.max(1, Math.min(availableParallelism(), 4));
 
 /**
- * Several sessions of one added model, each in a worker thread of its own, for bulk work (model
- * test, "classify all matching"): every item runs whole on one session (a sample's windows in
- * order, on one module), the next item goes to whichever session is free, and the results come
- * back in the order of the items. One session alone is what a single-sample classify used.
+ * Up to `workers` sessions of one added model, each in a worker thread of its own, for bulk work
+ * (model test): every item runs whole on one session (a sample's windows in order, on one module),
+ * the next item goes to whichever session is free, and the results come back in the order of the
+ * items. Workers start when there is work for them, no more than items: a test whose results
+ * are all kept starts none.
  */
 export class ModelPool {
-  private constructor(readonly sessions: ModelSession[]) {}
+  readonly sessions: ModelSession[] = [];
 
-  /** Starts `workers` sessions: the first alone (its errors say what is wrong with the model once), the rest together. */
-  static async open(registry: ModelRegistry, name: string, spawn: SpawnModelWorker, log: Logger, workers: number): Promise<ModelPool> {
-    const first = await ModelSession.open(registry, name, spawn, log);
-    const rest = await Promise.allSettled(Array.from({ length: Math.max(0, workers - 1) }, () => ModelSession.open(registry, name, spawn, log)));
-    const sessions = [first, ...rest.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];
-    const failed = rest.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) {
-      await Promise.all(sessions.map((s) => s.close()));
-      throw failed.reason;
-    }
-    return new ModelPool(sessions);
-  }
+  private constructor(
+    readonly entry: ModelEntry,
+    private readonly open: () => Promise<ModelSession>,
+    readonly workers: number,
+  ) {}
 
-  get entry(): ModelEntry {
-    return this.sessions[0]!.entry;
+  /** The model, ready to run (NotFound or Unavailable with what to do, otherwise); no worker started yet. */
+  static async of(registry: ModelRegistry, name: string, spawn: SpawnModelWorker, log: Logger, workers: number): Promise<ModelPool> {
+    const { entry } = await registry.ready(name);
+    return new ModelPool(entry, () => ModelSession.open(registry, name, spawn, log), Math.max(1, Math.min(workers, MAX_MODEL_WORKERS)));
   }
 
   /** Windows classified by all its workers so far. */
   get classified(): number {
     return this.sessions.reduce((n, s) => n + s.classified, 0);
+  }
+
+  /** Starts sessions up to `want`: the first alone (its errors say what is wrong with the model once), the rest together. */
+  async #grow(want: number): Promise<void> {
+    if (this.sessions.length === 0 && want > 0) this.sessions.push(await this.open());
+    const more = Math.max(0, want - this.sessions.length);
+    const started = await Promise.allSettled(Array.from({ length: more }, () => this.open()));
+    for (const r of started) if (r.status === 'fulfilled') this.sessions.push(r.value);
+    const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /**
@@ -48,6 +54,7 @@ export class ModelPool {
    * run): once one throws, no new item starts, the running ones finish, and the first error is thrown.
    */
   async map<T, R>(items: readonly T[], work: (session: ModelSession, item: T, index: number) => Promise<R>): Promise<R[]> {
+    await this.#grow(Math.min(this.workers, items.length));
     const out = new Array<R>(items.length);
     let next = 0;
     let error: { err: unknown } | null = null;
@@ -66,6 +73,6 @@ export class ModelPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.sessions.map((s) => s.close()));
+    await Promise.all(this.sessions.splice(0).map((s) => s.close()));
   }
 }

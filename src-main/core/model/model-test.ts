@@ -44,29 +44,39 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
     done++;
     if (r.progress?.(done, samples.length) === false) throw new CoreError('Cancelled', `The test of model "${entry.name}" was stopped after ${done} of ${samples.length} samples; the samples classified keep their results.`);
   };
+  // First what the index and the kept results tell, without a worker; then the rest, in workers.
+  const out = new Array<TestedSample>(samples.length);
+  const left: number[] = [];
+  for (const [i, sample] of samples.entries()) {
+    const before = unfitBefore(entry, sample);
+    const kept = before === null ? keptWindows(sample) : null;
+    if (before !== null) out[i] = { sample, unfit: before };
+    else if (kept !== null) out[i] = { sample, windows: kept, reused: true };
+    else {
+      left.push(i);
+      continue;
+    }
+    step();
+  }
   // Kept in batches (one transaction each), the last batch also when the run stops: a cancel keeps what was finished.
   const pending: Classification[] = [];
   const flush = (): void => r.kept.keepAll(pending.splice(0));
   try {
-    return await r.pool.map(samples, (session, sample) => one(session, sample));
+    const tested = await r.pool.map(left, (session, i) => one(session, samples[i]!));
+    for (const [k, i] of left.entries()) out[i] = tested[k]!;
   } finally {
     flush();
   }
+  return out;
+
+  function keptWindows(sample: Sample): ClassifiedWindow[] | null {
+    const key = r.kept.localKey(sample.id, variant);
+    if (!key || key.sampleSha256 !== sample.sha256 || key.threshold !== r.threshold || key.strideMs !== strideMs || key.windowMs !== d.windowMs) return null;
+    const c = r.kept.get(sample.id, null, variant, null);
+    return c && c.blocks.length === 1 ? c.blocks[0]!.windows : null;
+  }
 
   async function one(session: ModelSession, sample: Sample): Promise<TestedSample> {
-    const before = unfitBefore(entry, sample);
-    if (before !== null) {
-      step();
-      return { sample, unfit: before };
-    }
-    const key = r.kept.localKey(sample.id, variant);
-    if (key && key.sampleSha256 === sample.sha256 && key.threshold === r.threshold && key.strideMs === strideMs && key.windowMs === d.windowMs) {
-      const c = r.kept.get(sample.id, null, variant, null);
-      if (c && c.blocks.length === 1) {
-        step();
-        return { sample, windows: c.blocks[0]!.windows, reused: true };
-      }
-    }
     let result: Classification;
     try {
       result = await classifySampleLocally(r.store, session, sample, { strideMs: r.strideMs, threshold: r.threshold });
