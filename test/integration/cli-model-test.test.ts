@@ -260,6 +260,38 @@ describe('capture-desk model test', () => {
     expect(human.stdout).toContain('Anomaly score per label (each sample\'s highest window):\nlabel    min  median    max  samples\n1      0.520   0.560  0.600        2\n');
   }, 60_000);
 
+  it('stops on Ctrl+C: exit 1 saying how far it got; the samples classified keep their results, the rest have none', async () => {
+    const slow = join(root(), 'data-slow');
+    await mkdir(slow);
+    await addModel(slow, 'slow', { ...A, faults: { slowMs: 300 } }); // 300 ms a window: 40 windows take 12 s
+    const files: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const f = join(root(), `slow-${i}.json`);
+      await writeFile(f, JSON.stringify(sensorDoc(rowsWithEnergies(A, [3]), 16)));
+      files.push(f);
+    }
+    const imported = await runCli(['samples', 'import', ...files, '--label', 'wave', '--category', 'testing', '--data-dir', slow, '--json'], { env: NO_PLATFORM });
+    expect(imported.code, imported.stderr).toBe(0);
+    let child: import('node:child_process').ChildProcess | undefined;
+    const run = runCli(['model', 'test', '--model', 'slow', '--workers', '1', '--data-dir', slow, '--json'], { env: NO_PLATFORM, onSpawn: (c) => (child = c), timeoutMs: 90_000 });
+    await new Promise((r) => setTimeout(r, 5000));
+    child!.kill('SIGINT');
+    const r = await run;
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    const m = /The test of model "slow" was stopped after (\d+) of 40 samples; the samples classified keep their results\./.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    const done = Number(m![1]);
+    expect(done).toBeLessThan(40);
+    const store = await SampleStore.open(slow, silentLogger);
+    try {
+      const ids = store.db.prepare('SELECT id FROM samples').pluck().all() as string[];
+      expect(new ClassificationStore(store.db).latest(ids).size).toBe(done);
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+
   it('says itself in the model group\'s help', async () => {
     const r = await runCli(['model', 'test', '--help']);
     expect(r.code).toBe(0);
