@@ -30,7 +30,12 @@ export class ModelPool {
   /** The model, ready to run (NotFound or Unavailable with what to do, otherwise); no worker started yet. */
   static async of(registry: ModelRegistry, name: string, spawn: SpawnModelWorker, log: Logger, workers: number): Promise<ModelPool> {
     const { entry } = await registry.ready(name);
-    return new ModelPool(entry, () => ModelSession.open(registry, name, spawn, log), Math.max(1, Math.min(workers, MAX_MODEL_WORKERS)));
+    return ModelPool.opening(entry, () => ModelSession.open(registry, name, spawn, log), workers);
+  }
+
+  /** A pool that starts its sessions with `open` (the seam a unit test fills). */
+  static opening(entry: ModelEntry, open: () => Promise<ModelSession>, workers: number): ModelPool {
+    return new ModelPool(entry, open, Math.max(1, Math.min(workers, MAX_MODEL_WORKERS)));
   }
 
   /** Windows classified by all its workers so far. */
