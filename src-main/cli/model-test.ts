@@ -42,8 +42,8 @@ export const MODEL_TEST_USAGE = `Usage: capture-desk model test --model NAME [--
   --label L          only samples of label L
   --stride-ms N      a window starts every N ms (default: a quarter window)
   --threshold X      a top score below X is "uncertain" (default 0.6)
-  --workers N        model workers, one sample whole in each at a time (default: one per core,
-                     at most 4; 1 to ${MAX_MODEL_WORKERS})
+  --workers N        model workers; each sample runs whole in one of them (default: one per
+                     core, at most 4; 1 to ${MAX_MODEL_WORKERS})
   --data-dir DIR     data directory (default: ${defaultDataDir()})
   --json             one JSON line per counted sample, in the order the samples were added:
                        {"sample_id","label","predicted","windows","correct"}

@@ -113,6 +113,21 @@ function fillWindow(out: Float32Array, dec: Decoded, startMs: number, rows: numb
   const srcHz = 1000 / dec.intervalMs;
   const same = Math.abs(srcHz / modelHz - 1) <= 0.01 + 1e-9;
   const first = (startMs / 1000) * srcHz;
+  if (same) {
+    // Rows copied as they are (the common case, and a keyword window is 16,000 of them): a column
+    // at a time, one set() for a single axis.
+    const start = Math.round(first);
+    const last = dec.rows - 1;
+    for (let a = 0; a < axes; a++) {
+      const col = dec.columns[a]!;
+      if (axes === 1 && start + rows - 1 <= last) {
+        out.set(col.subarray(start, start + rows));
+        continue;
+      }
+      for (let r = 0; r < rows; r++) out[r * axes + a] = col[Math.min(last, start + r)]!;
+    }
+    return;
+  }
   for (let r = 0; r < rows; r++) {
     const pos = same ? Math.round(first) + r : first + (r * srcHz) / modelHz;
     const i0 = Math.min(dec.rows - 1, Math.floor(pos));

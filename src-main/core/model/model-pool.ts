@@ -9,13 +9,15 @@ import { ModelSession } from './model-session.js';
 export const MAX_MODEL_WORKERS = 16;
 
 /** One worker per core, at most four (a keyword export's worker holds tens of MB; more rarely pays off). */
+const LANES_PER_SESSION = 2;
+
 export const defaultModelWorkers = (): number => Math.max(1, Math.min(availableParallelism(), 4));
 
 /**
  * Up to `workers` sessions of one added model, each in a worker thread of its own, for bulk work
  * (model test): every item runs whole on one session (a sample's windows in order, on one module),
- * the next item goes to whichever session is free, and the results come back in the order of the
- * items. Workers start when there is work for them, no more than items: a test whose results
+ * the next item goes to whichever lane is free (two a session), and the results come back in the
+ * order of the items. Workers start when there is work for them, no more than items: a test whose results
  * are all kept starts none.
  */
 export class ModelPool {
@@ -63,7 +65,11 @@ export class ModelPool {
     const out = new Array<R>(items.length);
     let next = 0;
     let error: { err: unknown } | null = null;
-    await Promise.all(this.sessions.map(async (session) => {
+    // Two lanes a session: while one sample's windows are in the worker, the next is read and
+    // decoded, so the worker does not wait for the disk (measured: idle nearly half the time with
+    // one). Each sample still runs whole on its lane's session, its windows in order.
+    const lanes = this.sessions.flatMap((s) => Array.from({ length: LANES_PER_SESSION }, () => s));
+    await Promise.all(lanes.map(async (session) => {
       while (error === null && next < items.length) {
         const i = next++;
         try {

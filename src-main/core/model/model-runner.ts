@@ -147,21 +147,29 @@ export class ModelRunner {
 
   /**
    * `count` whole windows end to end in `values`, classified in order: one message each way. The
-   * windows are copied into a buffer the worker hands back with its answer, so batches reuse their
-   * memory: a fresh buffer a batch (transferred, then freed) cost about as much as the hand-over
-   * itself when hundreds of samples went through.
+   * windows are copied into memory shared with the worker, so nothing is transferred: a buffer
+   * transferred a batch (and the external memory it moves between threads) cost as much as the
+   * windows' own classification once hundreds of samples went through. A second batch sent before
+   * the first came back gets a buffer of its own, transferred.
    */
   classifyBatch(values: Float32Array, windowFloats: number, count: number): Promise<WindowResult[]> {
     const n = windowFloats * count;
-    let buf = this.#spare.pop();
-    if (!buf || buf.length < n) buf = new Float32Array(n);
-    buf.set(values.subarray(0, n));
-    const sent = buf;
-    return this.#request<WindowResult[]>((id) => ({ t: 'classify-batch', id, values: sent, windowFloats, count }), [sent.buffer as ArrayBuffer]);
+    if (this.#batchBusy) {
+      const own = values.slice(0, n);
+      return this.#request<WindowResult[]>((id) => ({ t: 'classify-batch', id, values: own, windowFloats, count }), [own.buffer as ArrayBuffer]);
+    }
+    if (!this.#shared || this.#shared.length < n) this.#shared = new Float32Array(new SharedArrayBuffer(n * 4));
+    this.#shared.set(values.subarray(0, n));
+    const shared = this.#shared;
+    this.#batchBusy = true;
+    return this.#request<WindowResult[]>((id) => ({ t: 'classify-batch', id, values: shared, windowFloats, count })).finally(() => {
+      this.#batchBusy = false;
+    });
   }
 
-  /** Buffers the worker handed back (classifyBatch), at most two kept. */
-  readonly #spare: Float32Array[] = [];
+  /** The batch buffer shared with the worker (classifyBatch), grown when a batch needs more. */
+  #shared: Float32Array | null = null;
+  #batchBusy = false;
 
   memory(): Promise<{ heapBytes: number; rssBytes: number }> {
     return this.#request((id) => ({ t: 'memory', id }));
@@ -196,7 +204,6 @@ export class ModelRunner {
     } else if (m.t === 'batch-result') {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);
-      if (this.#spare.length < 2) this.#spare.push(m.values);
       p?.resolve(m.results.map((r) => ({ ...r, refilling: false })) as never);
     } else if (m.t === 'memory') {
       const p = this.#pending.get(m.id);

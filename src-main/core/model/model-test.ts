@@ -40,9 +40,15 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
   const strideMs = r.strideMs ?? d.windowMs / 4;
   const variant = localVariant(entry.hash);
   let done = 0;
+  // Once stopped, a sample another lane finishes afterwards is neither counted nor kept: what the message says is what was kept.
+  let cancelled: CoreError | null = null;
   const step = (): void => {
+    if (cancelled) throw cancelled;
     done++;
-    if (r.progress?.(done, samples.length) === false) throw new CoreError('Cancelled', `The test of model "${entry.name}" was stopped after ${done} of ${samples.length} samples; the samples classified keep their results.`);
+    if (r.progress?.(done, samples.length) === false) {
+      cancelled = new CoreError('Cancelled', `The test of model "${entry.name}" was stopped after ${done} of ${samples.length} samples; the samples classified keep their results.`);
+      throw cancelled;
+    }
   };
   // First what the index and the kept results tell, without a worker; then the rest, in workers.
   const out = new Array<TestedSample>(samples.length);
@@ -86,6 +92,7 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
       step();
       return { sample, unfit: why };
     }
+    if (cancelled) throw cancelled;
     pending.push(result);
     if (pending.length >= KEEP_BATCH) flush();
     step();

@@ -10,7 +10,7 @@ import type { FromModelWorker, ToModelWorker } from './worker-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('model-worker.ts runs as a worker thread');
-const send = (m: FromModelWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
+const send = (m: FromModelWorker): void => port.postMessage(m);
 
 let M: EmModule | null = null;
 let classifier: Classifier | null = null;
@@ -93,7 +93,7 @@ function classifyBatch(id: number, values: Float32Array, windowFloats: number, c
       const r = classifier.run(values.subarray(k * windowFloats, (k + 1) * windowFloats), false, windowFloats);
       results.push({ code: r.code, scores: r.scores, anomaly: r.anomaly, ms: performance.now() - t0 });
     }
-    send({ t: 'batch-result', id, results, values }, [values.buffer as ArrayBuffer]);
+    send({ t: 'batch-result', id, results });
   } catch (err) {
     // As for one window: the runtime is dead; the runner retries the whole batch in a fresh one.
     send({ t: 'failed', id, message: aborted ?? messageOf(err), detail: detailOf(err) });
