@@ -48,6 +48,7 @@ export const GROUPS = {
       { name: 'info', line: 'describe one model: sensor, rate, window, axes, labels' },
       { name: 'set-axes', line: 'say how many axes a model takes, for a build that does not say it' },
       { name: 'remove', line: 'remove an added model' },
+      { name: 'test', line: 'test a model on the samples here: confusion matrix, per-label figures, two models compared' },
     ],
   },
   samples: {

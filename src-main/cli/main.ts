@@ -14,7 +14,7 @@ Commands:
   devices   list capture devices: "devices audio", "devices serial"
   connect   connect boards and microphones to the platform as devices (it records from them)
   check     check the API key, project id and URLs: is this talking to my project?
-  model     add, list, describe, set-axes or remove the project's exported model (WebAssembly)
+  model     add, test, list, describe, set-axes or remove the project's exported model (WebAssembly)
   classify  run a model on a live board or microphone: "classify live"
 
 Run "capture-desk <command> --help" (or "capture-desk help <command>") for a command's options or

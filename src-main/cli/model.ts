@@ -8,7 +8,7 @@ import { GROUPS, groupPreamble } from './groups.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { parseIntFlag } from './options.js';
 
-export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|set-axes|remove> [options]
+export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|set-axes|remove|test> [options]
 
   The project's model, exported from the platform's deployment page as "WebAssembly", run on
   this computer: "classify live" runs it on a board or microphone, "samples classify --model"
@@ -27,6 +27,11 @@ export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|set-axes|re
       Says how many axes a model added with axes "unknown" takes (or corrects what was given),
       without adding it again. A model that says its axes itself keeps them.
   model remove NAME [--data-dir DIR]
+  model test --model NAME [--model NAME2] [--category testing|training|all] [--label L]
+             [--stride-ms N] [--threshold X] [--workers N] [--data-dir DIR] [--json]
+      Classifies every local sample of the category with the model and compares its answers
+      with their labels: the confusion matrix, precision, recall and F1 per label, the unfit
+      samples and why; two models side by side. See "capture-desk model test --help".
 
   Exit 0 on success; 1 with a sentence saying what is wrong (nothing is left half-added);
   2 for a command-line mistake.
@@ -36,6 +41,7 @@ export async function modelCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   const early = groupPreamble(GROUPS.model, argv, MODEL_USAGE);
   if (early !== null || sub === undefined) return early ?? 2;
+  if (sub === 'test') return (await import('./model-test.js')).modelTestCommand(rest);
   const parsed = parseCommand(rest, MODEL_USAGE, { ...strings('name', 'axes', 'data-dir'), ...booleans('json') }, { positionals: true });
   if (!parsed) return 0;
   const { values: v, positionals } = parsed;

@@ -14,6 +14,7 @@ import { SettingsStore } from '../core/settings/settings-store.js';
 import type { ManagementTarget } from '../core/upload/management-client.js';
 import { UsageError } from './args.js';
 import { booleans, parseCommand, strings } from './flags.js';
+import { interruptFlag } from './interrupted.js';
 import { parseIntFlag } from './options.js';
 
 export const CLASSIFY_USAGE = `Usage: capture-desk samples classify ID [options]
@@ -136,18 +137,14 @@ async function classifyHere(id: string, model: string, o: { strideMs: number | n
   const dataDir = await ensureDataDir(o.dataDir ?? defaultDataDir());
   const log = stderrLogger({ command: 'samples classify' });
   const store = await SampleStore.open(dataDir, log);
-  let stopped = false;
-  const stop = (): void => {
-    stopped = true;
-  };
-  process.once('SIGINT', stop);
+  const interrupt = interruptFlag();
   try {
     const sample = store.get(id);
     const spawn = modelWorkerSpawner();
     const session = await ModelSession.open(new ModelRegistry(dataDir, spawn, log), model, spawn, log);
     let c: Classification;
     try {
-      c = await classifySampleLocally(store, session, sample, { strideMs: o.strideMs, threshold: o.threshold, progress: () => !stopped });
+      c = await classifySampleLocally(store, session, sample, { strideMs: o.strideMs, threshold: o.threshold, progress: () => !interrupt.stopped });
     } finally {
       await session.close();
     }
@@ -155,7 +152,7 @@ async function classifyHere(id: string, model: string, o: { strideMs: number | n
     process.stdout.write(o.json ? jsonLines(c, false) : human(c, sample.name, false));
     return 0;
   } finally {
-    process.off('SIGINT', stop);
+    interrupt.release();
     await store.close({ foldJournal: false });
   }
 }

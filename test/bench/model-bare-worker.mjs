@@ -9,6 +9,12 @@
 //   new Worker(thisFile, { workerData: { modelBare: true, js, values: Float32Array, calls, maxMs } })
 //
 // Posts { ok: true, times: number[] (ms per call), startMs } or { ok: false, message }.
+//
+// With `pcm: Int16Array` (one-channel samples of `sampleFrames` each, end to end), `windowFloats`
+// and `strideFrames` instead of `values`: every whole window of every sample at k × stride written
+// into the heap and classified once, in order (the model test bench's "bare, one thread, the same
+// windows"); posts { ok: true, windows, wallMs (the loop, heap writes
+// included), callMs (the sum of run_classifier calls), startMs }.
 import { createRequire } from 'node:module';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
@@ -72,9 +78,44 @@ async function main({ js, values, calls, maxMs }) {
   return { times, startMs };
 }
 
+async function allWindows({ js, pcm, sampleFrames, windowFloats, strideFrames }) {
+  const t0 = performance.now();
+  const M = await loadGlue(js);
+  const startMs = performance.now() - t0;
+  const ptr = M._malloc(windowFloats * 4);
+  const samples = pcm.length / sampleFrames;
+  const perSample = Math.floor((sampleFrames - windowFloats) / strideFrames) + 1;
+  const write = (from) => {
+    const heap = M.HEAPF32; // taken after the malloc: the heap may have grown
+    const at = ptr >> 2;
+    for (let i = 0; i < windowFloats; i++) heap[at + i] = pcm[from + i];
+  };
+  for (let i = 0; i < 20; i++) {
+    write(0);
+    free(M.run_classifier(ptr, windowFloats, false)); // warm-up, as above
+  }
+  let callMs = 0;
+  let windows = 0;
+  const a = performance.now();
+  for (let s = 0; s < samples; s++) {
+    for (let k = 0; k < perSample; k++) {
+      write(s * sampleFrames + k * strideFrames);
+      const c = performance.now();
+      const r = M.run_classifier(ptr, windowFloats, false);
+      callMs += performance.now() - c;
+      if (r.result !== 0) throw new Error(`run_classifier returned ${r.result}`);
+      free(r);
+      windows++;
+    }
+  }
+  const wallMs = performance.now() - a;
+  M._free(ptr);
+  return { windows, wallMs, callMs, startMs };
+}
+
 if (!isMainThread && workerData?.modelBare) {
   // The glue's debug prints (printf) go to stdout; the parent does not read them.
-  main(workerData).then(
+  (workerData.pcm ? allWindows(workerData) : main(workerData)).then(
     (r) => parentPort.postMessage({ ok: true, ...r }),
     (err) => parentPort.postMessage({ ok: false, message: String(err?.message ?? err) }),
   );

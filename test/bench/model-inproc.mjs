@@ -76,8 +76,13 @@ export async function addModel(registry, path, name, axes) {
 }
 
 function bare(js, values, calls, maxMs) {
+  return bareWorker({ js, values, calls, maxMs });
+}
+
+/** Runs model-bare-worker.mjs with this workerData (see there) and resolves with what it posts. */
+export function bareWorker(data) {
   return new Promise((resolve, reject) => {
-    const w = new Worker(BARE, { workerData: { modelBare: true, js, values, calls, maxMs }, stdout: true, stderr: true });
+    const w = new Worker(BARE, { workerData: { modelBare: true, ...data }, stdout: true, stderr: true });
     w.stdout.resume();
     let stderr = '';
     w.stderr.setEncoding('utf8').on('data', (d) => (stderr = (stderr + d).slice(-2000)));

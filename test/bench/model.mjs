@@ -21,6 +21,13 @@
 //   memory       the module's heap (and the process RSS) after 0, 50,000 and 100,000 windows of the
 //                gesture test model through ModelSession.classify; real exports for fewer windows.
 //
+//   model test   `capture-desk model test` on MODEL_BENCH_TEST_SAMPLES (1,000) one-channel samples of
+//                MODEL_BENCH_TEST_SECONDS (1 s) with MODEL_BENCH_TEST_WORKERS workers (one per core, at
+//                most 4), the first real microphone export (else the audioNew test model): windows/s
+//                of the command, wall time from spawn to exit, against run_classifier bare in one
+//                thread on the same windows (goal ≥ 1.6×); with 1 worker; again (all reused); RSS
+//                (model-test-bench.mjs). MODEL_BENCH_ONLY=test stops after it.
+//
 // Knobs: MODEL_BENCH_EXPORTS (folder of real exports, default ../shared/models), MODEL_BENCH_MIC_S
 // (10), MODEL_BENCH_SERIAL_RATE (250000), MODEL_BENCH_SERIAL_S (15), MODEL_BENCH_PAGE_S (20),
 // MODEL_BENCH_WINDOWS (100000), MODEL_BENCH_REAL_WINDOWS (20000; 0 = skip), CHROMIUM_PATH.
@@ -34,11 +41,13 @@ import { promisify } from 'node:util';
 import { PRESETS, writeTestModel } from '../support/models/test-model.mjs';
 import { addModel, findExports, loadCore, memoryFlat, micBaseline, micShare, pct, perWindow } from './model-inproc.mjs';
 import { pageLatency } from './model-page.mjs';
+import { modelTestThroughput } from './model-test-bench.mjs';
 import { serialWithModel } from './model-serial.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = fileURLToPath(new URL('../../dist/cli/capture-desk.js', import.meta.url));
-const EXPORTS = process.env.MODEL_BENCH_EXPORTS ?? resolve(ROOT, '..', 'shared', 'models');
+/** ../shared/models beside the checkout, or beside the folder of worktrees (a git worktree sits one level deeper). */
+const EXPORTS = process.env.MODEL_BENCH_EXPORTS ?? [resolve(ROOT, '..', 'shared', 'models'), resolve(ROOT, '..', '..', 'shared', 'models')].find((p) => existsSync(p)) ?? resolve(ROOT, '..', 'shared', 'models');
 const MIC_S = Number(process.env.MODEL_BENCH_MIC_S ?? 10);
 /** The serial section's target rate (serial.mjs TARGET_RATE): what it must hold for 30 s with 0 lost. */
 const SERIAL_RATE = Number(process.env.MODEL_BENCH_SERIAL_RATE ?? 250_000);
@@ -49,6 +58,12 @@ const PAGE_S = Number(process.env.MODEL_BENCH_PAGE_S ?? 20);
 const WINDOWS = Number(process.env.MODEL_BENCH_WINDOWS ?? 100_000);
 const REAL_WINDOWS = Number(process.env.MODEL_BENCH_REAL_WINDOWS ?? 20_000);
 const PER_WINDOW = { calls: 3000, maxMs: 1500 };
+/** `model test`: samples, their length, workers; MODEL_BENCH_ONLY=test runs only that part (the rest takes minutes). */
+const TEST_SAMPLES = Number(process.env.MODEL_BENCH_TEST_SAMPLES ?? 1000);
+const TEST_SECONDS = Number(process.env.MODEL_BENCH_TEST_SECONDS ?? 1);
+const TEST_WORKERS = Number(process.env.MODEL_BENCH_TEST_WORKERS ?? Math.max(1, Math.min(availableParallelism(), 4)));
+const ONLY = process.env.MODEL_BENCH_ONLY ?? '';
+const TEST_GOAL = 1.6;
 const TEST_MODELS = ['gestureNew', 'gestureOld', 'audioNew', 'audioOld'];
 const LATENCY_TARGET_MS = 100;
 const MB = 1024 * 1024;
@@ -132,6 +147,27 @@ async function memoryRows(core, registry, items) {
   return rows;
 }
 
+async function modelTestRows(dir, exp) {
+  const l0 = loadavg()[0];
+  const r = await modelTestThroughput({ cli: CLI, dir, exportDir: exp.path, samples: TEST_SAMPLES, seconds: TEST_SECONDS, workers: TEST_WORKERS, say });
+  const l1 = loadavg()[0];
+  const ratio = r.many.windowsPerSecond / r.bare.windowsPerSecond;
+  const mb = (xs) => xs.map((x) => x.toFixed(0)).join(' → ');
+  const loadText = `load average ${l0.toFixed(2)} → ${l1.toFixed(2)} (1 min, ${availableParallelism()} cores; the machine is shared, so other work ran beside it)`;
+  say(`model test ${exp.label}: ${n(r.many.windowsPerSecond)} windows/s with ${r.many.workers} workers, ${n(r.one.windowsPerSecond)} with 1, bare ${n(r.bare.windowsPerSecond)}: ${ratio.toFixed(2)}× bare`);
+  summaryLines.push(`| model | \`capture-desk model test\` on ${n(r.count)} samples of ${r.seconds} s (${exp.label}, ${n(r.many.windows)} windows), ${r.many.workers} workers, wall time of the command vs run_classifier bare in one thread on the same windows | ≥ ${TEST_GOAL}× bare | **${n(r.many.windowsPerSecond)} windows/s = ${ratio.toFixed(2)}× bare** (${n(r.bare.windowsPerSecond)}/s); 1 worker ${n(r.one.windowsPerSecond)}/s; the second run reused all ${n(r.again.reused)} results in ${(r.again.wallMs / 1000).toFixed(2)} s; RSS ${mb(r.many.rssMb)} MB by quarters; ${loadText} |`);
+  return [
+    { name: `model test: windows/s through \`capture-desk model test\`, ${n(r.count)} samples × ${r.seconds} s, ${r.many.workers} workers (${exp.label})`, value: Math.round(r.many.windowsPerSecond), unit: 'windows/s', target: `≥ ${TEST_GOAL}× bare (${n(r.bare.windowsPerSecond * TEST_GOAL)})`, pass: ratio >= TEST_GOAL,
+      detail: `${ratio.toFixed(2)}× bare; ${n(r.many.windows)} windows in ${(r.many.wallMs / 1000).toFixed(2)} s from spawn to exit (process start, the workers' start, reading and decoding, windowing, the hand-over, keeping every result all counted); RSS by quarters of the run ${mb(r.many.rssMb)} MB, peak ${r.many.peakMb.toFixed(0)} MB; ${loadText}` },
+    { name: `model test: the same with 1 worker (another threshold: nothing reused)`, value: Math.round(r.one.windowsPerSecond), unit: 'windows/s', target: 'reference', pass: null,
+      detail: `${n(r.one.windows)} windows in ${(r.one.wallMs / 1000).toFixed(2)} s; RSS by quarters ${mb(r.one.rssMb)} MB; ${r.many.workers} workers were ${(r.many.windowsPerSecond / r.one.windowsPerSecond).toFixed(2)}× this` },
+    { name: `model test: run_classifier bare in one thread on the same windows (${exp.label})`, value: Math.round(r.bare.windowsPerSecond), unit: 'windows/s', target: 'reference', pass: null,
+      detail: `${n(r.bare.windows)} windows (every whole window at k × ${r.d.windowMs / 4} ms of the same samples, written into the heap) in ${(r.bare.wallMs / 1000).toFixed(2)} s, ${(r.bare.callMs / 1000).toFixed(2)} s of it inside run_classifier; the module's start not counted; measured before the command (${(r.bare.beforeMs / 1000).toFixed(2)} s) and after its runs (${(r.bare.afterMs / 1000).toFixed(2)} s), the faster kept` },
+    { name: 'model test: the same test again (every result kept: nothing classified)', value: Math.round(r.again.wallMs), unit: 'ms', target: '0 windows', pass: r.again.windows === 0 && r.again.reused === r.many.samples,
+      detail: `${r.again.windows} windows classified, ${n(r.again.reused)} kept results used` },
+  ];
+}
+
 async function serialRows(dir, dataDir) {
   say(`3-axis board at ${n(SERIAL_RATE)} lines/s for ${SERIAL_S} s into capture-desk serve, gesture test model on it…`);
   await mkdir(join(dir, 'serial'));
@@ -206,7 +242,7 @@ export async function run() {
       const name = e.name.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 64);
       try {
         const { entry, note } = await addModel(registry, e.path, name);
-        realModels.push({ name, label: `real ${name}`, entry, note, real: true });
+        realModels.push({ name, label: `real ${name}`, entry, note, real: true, path: e.path });
       } catch (err) {
         rows.push({ name: `model real ${name}: could not be added`, value: '-', unit: '', target: 'added', pass: false, detail: String(err?.message ?? err) });
       }
@@ -218,6 +254,12 @@ export async function run() {
     } else {
       say(`real exports in ${EXPORTS}: ${real.map((e) => e.name).join(', ')} (added to a temporary data folder, not the repository)`);
     }
+
+    // model test: the first real microphone export, else the test kit's audio model.
+    const testExport = realModels.find((m) => m.entry.description.sensor === 'microphone' && m.entry.description.axes === 1);
+    const testOn = testExport ? { path: testExport.path, label: testExport.label } : { path: join(dir, 'exports', 'audioNew'), label: 'test audioNew' };
+    rows.push(...(await modelTestRows(dir, testOn)));
+    if (ONLY === 'test') return rows;
 
     say('per window: app path vs bare run_classifier…');
     rows.push(...(await perWindowRows(core, registry, [...models, ...realModels])));

@@ -95,7 +95,8 @@ test('a never-uploaded sample classified on this computer from its sample view: 
 test('"Classify with model…" on all matching samples: a progress bar and Cancel, then a run to the end that says what it left alone', async ({ page, shell }, testInfo) => {
   test.slow(); // 500 rows drawn, and a page of 500 before "all matching" is offered
   await addModel(shell.dataDir, 'gestures');
-  await addModel(shell.dataDir, 'slow', { ...G, faults: { slowMs: 40 } });
+  // 100 ms a window: 164 windows spread over the model workers (one per core) still take seconds.
+  await addModel(shell.dataDir, 'slow', { ...G, faults: { slowMs: 100 } });
   // More than a page: 501 a few rows long (too short for a window) and 4 of three windows.
   const files = [
     ...Array.from({ length: 501 }, (_, i) => ({ name: `wave.short.${i}`, label: 'wave', rows: [[i, 1, 2], [i, 3, 4], [i, 5, 6]] })),

@@ -113,6 +113,31 @@ describe('an abort inside the module', () => {
   }, 30_000);
 });
 
+describe('batches (samples classified offline)', () => {
+  it('answers a batch of windows in order as one by one, reusing the buffer the worker hands back; an abort restarts once and retries the batch, a second marks the model failed', async () => {
+    const opts = { ...PRESETS.gestureNew, faults: { abortWhenAbove: 1000 } };
+    const { registry, session } = await sessionOf(opts);
+    const floats = opts.frameSampleCount * opts.axes;
+    const batchOf = (energies: number[]) => {
+      const v = new Float32Array(floats * energies.length);
+      energies.forEach((e, k) => v.set(windowWithEnergy(opts, e), k * floats));
+      return v;
+    };
+    for (const energies of [[0.5, 5, 2.05], [5, 0.5], [3, 3, 0.5, 5]]) {
+      const values = batchOf(energies);
+      const got = await session.classifyBatch(values, floats, energies.length);
+      expect(got.map(asScores)).toEqual(energies.map((e) => expectedTop(opts, windowWithEnergy(opts, e)).scores));
+      expect(values).toEqual(batchOf(energies)); // the caller's windows are untouched
+    }
+    expect(session.classified).toBe(9);
+
+    const poisoned = batchOf([0.5, 5]);
+    poisoned[floats + 7] = 5000; // the second window aborts the module
+    await expect(session.classifyBatch(poisoned, floats, 2)).rejects.toThrow(/The model "m" stopped twice: .*out of range/);
+    expect((await registry.list())[0]).toMatchObject({ name: 'm', status: 'failed' });
+  });
+});
+
 describe('back-pressure', () => {
   it('a model slower than the windows offered skips and counts them, holding at most one waiting', async () => {
     const opts = { ...PRESETS.gestureNew, faults: { slowMs: 40 } };

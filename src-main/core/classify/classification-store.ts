@@ -1,4 +1,4 @@
-import { LOCAL_RESULT, type Db } from '../samples/db.js';
+import { LOCAL_RESULT, type Db, type Statement } from '../samples/db.js';
 import { Classification, type ResultVariant } from '../contract/classify-schema.js';
 
 /** impulse_id 0 stands for "the project's default impulse" (platform impulse ids are positive). */
@@ -13,16 +13,28 @@ const platformKey = (c: Classification): number => c.platformSampleId ?? LOCAL_R
  * (variant `local:<hash16>`, one per model build) share the table, so the newest of either wins.
  */
 export class ClassificationStore {
+  #keepStatement: Statement | null = null;
+  #localKeyStatement: Statement | null = null;
+
   constructor(private readonly db: Db) {}
 
   keep(c: Classification): void {
-    this.db
-      .prepare(
-        `INSERT INTO classifications (sample_id, impulse_id, variant, platform_sample_id, classified_at, result) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (sample_id, impulse_id, variant) DO UPDATE SET platform_sample_id = excluded.platform_sample_id,
-           classified_at = excluded.classified_at, result = excluded.result`,
-      )
+    // Prepared once: preparing cost as much as the insert when a model test keeps hundreds.
+    this.#keepStatement ??= this.db.prepare(
+      `INSERT INTO classifications (sample_id, impulse_id, variant, platform_sample_id, classified_at, result) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (sample_id, impulse_id, variant) DO UPDATE SET platform_sample_id = excluded.platform_sample_id,
+         classified_at = excluded.classified_at, result = excluded.result`,
+    );
+    this.#keepStatement
       .run(c.sampleId, impulseKey(c.impulseId), c.variant, platformKey(c), c.classifiedAt, JSON.stringify(c));
+  }
+
+  /** Several results in one transaction: a commit each cost more than classifying a short sample (model test keeps hundreds). */
+  keepAll(cs: readonly Classification[]): void {
+    if (!cs.length) return;
+    this.db.transaction(() => {
+      for (const c of cs) this.keep(c);
+    })();
   }
 
   /**
@@ -36,6 +48,20 @@ export class ClassificationStore {
     if (!row) return null;
     if (row.p !== LOCAL_RESULT && (platformSampleId === null || row.p !== platformSampleId)) return null;
     return parse(row.result);
+  }
+
+  /**
+   * What a kept local result was made from (the sample's bytes, threshold, stride, window), read
+   * without parsing the result: a model test parses only the results it can use.
+   */
+  localKey(sampleId: string, variant: ResultVariant): { sampleSha256: string | null; threshold: number | null; strideMs: number | null; windowMs: number | null } | null {
+    this.#localKeyStatement ??= this.db.prepare(
+      `SELECT result ->> '$.local.sampleSha256' AS sampleSha256, result ->> '$.local.threshold' AS threshold,
+         result ->> '$.windowIncreaseMs' AS strideMs, result ->> '$.windowSizeMs' AS windowMs
+       FROM classifications WHERE sample_id = ? AND impulse_id = ${DEFAULT_IMPULSE} AND variant = ? AND platform_sample_id = ${LOCAL_RESULT} AND json_valid(result)`,
+    );
+    const row = this.#localKeyStatement.get(sampleId, variant) as { sampleSha256: string | null; threshold: number | null; strideMs: number | null; windowMs: number | null } | undefined;
+    return row ? { sampleSha256: row.sampleSha256, threshold: row.threshold, strideMs: row.strideMs, windowMs: row.windowMs } : null;
   }
 
   /** The newest kept result of this sample made on this computer by a model of this name (any build of it). */

@@ -15,8 +15,12 @@ export type ClassifyVariant = z.infer<typeof ClassifyVariant>;
  */
 export const ResultVariant = z.union([ClassifyVariant, z.string().regex(/^local:[0-9a-f]{1,64}$/, 'a local variant is "local:" and the model build\'s hash')]);
 export type ResultVariant = z.infer<typeof ResultVariant>;
-/** Which added model made a local result: its name when it ran, its build's hash, the confidence threshold used. */
-export const LocalSource = z.object({ model: z.string().min(1), hash: z.string().min(1), threshold: z.number().min(0).max(1) });
+/**
+ * Which added model made a local result: its name when it ran, its build's hash, the confidence
+ * threshold used; `sampleSha256`, the sample's content it classified (a model test reuses a result
+ * only for the same bytes; results kept before it was recorded lack it and are made again).
+ */
+export const LocalSource = z.object({ model: z.string().min(1), hash: z.string().min(1), threshold: z.number().min(0).max(1), sampleSha256: z.string().optional() });
 export type LocalSource = z.infer<typeof LocalSource>;
 /** A platform impulse id; null = the project's default impulse. */
 export const ImpulseId = z.number().int().positive().max(2 ** 31 - 1);

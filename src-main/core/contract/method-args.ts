@@ -16,3 +16,5 @@ export const Label = z.string().trim().min(1, 'label must not be empty').max(128
 export const StrideMs = z.number().positive().max(600_000).nullable();
 /** Below this top score a window is "uncertain" (default 0.6). */
 export const Threshold = z.number().min(0).max(1);
+/** Model workers for a bulk classification (each classifies one whole sample at a time); the CLI's --workers. */
+export const ModelWorkers = z.number().int().min(1).max(16);

@@ -1,7 +1,7 @@
 /** Samples in the data folder: listing and finding them, bulk actions, adding files, the upload queue, the class balance. */
 import { z } from 'zod';
 import { Category } from '../category.js';
-import { Ids, JobId, Label, none, StrideMs, Threshold } from './method-args.js';
+import { Ids, JobId, Label, ModelWorkers, none, StrideMs, Threshold } from './method-args.js';
 import { ModelName } from './model-schema.js';
 import {
   AddPathResult, BulkResult, ClassBalance, DatasetSummary, Metadata, PendingUploads, QueueStatus, Sample, SampleFacets, SampleQueryFilter, SampleSort, SampleState,
@@ -44,7 +44,8 @@ export const sampleMethods = {
    * A bulk action on every sample a filter matches (not just a page): set label or category, queue
    * (force = "Upload anyway"), take out of the queue, delete, export (a job like samples.export,
    * progress as samples.progress op "export", cancelled by samples.cancel), or classify with an
-   * added model on this computer (a job, op "classify": one sample at a time, each result kept as
+   * added model on this computer (a job, op "classify": samples spread over `workers` model
+   * workers, one per core up to 4 unless said, each sample whole in one; each result kept as
    * it is made, so a cancel keeps those finished; a sample that cannot be classified is left with
    * its reason, code too-short, misfit or not-classified, and the rest go on). dryRun: nothing
    * changes, the answer says what would ("Set label on 12,345 samples? 2,000 on the platform stay
@@ -62,7 +63,7 @@ export const sampleMethods = {
           z.object({ type: z.literal('dequeue') }).strict(),
           z.object({ type: z.literal('delete') }).strict(),
           z.object({ type: z.literal('export'), jobId: JobId, outDir: z.string().min(1).max(4096).optional(), csv: z.boolean().optional() }).strict(),
-          z.object({ type: z.literal('classify'), jobId: JobId, model: ModelName, strideMs: StrideMs.optional(), threshold: Threshold.optional() }).strict(),
+          z.object({ type: z.literal('classify'), jobId: JobId, model: ModelName, strideMs: StrideMs.optional(), threshold: Threshold.optional(), workers: ModelWorkers.optional() }).strict(),
         ]),
         dryRun: z.boolean().optional(),
         expectTotal: z.number().int().nonnegative().optional(),

@@ -1,4 +1,5 @@
 import { checkModelAlone } from '../model/live-model.js';
+import { defaultModelWorkers } from '../model/model-pool.js';
 import type { Handlers } from '../dispatch.js';
 import type { ModelService } from '../model/model-service.js';
 import type { Jobs } from '../jobs.js';
@@ -37,6 +38,7 @@ export function findHandlers(store: SampleStore, uploads: UploadService, jobs: J
               checkModelAlone(entry, strideMs);
               return entry;
             },
+            workers: defaultModelWorkers(),
             classifySample: (sample, model, o) => models.classifySample(sample, model, o),
           },
         },

@@ -10,6 +10,10 @@ import type { ModelSession } from './model-session.js';
 /** The variant a local result is kept under: one per model build, beside the platform's int8/float32. */
 export const localVariant = (hash: string): string => `local:${hash.slice(0, 16)}`;
 
+/** At most this many windows a round trip to the worker, and at most this many floats (4 MB). */
+const BATCH_WINDOWS = 16;
+const BATCH_FLOATS = 1 << 20;
+
 export interface LocalClassifyOptions {
   strideMs?: number | null;
   threshold?: number;
@@ -29,7 +33,7 @@ export async function classifySampleLocally(store: SampleStore, session: ModelSe
   return classifyDecoded(session, sample, decoded, o);
 }
 
-export async function classifyDecoded(session: ModelSession, sample: Pick<Sample, 'id' | 'name' | 'label'>, decoded: Decoded, o: LocalClassifyOptions = {}): Promise<Classification> {
+export async function classifyDecoded(session: ModelSession, sample: Pick<Sample, 'id' | 'name' | 'label'> & { sha256?: string }, decoded: Decoded, o: LocalClassifyOptions = {}): Promise<Classification> {
   const entry = session.entry;
   const d = entry.description;
   const rateHz = 1000 / decoded.intervalMs;
@@ -52,27 +56,35 @@ export async function classifyDecoded(session: ModelSession, sample: Pick<Sample
   }
   const count = Math.floor((lengthMs - d.windowMs) / strideMs + 1e-9) + 1;
   const windows: ClassifiedWindow[] = [];
-  const values = new Float32Array(d.frameSampleCount * axes);
-  for (let i = 0; i < count; i++) {
-    const startMs = i * strideMs;
-    fillWindow(values, decoded, startMs, d.frameSampleCount, d.frequencyHz, axes);
-    const r = await session.classify(values);
-    if (r.code !== 0) throw new CoreError('InvalidArguments', `Model "${entry.name}" failed on the window at ${Math.round(startMs)} ms of "${sample.name}" (run_classifier returned ${r.code}${r.code === -5 ? ': its signal processing failed' : ''}).`, { reason: 'model-failed', code: r.code } satisfies LocalRefusal);
-    const v = toVerdict(r, { index: i, startMs, endMs: startMs + d.windowMs }, threshold, d.hasAnomaly);
-    windows.push({ index: i, startMs: v.startMs, endMs: v.endMs, label: v.label, confidence: v.confidence, scores: v.scores, anomaly: v.anomaly, uncertain: v.uncertain });
-    if (o.progress?.(i + 1, count) === false) throw new CoreError('Cancelled', `Classifying "${sample.name}" was stopped; nothing was kept.`);
+  const floats = d.frameSampleCount * axes;
+  // Windows go to the worker a batch at a time (one round trip each); a batch is small enough for
+  // Cancel to be felt within a few windows, and its buffer is reused.
+  const batch = Math.max(1, Math.min(count, BATCH_WINDOWS, Math.floor(BATCH_FLOATS / floats)));
+  const values = new Float32Array(floats * batch);
+  for (let first = 0; first < count; first += batch) {
+    const n = Math.min(batch, count - first);
+    for (let k = 0; k < n; k++) fillWindow(values.subarray(k * floats, (k + 1) * floats), decoded, (first + k) * strideMs, d.frameSampleCount, d.frequencyHz, axes);
+    const results = await session.classifyBatch(values, floats, n);
+    for (const [k, r] of results.entries()) {
+      const i = first + k;
+      const startMs = i * strideMs;
+      if (r.code !== 0) throw new CoreError('InvalidArguments', `Model "${entry.name}" failed on the window at ${Math.round(startMs)} ms of "${sample.name}" (run_classifier returned ${r.code}${r.code === -5 ? ': its signal processing failed' : ''}).`, { reason: 'model-failed', code: r.code } satisfies LocalRefusal);
+      const v = toVerdict(r, { index: i, startMs, endMs: startMs + d.windowMs }, threshold, d.hasAnomaly);
+      windows.push({ index: i, startMs: v.startMs, endMs: v.endMs, label: v.label, confidence: v.confidence, scores: v.scores, anomaly: v.anomaly, uncertain: v.uncertain });
+      if (o.progress?.(i + 1, count) === false) throw new CoreError('Cancelled', `Classifying "${sample.name}" was stopped; nothing was kept.`);
+    }
   }
   return localResult(entry, sample, windows, { lengthMs, strideMs, threshold });
 }
 
-export function localResult(entry: ModelEntry, sample: Pick<Sample, 'id' | 'label'>, windows: ClassifiedWindow[], o: { lengthMs: number; strideMs: number; threshold: number }): Classification {
+export function localResult(entry: ModelEntry, sample: Pick<Sample, 'id' | 'label'> & { sha256?: string }, windows: ClassifiedWindow[], o: { lengthMs: number; strideMs: number; threshold: number }): Classification {
   const d = entry.description;
   return {
     sampleId: sample.id,
     platformSampleId: null,
     impulseId: null,
     variant: localVariant(entry.hash),
-    local: { model: entry.name, hash: entry.hash, threshold: o.threshold },
+    local: { model: entry.name, hash: entry.hash, threshold: o.threshold, ...(sample.sha256 === undefined ? {} : { sampleSha256: sample.sha256 }) },
     classifiedAt: new Date().toISOString(),
     lengthMs: o.lengthMs,
     windowSizeMs: d.windowMs,
@@ -101,6 +113,21 @@ function fillWindow(out: Float32Array, dec: Decoded, startMs: number, rows: numb
   const srcHz = 1000 / dec.intervalMs;
   const same = Math.abs(srcHz / modelHz - 1) <= 0.01 + 1e-9;
   const first = (startMs / 1000) * srcHz;
+  if (same) {
+    // Rows copied as they are (the common case, and a keyword window is 16,000 of them): a column
+    // at a time, one set() for a single axis.
+    const start = Math.round(first);
+    const last = dec.rows - 1;
+    for (let a = 0; a < axes; a++) {
+      const col = dec.columns[a]!;
+      if (axes === 1 && start + rows - 1 <= last) {
+        out.set(col.subarray(start, start + rows));
+        continue;
+      }
+      for (let r = 0; r < rows; r++) out[r * axes + a] = col[Math.min(last, start + r)]!;
+    }
+    return;
+  }
   for (let r = 0; r < rows; r++) {
     const pos = same ? Math.round(first) + r : first + (r * srcHz) / modelHz;
     const i0 = Math.min(dec.rows - 1, Math.floor(pos));

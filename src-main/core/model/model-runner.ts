@@ -145,6 +145,32 @@ export class ModelRunner {
     return this.#request<WindowResult>((id) => ({ t: 'classify', id, values, ...m }), [values.buffer as ArrayBuffer]);
   }
 
+  /**
+   * `count` whole windows end to end in `values`, classified in order: one message each way. The
+   * windows are copied into memory shared with the worker, so nothing is transferred: a buffer
+   * transferred a batch (and the external memory it moves between threads) cost as much as the
+   * windows' own classification once hundreds of samples went through. A second batch sent before
+   * the first came back gets a buffer of its own, transferred.
+   */
+  classifyBatch(values: Float32Array, windowFloats: number, count: number): Promise<WindowResult[]> {
+    const n = windowFloats * count;
+    if (this.#batchBusy) {
+      const own = values.slice(0, n);
+      return this.#request<WindowResult[]>((id) => ({ t: 'classify-batch', id, values: own, windowFloats, count }), [own.buffer as ArrayBuffer]);
+    }
+    if (!this.#shared || this.#shared.length < n) this.#shared = new Float32Array(new SharedArrayBuffer(n * 4));
+    this.#shared.set(values.subarray(0, n));
+    const shared = this.#shared;
+    this.#batchBusy = true;
+    return this.#request<WindowResult[]>((id) => ({ t: 'classify-batch', id, values: shared, windowFloats, count })).finally(() => {
+      this.#batchBusy = false;
+    });
+  }
+
+  /** The batch buffer shared with the worker (classifyBatch), grown when a batch needs more. */
+  #shared: Float32Array | null = null;
+  #batchBusy = false;
+
   memory(): Promise<{ heapBytes: number; rssBytes: number }> {
     return this.#request((id) => ({ t: 'memory', id }));
   }
@@ -175,6 +201,10 @@ export class ModelRunner {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);
       p?.resolve({ code: m.code, scores: m.scores, anomaly: m.anomaly, ms: m.ms, refilling: m.refilling } as never);
+    } else if (m.t === 'batch-result') {
+      const p = this.#pending.get(m.id);
+      this.#pending.delete(m.id);
+      p?.resolve(m.results.map((r) => ({ ...r, refilling: false })) as never);
     } else if (m.t === 'memory') {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);

@@ -18,6 +18,7 @@ import { ModelRegistry } from './model-registry.js';
 import type { SpawnModelWorker } from './model-runner.js';
 import type { LiveModelRequest, LiveModelStatus, ModelEntry, ModelVerdict } from '../contract/model-schema.js';
 import { ModelSession } from './model-session.js';
+import { SessionLender } from './session-lender.js';
 import { settledRate } from './settled-rate.js';
 
 const AUDIO_PREFIX = 'audio:';
@@ -64,7 +65,7 @@ export class ModelService {
   readonly #takes = new Map<string, Map<string, { model: string; strideMs: number; threshold: number }>>();
   #chain: Promise<void> = Promise.resolve();
   #closed = false;
-  readonly #offline = new Map<string, { session: Promise<ModelSession>; timer: NodeJS.Timeout }>();
+  readonly #offline = new Map<string, { lender: SessionLender; timer: NodeJS.Timeout | null }>();
 
   constructor(private readonly d: ModelServiceDeps) {
     this.registry = new ModelRegistry(d.dataDir, d.spawn, d.log);
@@ -333,40 +334,36 @@ export class ModelService {
     }
   }
 
-  /** Classifies a sample in the data folder with a local model and keeps the result with it. */
+  /**
+   * Classifies a sample in the data folder with a local model and keeps the result with it. Calls
+   * made at once run at once, each sample whole in a worker of its own (the bulk action makes as
+   * many calls at once as it wants workers).
+   */
   async classifySample(sample: Sample, model: string, o: { strideMs?: number | null; threshold?: number; progress?: (done: number, total: number) => boolean | void } = {}): Promise<Classification> {
-    const session = await this.#offlineSession(model);
-    const c = await classifySampleLocally(this.d.store, session, sample, o);
+    const c = await this.#offlineUse(model, (session) => classifySampleLocally(this.d.store, session, sample, o));
     this.d.keep(c);
     this.d.bus.emit('samples.changed', { ids: [sample.id] });
     return c;
   }
 
   /**
-   * One worker per model for samples classified one after another (a bulk run, takes as they are
-   * saved), closed once it has been idle a few seconds: starting a worker per sample cost more than
+   * Workers per model for samples classified offline (a bulk run, takes as they are saved), closed
+   * once none has been used for a few seconds: starting a worker per sample cost more than
    * classifying a short sample.
    */
-  async #offlineSession(model: string): Promise<ModelSession> {
-    const kept = this.#offline.get(model);
-    if (kept) {
-      clearTimeout(kept.timer);
-      kept.timer = setTimeout(() => void this.#closeOffline(model), OFFLINE_IDLE_MS);
-      const session = await kept.session.catch(() => null);
-      if (session && !session.failed) return session;
-      this.#offline.delete(model);
-      clearTimeout(kept.timer);
-      await session?.close();
+  async #offlineUse<T>(model: string, work: (session: ModelSession) => Promise<T>): Promise<T> {
+    let kept = this.#offline.get(model);
+    if (!kept) {
+      kept = { lender: new SessionLender(() => ModelSession.open(this.registry, model, this.d.spawn, this.d.log)), timer: null };
+      this.#offline.set(model, kept);
     }
-    const opening = ModelSession.open(this.registry, model, this.d.spawn, this.d.log);
-    const entry = { session: opening, timer: setTimeout(() => void this.#closeOffline(model), OFFLINE_IDLE_MS) };
-    this.#offline.set(model, entry);
+    const k = kept;
+    if (k.timer) clearTimeout(k.timer);
+    k.timer = null;
     try {
-      return await opening;
-    } catch (err) {
-      if (this.#offline.get(model) === entry) this.#offline.delete(model);
-      clearTimeout(entry.timer);
-      throw err;
+      return await k.lender.use(work);
+    } finally {
+      if (k.lender.busy === 0 && this.#offline.get(model) === k) k.timer = setTimeout(() => void this.#closeOffline(model), OFFLINE_IDLE_MS);
     }
   }
 
@@ -374,9 +371,8 @@ export class ModelService {
     const kept = this.#offline.get(model);
     if (!kept) return;
     this.#offline.delete(model);
-    clearTimeout(kept.timer);
-    const session = await kept.session.catch(() => null);
-    await session?.close();
+    if (kept.timer) clearTimeout(kept.timer);
+    await kept.lender.close();
   }
 
   async close(): Promise<void> {

@@ -105,6 +105,25 @@ export class ModelSession<M = unknown> {
     }
   }
 
+  /**
+   * Offline: `count` whole windows end to end in `values`, classified in order in one round trip
+   * (a round trip a window left the workers idle, waiting for the next window). A death restarts
+   * once and retries the batch. `values` is not touched (the runner copies it).
+   */
+  async classifyBatch(values: Float32Array, windowFloats: number, count: number): Promise<WindowResult[]> {
+    for (;;) {
+      if (this.#failed) throw new Error(this.#failed);
+      try {
+        const r = await this.#runner.classifyBatch(values, windowFloats, count);
+        this.classified += r.length;
+        this.#seq += r.length;
+        return r;
+      } catch (err) {
+        await this.#restartOrFail((err as Error).message);
+      }
+    }
+  }
+
   async memory(): Promise<{ heapBytes: number; rssBytes: number }> {
     return this.#runner.memory();
   }

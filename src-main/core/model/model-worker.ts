@@ -31,6 +31,9 @@ port.on('message', (m: ToModelWorker) => {
     case 'classify':
       classify(m.id, m.values, m.continuous, m.seq, m.count ?? m.values.length);
       return;
+    case 'classify-batch':
+      classifyBatch(m.id, m.values, m.windowFloats, m.count);
+      return;
     case 'memory':
       send({ t: 'memory', id: m.id, heapBytes: M ? M.HEAPF32.byteLength : 0, rssBytes: process.memoryUsage().rss });
       return;
@@ -76,6 +79,23 @@ function classify(id: number, values: Float32Array, continuous: boolean, seq: nu
   } catch (err) {
     // An abort leaves the runtime dead: say so and end, so the runner starts a fresh one.
     // A debug build's abort error carries stack frames in its message; the module's words are in `aborted`.
+    send({ t: 'failed', id, message: aborted ?? messageOf(err), detail: detailOf(err) });
+    setImmediate(() => process.exit(1));
+  }
+}
+
+function classifyBatch(id: number, values: Float32Array, windowFloats: number, count: number): void {
+  if (!classifier) return send({ t: 'failed', id, message: 'the model is not loaded' });
+  const results: Extract<FromModelWorker, { t: 'batch-result' }>['results'] = [];
+  try {
+    for (let k = 0; k < count; k++) {
+      const t0 = performance.now();
+      const r = classifier.run(values.subarray(k * windowFloats, (k + 1) * windowFloats), false, windowFloats);
+      results.push({ code: r.code, scores: r.scores, anomaly: r.anomaly, ms: performance.now() - t0 });
+    }
+    send({ t: 'batch-result', id, results });
+  } catch (err) {
+    // As for one window: the runtime is dead; the runner retries the whole batch in a fresh one.
     send({ t: 'failed', id, message: aborted ?? messageOf(err), detail: detailOf(err) });
     setImmediate(() => process.exit(1));
   }

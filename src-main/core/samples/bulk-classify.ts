@@ -12,7 +12,9 @@ export interface BulkClassifier {
    * with what to do, otherwise. (The fit is the model side's to judge: samples/ sits below it.)
    */
   model(name: string, strideMs: number | null): Promise<ModelEntry>;
-  /** Classifies one sample and keeps the result (ModelService.classifySample). */
+  /** How many samples to classify at once when the action does not say (one per core, capped). */
+  workers: number;
+  /** Classifies one sample and keeps the result (ModelService.classifySample); calls made at once run in workers of their own. */
   classifySample(sample: Sample, model: string, o: { strideMs?: number | null; threshold?: number; progress?: (done: number, total: number) => boolean | void }): Promise<Classification>;
 }
 
@@ -21,6 +23,7 @@ export interface ClassifyAction {
   model: string;
   strideMs?: number | null | undefined;
   threshold?: number | undefined;
+  workers?: number | undefined;
 }
 
 type Unchanged = BulkResult['unchanged'][number];
@@ -30,7 +33,7 @@ const SERIES = "kind IN ('sensor', 'audio')";
 
 /**
  * "Classify all matching" with a model added on this computer: every sample the filter matches,
- * oldest first, one at a time, each result kept as soon as it is made (so a cancel keeps what was
+ * oldest first, spread over the model's workers (each sample whole in one), each result kept as soon as it is made (so a cancel keeps what was
  * finished, and the "Model says" column fills in as it goes). What the index already tells (files
  * that are not series of readings, samples shorter than a window) is said before the person
  * confirms; a sample found unfit while classifying (axes, rate, a file that cannot be read) is left
@@ -66,21 +69,21 @@ export async function classifyMatching(
       left.set(reason, g);
     };
     let changed = 0;
+    let done = 0;
+    let next = 0;
     job.progress(0, ids.length);
-    for (let i = 0; i < ids.length; i++) {
-      if (job.signal.aborted) throw stopped(entry, i, ids.length, changed);
+    const one = async (id: string): Promise<void> => {
       let sample: Sample;
       try {
-        sample = d.store.get(ids[i]!);
+        sample = d.store.get(id);
       } catch {
-        job.progress(i + 1, ids.length);
-        continue; // deleted meanwhile: counted as "changed while this ran"
+        return; // deleted meanwhile: counted as "changed while this ran"
       }
       try {
         await d.classifier!.classifySample(sample, entry.name, { strideMs: action.strideMs ?? null, ...(action.threshold === undefined ? {} : { threshold: action.threshold }), progress: () => !job.signal.aborted });
         changed++;
       } catch (err) {
-        if (job.signal.aborted) throw stopped(entry, i, ids.length, changed);
+        if (job.signal.aborted) return;
         const why = refusalOf(err);
         if (why?.reason === 'too-short') leave('too-short', tooShort);
         else if (why?.reason === 'misfit') leave('misfit', misfitReason(entry, why));
@@ -88,8 +91,17 @@ export async function classifyMatching(
         else if (err instanceof CoreError && err.code === 'NotFound' && !exists(d.store, sample.id)) { /* deleted meanwhile */ }
         else leave('not-classified', `could not be classified (the first said: ${err instanceof Error ? err.message : String(err)})`);
       }
-      job.progress(i + 1, ids.length);
-    }
+    };
+    // One lane per worker: each takes the next sample, oldest first, and classifies it whole.
+    const lanes = Math.max(1, Math.min(action.workers ?? d.classifier!.workers, ids.length));
+    await Promise.all(Array.from({ length: lanes }, async () => {
+      while (!job.signal.aborted && next < ids.length) {
+        await one(ids[next++]!);
+        if (job.signal.aborted) return;
+        job.progress(++done, ids.length);
+      }
+    }));
+    if (job.signal.aborted) throw stopped(entry, done, ids.length, changed);
     for (const [reason, g] of left) o.leave(g.count, g.code, reason);
     return changed;
   });

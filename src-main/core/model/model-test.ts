@@ -1,0 +1,138 @@
+import type { Classification, ClassifiedWindow, Sample } from '../contract/contract.js';
+import type { LocalRefusal, ModelEntry } from '../contract/model-schema.js';
+import { CoreError } from '../errors.js';
+import type { ClassificationStore } from '../classify/classification-store.js';
+import type { SampleStore } from '../samples/sample-store.js';
+import { classifySampleLocally, localVariant } from './classify-sample.js';
+import type { ModelPool } from './model-pool.js';
+import type { ModelSession } from './model-session.js';
+
+/** What a model test made of one sample: counted (its windows, new or reused), or unfit and why. */
+export type TestedSample =
+  | { sample: Sample; windows: ClassifiedWindow[]; reused: boolean; unfit?: undefined }
+  | { sample: Sample; unfit: string };
+
+/** A regression model answers one value per window (its only "label"); the kind is in the description. */
+export const isRegressionModel = (entry: ModelEntry): boolean => /regression/i.test(entry.description.modelType ?? '');
+
+export interface ModelTestRun {
+  store: SampleStore;
+  kept: ClassificationStore;
+  pool: ModelPool;
+  strideMs: number | null;
+  threshold: number;
+  /** Called after each sample (done of total); return false to stop: the run then throws Cancelled. */
+  progress?: (done: number, total: number) => boolean | void;
+}
+
+const SERIES = new Set(['sensor', 'audio']);
+
+/**
+ * Classifies every sample with the pool's model, each whole in one worker, and keeps each result
+ * with its sample as `samples classify --model` does (so "Model says" and its filters show it).
+ * A sample already classified by this build, at this stride and threshold, from the same bytes
+ * (its sha256) is not classified again: its kept windows are used. Samples the model cannot
+ * judge are unfit, with the reason in words; the rest go on.
+ */
+export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): Promise<TestedSample[]> {
+  const entry = r.pool.entry;
+  const d = entry.description;
+  const strideMs = r.strideMs ?? d.windowMs / 4;
+  const variant = localVariant(entry.hash);
+  let done = 0;
+  // Once stopped, a sample another lane finishes afterwards is neither counted nor kept: what the message says is what was kept.
+  let cancelled: CoreError | null = null;
+  const step = (): void => {
+    if (cancelled) throw cancelled;
+    done++;
+    if (r.progress?.(done, samples.length) === false) {
+      cancelled = new CoreError('Cancelled', `The test of model "${entry.name}" was stopped after ${done} of ${samples.length} samples; the samples classified keep their results.`);
+      throw cancelled;
+    }
+  };
+  // First what the index and the kept results tell, without a worker; then the rest, in workers.
+  const out = new Array<TestedSample>(samples.length);
+  const left: number[] = [];
+  for (const [i, sample] of samples.entries()) {
+    const before = unfitBefore(entry, sample);
+    const kept = before === null ? keptWindows(sample) : null;
+    if (before !== null) out[i] = { sample, unfit: before };
+    else if (kept !== null) out[i] = { sample, windows: kept, reused: true };
+    else {
+      left.push(i);
+      continue;
+    }
+    step();
+  }
+  // Kept in batches (one transaction each), the last batch also when the run stops: a cancel keeps what was finished.
+  const pending: Classification[] = [];
+  const flush = (): void => r.kept.keepAll(pending.splice(0));
+  try {
+    const tested = await r.pool.map(left, (session, i) => one(session, samples[i]!));
+    for (const [k, i] of left.entries()) out[i] = tested[k]!;
+  } finally {
+    flush();
+  }
+  return out;
+
+  function keptWindows(sample: Sample): ClassifiedWindow[] | null {
+    const key = r.kept.localKey(sample.id, variant);
+    if (!key || key.sampleSha256 !== sample.sha256 || key.threshold !== r.threshold || key.strideMs !== strideMs || key.windowMs !== d.windowMs) return null;
+    const c = r.kept.get(sample.id, null, variant, null);
+    return c && c.blocks.length === 1 ? c.blocks[0]!.windows : null;
+  }
+
+  async function one(session: ModelSession, sample: Sample): Promise<TestedSample> {
+    let result: Classification;
+    try {
+      result = await classifySampleLocally(r.store, session, sample, { strideMs: r.strideMs, threshold: r.threshold });
+    } catch (err) {
+      const why = unfitOf(err, entry);
+      if (why === null) throw err;
+      step();
+      return { sample, unfit: why };
+    }
+    if (cancelled) throw cancelled;
+    pending.push(result);
+    if (pending.length >= KEEP_BATCH) flush();
+    step();
+    return { sample, windows: result.blocks[0]!.windows, reused: false };
+  }
+}
+
+const KEEP_BATCH = 64;
+
+/** What the index tells without reading the sample: its kind, its label, its length. */
+function unfitBefore(entry: ModelEntry, s: Sample): string | null {
+  const d = entry.description;
+  if (!SERIES.has(s.kind)) return `not sensor or audio data (${s.kind}): a model classifies series of readings`;
+  if (s.label === null) return 'no label: there is nothing to compare the model\'s answer with';
+  if (isRegressionModel(entry)) {
+    if (!Number.isFinite(Number(s.label)) || s.label.trim() === '') return `label "${s.label}" is not a number, and model "${entry.name}" is a regression model (it answers a value)`;
+  } else if (!d.labels.includes(s.label)) {
+    return `label "${s.label}" is not one of model "${entry.name}"'s labels (${d.labels.join(', ')})`;
+  }
+  if (s.lengthMs !== null && s.lengthMs + 1e-6 < d.windowMs) return tooShort(entry, s.lengthMs);
+  return null;
+}
+
+const tooShort = (entry: ModelEntry, lengthMs: number): string =>
+  `${Math.round(lengthMs)} ms long, shorter than one window of model "${entry.name}" (${entry.description.windowMs} ms)`;
+
+/** A sample's own problem (too short, axes or rate the model cannot take, a file that cannot be read) as a reason; null for anything else. */
+function unfitOf(err: unknown, entry: ModelEntry): string | null {
+  if (!(err instanceof CoreError) || err.code === 'Cancelled' || err.code === 'Internal') return null;
+  const r = err.details as Partial<LocalRefusal> | undefined;
+  if (r?.reason === 'too-short') return tooShort(entry, (r as Extract<LocalRefusal, { reason: 'too-short' }>).lengthMs);
+  if (r?.reason === 'misfit') return misfit(entry, r as Extract<LocalRefusal, { reason: 'misfit' }>);
+  return err.message;
+}
+
+const hz = (x: number): string => `${Math.round(x * 100) / 100} Hz`;
+
+/** A sample's axes or rate in the model's terms (the live sentence's advice, "choose a source", is not for a sample). */
+function misfit(entry: ModelEntry, r: Extract<LocalRefusal, { reason: 'misfit' }>): string {
+  const d = entry.description;
+  if (r.axes !== d.axes) return `${r.axes} ${r.axes === 1 ? 'axis' : 'axes'}, where model "${entry.name}" takes ${d.axes}`;
+  return `sampled at ${hz(r.rateHz)}, under a quarter of the ${hz(d.frequencyHz)} model "${entry.name}" needs: resampling cannot make up what was never measured`;
+}

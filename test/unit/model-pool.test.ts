@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelEntry } from '../../src-main/core/contract/model-schema.js';
+import { ModelPool } from '../../src-main/core/model/model-pool.js';
+import type { ModelSession } from '../../src-main/core/model/model-session.js';
+
+/** Stand-in sessions: only what the pool touches (classified, close), numbered in the order started. */
+function opener() {
+  const started: Array<{ n: number; closed: boolean; classified: number }> = [];
+  const open = async (): Promise<ModelSession> => {
+    const s = { n: started.length, closed: false, classified: 0, close: async () => void (s.closed = true) };
+    started.push(s);
+    return s as unknown as ModelSession;
+  };
+  return { started, open };
+}
+const entry = { name: 'm' } as ModelEntry;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('ModelPool', () => {
+  it('runs each item whole on one session, two at a time a session (one read while the other runs), and answers in the items\' order', async () => {
+    const { started, open } = opener();
+    const pool = ModelPool.opening(entry, open, 3);
+    const running = new Map<number, number>();
+    let most = 0;
+    const ran: Array<[number, number]> = [];
+    // Earlier items take longer: they finish after later ones.
+    const out = await pool.map([50, 40, 30, 20, 10, 0, 5, 5], async (session, ms, i) => {
+      const n = (session as unknown as { n: number }).n;
+      running.set(n, (running.get(n) ?? 0) + 1);
+      most = Math.max(most, running.get(n)!);
+      await sleep(ms);
+      running.set(n, running.get(n)! - 1);
+      ran.push([i, n]);
+      return `item ${i}`;
+    });
+    expect(out).toEqual(['item 0', 'item 1', 'item 2', 'item 3', 'item 4', 'item 5', 'item 6', 'item 7']);
+    expect(started).toHaveLength(3);
+    expect(most).toBe(2);
+    expect(ran.map(([i]) => i)).not.toEqual([0, 1, 2, 3, 4, 5, 6, 7]); // they did finish out of order
+    await pool.close();
+    expect(started.every((s) => s.closed)).toBe(true);
+  });
+
+  it('starts no more sessions than items, none for none, and at most 16', async () => {
+    const a = opener();
+    const pool = ModelPool.opening(entry, a.open, 4);
+    expect(await pool.map([], async () => 1)).toEqual([]);
+    expect(a.started).toHaveLength(0);
+    await pool.map([1, 2], async (_s, x) => x);
+    expect(a.started).toHaveLength(2);
+    expect(ModelPool.opening(entry, a.open, 99).workers).toBe(16);
+    expect(ModelPool.opening(entry, a.open, 0).workers).toBe(1);
+  });
+
+  it('starts no new item once one failed; the running ones finish; the first error is thrown', async () => {
+    const { open } = opener();
+    const pool = ModelPool.opening(entry, open, 1);
+    const began: number[] = [];
+    const run = pool.map([0, 1, 2, 3, 4], async (_s, x) => {
+      began.push(x);
+      if (x === 0) throw new Error('item 0 failed');
+      await sleep(20);
+      return x;
+    });
+    await expect(run).rejects.toThrow('item 0 failed');
+    expect(began).toEqual([0, 1]);
+  });
+});
