@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,25 +79,67 @@ describe('the app when its disk fills during a recording', () => {
 });
 
 describe('the index on a full disk', () => {
+  /** Adds 3,000 bytes on a disk filled to `leaveKb` free; the error it must give. */
+  async function addOnFullDisk(store: SampleStore, disk: string, leaveKb: number) {
+    const filler = await fillDisk(disk, leaveKb);
+    const bytes = Buffer.alloc(3000, 7);
+    const outcome = await store.addBytes({ name: 'take.cbor', kind: 'sensor', label: 'x', category: 'training' }, bytes).catch((e: unknown) => e);
+    expect(outcome).toBeInstanceOf(Error);
+    return { filler, bytes, err: outcome as Error };
+  }
+
   it('says the sample file is saved but not indexed, loses nothing, and indexes it at the next start', async () => {
     const disk = await smallDisk(cleanups, 2048);
     const dataDir = join(disk, 'data');
     const store = await SampleStore.open(dataDir, silentLogger);
+    // This run is noted as a writer of samples/ with its first sample, while there is room.
+    const first = await store.addBytes({ name: 'first.cbor', kind: 'sensor', label: 'x', category: 'training' }, Buffer.alloc(100, 1));
     // Room for the sample file (one 4 KB page), none for the index's journal to grow.
-    const filler = await fillDisk(disk, 8);
-    const bytes = Buffer.alloc(3000, 7);
-    const outcome = await store.addBytes({ name: 'take.cbor', kind: 'sensor', label: 'x', category: 'training' }, bytes).catch((e: unknown) => e);
-    expect(outcome).toBeInstanceOf(Error);
-    const err = outcome as Error;
+    const { filler, bytes, err } = await addOnFullDisk(store, disk, 8);
     expect(err.message).toMatch(/^The sample was saved as .*samples\/[0-9a-f-]+\.cbor, but the index \(.*samples\.db\) could not record it: the disk is full \(SQLITE_FULL\)\. Free some space on that disk, then restart Capture Desk/);
     const saved = /saved as (\S+\.cbor)/.exec(err.message)![1]!;
     expect(await readFile(saved)).toEqual(bytes);
-    expect(store.list()).toEqual([]); // the index itself is intact, just without the new row
+    expect(store.list().map((x) => x.id)).toEqual([first.id]); // the index itself is intact, just without the new row
     await store.close();
     await rm(filler);
     const reopened = await SampleStore.open(dataDir, silentLogger);
     cleanups.push(() => reopened.close());
-    expect(reopened.list().map((s) => join(dataDir, s.file))).toEqual([saved]);
+    expect(reopened.list().map((s) => join(dataDir, s.file)).sort()).toEqual([join(dataDir, first.file), saved].sort());
+  });
+
+  it('a run whose first write meets the full disk leaves a note beside the index instead; the next start looks through samples/', async () => {
+    const disk = await smallDisk(cleanups, 2048);
+    const dataDir = join(disk, 'data');
+    const store = await SampleStore.open(dataDir, silentLogger);
+    // Not a byte free: the index cannot take this run's note, an empty file (an inode, no block) can.
+    const { filler, err } = await addOnFullDisk(store, disk, 0);
+    expect(err.message).toBe(`Could not write to ${join(dataDir, 'samples')}: the disk is full (ENOSPC). Free some space on that disk.`);
+    expect(await readFile(join(dataDir, '.look-in-samples'), 'utf8')).toBe('');
+    await store.close();
+    await rm(filler);
+    // What such a run may leave: a whole sample file its row never reached (here put there by hand).
+    const left = join(dataDir, 'samples', '0b1c2d3e-0000-4000-8000-000000000001.cbor');
+    await writeFile(left, Buffer.alloc(3000, 7));
+    const reopened = await SampleStore.open(dataDir, silentLogger);
+    cleanups.push(() => reopened.close());
+    expect(reopened.list().map((s) => join(dataDir, s.file))).toEqual([left]);
+    await expect(readFile(join(dataDir, '.look-in-samples')), 'the note is taken away after the look').rejects.toThrow(/ENOENT/);
+  });
+
+  it('a full disk that takes not even an empty file: nothing is written, and the sentence says so', async () => {
+    const disk = await smallDisk(cleanups, 2048, 64);
+    const dataDir = join(disk, 'data');
+    const store = await SampleStore.open(dataDir, silentLogger);
+    cleanups.push(() => store.close());
+    await fillDisk(disk, 0);
+    // No inode left either: no new file at all.
+    for (let i = 0; i < 64; i++) {
+      const made = await writeFile(join(disk, `inode-${i}`), '').then(() => true, (e: NodeJS.ErrnoException) => (expect(e.code).toBe('ENOSPC'), false));
+      if (!made) break;
+    }
+    const err = (await store.addBytes({ name: 'take.cbor', kind: 'sensor', label: 'x', category: 'training' }, Buffer.alloc(3000, 7)).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/Could not write to the sample index \(.*samples\.db\): the disk is full \(SQLITE_FULL\), so nothing new was put in the data folder\. Free some space on that disk, then try again\./);
+    expect((await readdir(join(dataDir, 'samples'))).filter((f) => !f.startsWith('.'))).toEqual([]);
   });
 });
 

@@ -8,16 +8,16 @@ import type { Cleanups } from './cleanups.js';
  * A small filesystem of its own (tmpfs), so a test can fill it for real. Needs root to mount; a
  * refused mount throws with the reason. Returns the mount point and how to unmount it.
  */
-export async function mountSmallDisk(sizeKb: number): Promise<{ dir: string; unmount: () => void }> {
+export async function mountSmallDisk(sizeKb: number, inodes?: number): Promise<{ dir: string; unmount: () => void }> {
   const dir = await mkdtemp(join(tmpdir(), 'cd-disk-'));
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k`, 'tmpfs', dir], { encoding: 'utf8' });
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k${inodes ? `,nr_inodes=${inodes}` : ''}`, 'tmpfs', dir], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`mount refused (${r.stderr.trim()}): these tests need root to mount a small tmpfs`);
   return { dir, unmount: () => void spawnSync('umount', ['-l', dir]) };
 }
 
-/** A small disk for one test: mounted now, unmounted after the test. Returns the mount point. */
-export async function smallDisk(cleanups: Cleanups, sizeKb: number): Promise<string> {
-  const { dir, unmount } = await mountSmallDisk(sizeKb);
+/** A small disk for one test: mounted now, unmounted after the test. Returns the mount point. `inodes`: at most that many files and folders. */
+export async function smallDisk(cleanups: Cleanups, sizeKb: number, inodes?: number): Promise<string> {
+  const { dir, unmount } = await mountSmallDisk(sizeKb, inodes);
   cleanups.push(unmount);
   return dir;
 }

@@ -201,8 +201,9 @@ export class PartedRecording {
       }
       const n = withRows.indexOf(part);
       const name = `${this.request.label ?? 'unlabeled'}.${recorder.id.slice(0, 8)}${withRows.length > 1 ? `.part${n + 1}` : ''}.cbor`;
-      const reserved = this.store.reserveFile('.cbor');
-      const { rows } = await recorder.finish(reserved.tempPath, { intervalMs, hmacKey: o.hmacKey });
+      let reserved!: { id: string; tempPath: string };
+      // Reserved by the recorder: a refusal there keeps the part's rows and says where.
+      const { rows } = await recorder.finish(() => (reserved = this.store.reserveFile('.cbor')).tempPath, { intervalMs, hmacKey: o.hmacKey });
       const partNote = withRows.length > 1
         ? `part ${n + 1} of ${withRows.length} of one take: ${part.endedBy === 'restart' ? 'the board restarted after it' : n > 0 ? 'the board had restarted before it' : ''}` +
           ' (a new session: its seq and time start over, so the parts are kept apart, never joined)'

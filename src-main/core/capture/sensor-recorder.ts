@@ -145,13 +145,14 @@ export class SensorRecorder {
   }
 
   /**
-   * Writes the finished acquisition file to `target` and removes the recording's own files. If
+   * Writes the finished acquisition file to `to` (or the path `to()` gives once the rows are
+   * known to be whole) and removes the recording's own files. If
    * anything fails (the rows could not all be written, the sample file could not be), the
    * recording's files stay where they are and the error says so: the next start (or
    * `capture-desk samples recover`) turns them into a sample. Only a recording without a single
    * row is removed, since there is nothing in it to keep.
    */
-  async finish(target: string, o: { intervalMs: number; hmacKey?: string | undefined; iat?: number }): Promise<{ rows: number }> {
+  async finish(to: string | (() => string), o: { intervalMs: number; hmacKey?: string | undefined; iat?: number }): Promise<{ rows: number }> {
     // A stream that failed is destroyed already; ending it again would wait for nothing.
     if (!this.#out.destroyed) await new Promise<void>((res) => this.#out.end(() => res()));
     await this.#endTimes();
@@ -160,6 +161,14 @@ export class SensorRecorder {
     if (rows === 0) {
       await this.#removeFiles();
       throw new CoreError('InvalidArguments', 'Nothing was recorded: no valid rows arrived. Check that the board is printing numbers, one reading per line.');
+    }
+    // A target asked for only now (a place in samples/ reserved): the rows' own failure is said
+    // first, and a place that cannot be had (the index refusing a full disk) keeps the rows too.
+    let target: string;
+    try {
+      target = typeof to === 'string' ? to : to();
+    } catch (err) {
+      throw await this.#kept(err instanceof Error ? err : new Error(String(err)));
     }
     try {
       await writeAcquisition(target, this.rowsPath, rows, this.header, o, this.#skip.bytes);

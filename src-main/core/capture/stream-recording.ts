@@ -177,11 +177,12 @@ export class StreamRecording {
   async finish(o: FinishOptions): Promise<Sample> {
     this.#untap();
     const name = `${this.request.label ?? 'unlabeled'}.${this.recorder.id.slice(0, 8)}.cbor`;
-    const reserved = this.store.reserveFile('.cbor');
+    let reserved!: { id: string; tempPath: string };
     const rateMissing = o.intervalMs === null;
     // Without a rate the rows are still written in the acquisition format (so the sample can be
     // looked at) but numbered 1 ms apart, unsigned; setSampleRate rewrites it once the rate is known.
-    const { rows } = await this.recorder.finish(reserved.tempPath, rateMissing ? { intervalMs: PLACEHOLDER_INTERVAL_MS } : { intervalMs: o.intervalMs!, hmacKey: o.hmacKey });
+    // The place is reserved by the recorder: a refusal there keeps the rows and says where.
+    const { rows } = await this.recorder.finish(() => (reserved = this.store.reserveFile('.cbor')).tempPath, rateMissing ? { intervalMs: PLACEHOLDER_INTERVAL_MS } : { intervalMs: o.intervalMs!, hmacKey: o.hmacKey });
     const extra = {
       rows, interval_ms: o.intervalMs, ...(this.#widthMismatch ? { rows_of_other_width: this.#widthMismatch } : {}), ...o.extra,
       ...(rateMissing ? { rate_missing: true, interrupted: o.incomplete ?? false } : {}),

@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import type { IndexRebuild, Sample } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic-write.js';
+import { storageError } from '../fs/storage-error.js';
 import type { Logger } from '../log.js';
 import type { Db } from './db.js';
 import { lengthFromBytes } from './formats/sample-length.js';
@@ -72,10 +73,10 @@ export class SampleStore extends SampleReads {
     const store = new SampleStore(dataDir, index.db, log, opts);
     try {
       const lost = index.damage ?? (index.created ? { reason: 'samples.db was missing', keptAs: [] } : null);
-      const writers = writersToCheck(index.db);
+      const writers = writersToCheck(index.db, dataDir);
       if (lost || writers.look) {
         store.indexRebuild = await recoverOrphans(dataDir, index.ownedNames(), lost, log, (rows) => store.db.transaction(() => rows.forEach((r) => store.#insertRow(r)))());
-        forgetGone(index.db, writers.gone);
+        forgetGone(index.db, dataDir, writers.gone);
       }
     } catch (err) {
       index.db.close();
@@ -132,7 +133,8 @@ export class SampleStore extends SampleReads {
     const id = newSampleId();
     const rel = storedName(ownFileName(id, input.name));
     return this.#changing(async () => {
-      await writeFileAtomic(join(this.dataDir, rel), bytes);
+      // A full disk is said as a sentence naming the folder; the caller still holds the bytes.
+      await writeFileAtomic(join(this.dataDir, rel), bytes).catch((err: unknown) => Promise.reject(storageError(err, join(this.dataDir, SAMPLES_DIR))));
       // A dropped file or an import says no length: its header (or payload) tells it.
       if (input.lengthMs === undefined) input = { ...input, lengthMs: lengthFromBytes(input.name, bytes) };
       const verdict = await this.inspect({ bytes }, input);

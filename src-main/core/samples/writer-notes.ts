@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import { CoreError } from '../errors.js';
 import { pidAlive, processStart } from '../process-identity.js';
 import { BEFORE_WRITER_NOTES, type Db } from './db.js';
@@ -20,6 +22,12 @@ import { BEFORE_WRITER_NOTES, type Db } from './db.js';
  * the look, the notes of runs that are gone are removed. Migration 8 leaves one note of no run
  * (BEFORE_WRITER_NOTES): a folder written by a version that kept no notes is looked through once. A
  * version without this table refuses the folder (its schema is newer), so no run writes unnoted.
+ *
+ * A full disk (or a folder the index cannot grow in) refuses the note itself. Then the run leaves
+ * an empty file, LOOK_FILE, beside samples.db instead (an empty file takes an inode and a name, no
+ * data block, so a full disk still takes it) and goes on: what it saves is kept, as it was before
+ * notes, and the next start that sees the file looks through samples/ and removes it. Only when
+ * even that file cannot be made is nothing written, and the error says so.
  */
 interface WriterRow {
   token: string;
@@ -27,6 +35,9 @@ interface WriterRow {
   pid: number;
   start: string | null;
 }
+
+/** Beside samples.db: a run whose note the index refused was here; the next start looks through samples/. */
+export const LOOK_FILE = '.look-in-samples';
 
 /** The notes of this process's stores that are open: a note of this process not among them was left by a store closed after a failure. */
 const openHere = new Set<string>();
@@ -54,7 +65,11 @@ export class WriterNote {
     try {
       this.#db.prepare('INSERT INTO writers (token, host, pid, start, since) VALUES (?, ?, ?, ?, ?)').run(token, hostname(), process.pid, processStart(process.pid), new Date().toISOString());
     } catch (err) {
-      throw noteRefused(this.#dbPath, err);
+      const refused = noteRefused(this.#dbPath, err);
+      if (refused === err || !leaveLookFile(this.#dbPath)) throw refused;
+      // Noted by the file instead: nothing to take away at close, the next start looks.
+      this.#token = LOOK_FILE;
+      return;
     } finally {
       if (was < 2) this.#db.pragma(`synchronous = ${was}`);
     }
@@ -69,7 +84,7 @@ export class WriterNote {
 
   /** At close, after the last row is committed: nothing this run wrote is left without its row, unless keep() said so. */
   clear(): void {
-    if (this.#token === null) return;
+    if (this.#token === null || this.#token === LOOK_FILE) return;
     openHere.delete(this.#token);
     if (this.#kept) return;
     this.#db.prepare('DELETE FROM writers WHERE token = ?').run(this.#token);
@@ -78,9 +93,9 @@ export class WriterNote {
 }
 
 /** Whether samples/ may hold a file no row names, and the notes of runs that are gone (removed after the look: forgetGone). */
-export function writersToCheck(db: Db, here = hostname()): { look: boolean; gone: string[] } {
+export function writersToCheck(db: Db, dataDir: string, here = hostname()): { look: boolean; gone: string[] } {
   const rows = db.prepare('SELECT token, host, pid, start FROM writers').all() as WriterRow[];
-  let look = false;
+  let look = existsSync(join(dataDir, LOOK_FILE));
   const gone: string[] = [];
   for (const r of rows) {
     const state = r.token === BEFORE_WRITER_NOTES ? 'gone' : runState(r, here);
@@ -91,9 +106,35 @@ export function writersToCheck(db: Db, here = hostname()): { look: boolean; gone
   return { look, gone };
 }
 
-/** After the look through samples/: those runs' files all have rows now. */
-export function forgetGone(db: Db, tokens: readonly string[]): void {
+/**
+ * After the look through samples/: those runs' files all have rows now, and so do those of the runs
+ * that left LOOK_FILE (a run still going that left it may add a file after the look: it noted
+ * itself by the file because the disk was full, and its error said the file is not indexed).
+ */
+export function forgetGone(db: Db, dataDir: string, tokens: readonly string[]): void {
   if (tokens.length > 0) db.prepare('DELETE FROM writers WHERE token IN (SELECT value FROM json_each(?))').run(JSON.stringify(tokens));
+  rmSync(join(dataDir, LOOK_FILE), { force: true });
+}
+
+/** LOOK_FILE beside samples.db, made and on disk; false when it cannot be. */
+function leaveLookFile(dbPath: string): boolean {
+  try {
+    closeSync(openSync(join(dirname(dbPath), LOOK_FILE), 'a'));
+    fsyncDirSync(dirname(dbPath));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The folder's entries on disk (a new file's name is in its folder). */
+function fsyncDirSync(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function runState(r: WriterRow, here: string): 'running' | 'gone' | 'unknown' {
@@ -112,7 +153,7 @@ function noteRefused(dbPath: string, err: unknown): unknown {
   const full = /FULL|ENOSPC/.test(code) || /disk is full/i.test((err as Error).message);
   if (!full && !/READONLY|IOERR/.test(code)) return err;
   return new CoreError('Unavailable',
-    `Nothing was saved: the sample index (${dbPath}) cannot be written, ${full ? 'the disk is full' : 'the data folder is read-only'} (${code || (err as Error).message}). ` +
+    `Could not write to the sample index (${dbPath}): ${full ? 'the disk is full' : 'the data folder is read-only'} (${code || (err as Error).message}), so nothing new was put in the data folder. ` +
       `${full ? 'Free some space on that disk' : 'Make the data folder writable'}, then try again.`,
-    { path: dbPath });
+    { path: dbPath, errno: full ? 'ENOSPC' : 'EROFS' });
 }
