@@ -23,3 +23,19 @@ test('a board at 57600 baud (emulated UART: garbage at any other rate) is read a
   await page.screenshot({ path: testInfo.outputPath('baud-auto.png'), fullPage: true });
   await testInfo.attach('baud-auto', { path: testInfo.outputPath('baud-auto.png'), contentType: 'image/png' });
 });
+
+// The other rates the issue names, each through the emulated UART: the rate found, said in the
+// port's control and the device list, and whole rows of three axes reaching the page.
+for (const [baud, rate] of [[9_600, 20], [115_200, 100], [250_000, 100], [921_600, 100]] as const) {
+  test(`a board at ${baud} baud is found and read at its rate: "Auto · ${baud}" in the control and the device list`, async ({ page, shell, board }) => {
+    const { pty } = await board(LINE_BOARD, ['--rate', String(rate)], { boardBaud: baud });
+    await page.goto(shell.url);
+    await openPort(page, pty.hostPath);
+    await expect(page.getByTestId('stream-baud')).toHaveText(`Auto · ${baud} baud`, { timeout: 15_000 });
+    await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 15_000 }).toBeGreaterThan(rate * 2);
+    await expect(page.getByTestId('stream-stats')).toContainText('value1, value2, value3');
+    await expect(page.getByTestId('bad-lines')).toHaveText(/^[01] bad lines?$/);
+    await expect(page.getByTestId('port-settings').getByLabel('Baud').locator('option[value="auto"]')).toHaveText(`Auto · ${baud}`);
+    await expect(page.locator(`[data-source-id="serial:${pty.hostPath}"]`).getByTestId('device-name')).toHaveText(new RegExp(`^${pty.hostPath} \\(added by path\\) · ${baud} · 3 axes · (measuring its rate|\\d+(\\.\\d+)? Hz)$`), { timeout: 10_000 });
+  });
+}
