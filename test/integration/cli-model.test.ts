@@ -123,7 +123,7 @@ describe('capture-desk model add / list / info / remove', () => {
   }, 60_000);
 
   it.each([
-    [[], /^capture-desk model needs a sub-command\.\n\nUsage: capture-desk model <add\|list\|info\|set-axes\|remove>/, 'stderr'],
+    [[], /^capture-desk model needs a sub-command\.\n\nUsage: capture-desk model <add\|list\|info\|set-axes\|remove\|test>/, 'stderr'],
     [['frobnicate'], /^capture-desk model has no sub-command "frobnicate"\.\n/, 'stderr'],
     [['add'], /model add takes one PATH/, 'stderr'],
     [['add', 'a.zip', 'b.zip'], /model add takes one PATH/, 'stderr'],
