@@ -106,6 +106,11 @@ export class SamplesState {
     this.update({ ...emptyFind(), sort: this.find.sort, categories: [category] });
   }
 
+  /** A cell of a model test's matrix: exactly its samples, with a chip named like the cell, whatever was filtered before; the sort is kept. */
+  showCell(text: string, ids: string[]): void {
+    this.update({ ...emptyFind(), sort: this.find.sort, cell: { text, ids } });
+  }
+
   /** Every filter and the search off; the sort is kept. */
   clearFilters(): void {
     this.update({ ...emptyFind(), sort: this.find.sort });
