@@ -154,3 +154,27 @@ test('a model tested from Settings → Models and from the Samples view: figures
   await expect(grids).toHaveCount(2);
   expect(pageErrors).toEqual([]);
 });
+
+test('a regression model with an anomaly block: mean absolute error and RMSE instead of a matrix, the anomaly scores per label', async ({ page, shell }) => {
+  // One label and no levels: every window answers 0.95; the anomaly block says the window's peak / 100 (cli-model-test.test.ts).
+  await addModel(shell.dataDir, 'level', { ...PRESETS.gestureNew, labels: ['value'], rule: { levels: [] }, modelType: 'regression', hasAnomaly: true });
+  await importSamples(shell.dataDir, [
+    { name: 'r1', label: '1', rows: rows([3]) },
+    { name: 'r3', label: '1', rows: rows([60, 3]) },
+    { name: 'r2', label: '0.5', rows: rows([3]) },
+    { name: 'r4', label: 'high', rows: rows([3]) },
+  ]);
+  await page.goto(`${shell.url}#samples`);
+  await page.getByTestId('samples-test-open').click();
+  const here = page.getByTestId('model-test');
+  await expect(here.getByTestId('model-test-model-pick')).toBeFocused();
+  await here.getByLabel('Stride (ms)').fill('2000');
+  await here.getByTestId('model-test-run').click();
+  // MAE (0.05 + 0.45 + 0.05) / 3; RMSE sqrt((0.0025 + 0.2025 + 0.0025) / 3).
+  await expect(here.getByTestId('model-test-headline')).toHaveText('Mean absolute error 0.183333, RMSE 0.262996 over 3 samples counted; 1 unfit.', { timeout: 20_000 });
+  await expect(here.getByRole('heading', { name: 'Model level (regression)' })).toBeVisible();
+  await expect(here.getByTestId('confusion-grid')).toHaveCount(0);
+  await expect(here.getByTestId('model-test-anomaly').locator('tbody tr')).toHaveText([/^1\s*0\.520\s*0\.560\s*0\.600\s*2$/, /^0\.5\s*0\.520\s*0\.520\s*0\.520\s*1$/]);
+  await expect(here.getByTestId('model-test-unfit').locator('li')).toHaveText(['r4.json: label "high" is not a number, and model "level" is a regression model (it answers a value)']);
+  await audit(page, 'Samples: a regression model\'s test result');
+});
