@@ -132,6 +132,10 @@ test('a model tested from Settings → Models and from the Samples view: figures
   await expect(here.getByTestId('model-test-broken').locator('li')).toHaveText(['s3.json: wave; "a" said wave, "b" said idle']);
   await screenshot(page, testInfo, 'model-test-two-models');
   await audit(page, 'Samples: two models\' test results beside the samples');
+  // The shades under the counts keep their contrast in the dark theme too.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await audit(page, 'Samples: two models\' test results, dark theme');
+  await page.emulateMedia({ colorScheme: 'light' });
   // A cell of the second matrix names its model in the chip.
   await grids.nth(1).getByRole('button', { name: /^actual wave, predicted idle: 3 samples/ }).click();
   await expect(page.getByTestId('filter-chips').getByRole('button', { name: 'Remove filter b: actual wave · predicted idle' })).toBeVisible();

@@ -76,9 +76,13 @@ describe('models.test', () => {
     const progress = app.events.filter(([e, p]) => e === 'samples.progress' && (p as JobProgress).jobId === 'one').map(([, p]) => p as JobProgress);
     expect(progress.at(-1)).toEqual({ jobId: 'one', op: 'test', done: 9, total: 9, state: 'done' });
 
-    // Kept as local classifications: "Model says" reads them.
-    const says = await app.call<{ results: Array<{ id: string }> }>('samples.modelSays', { ids: [ids['s2']!] });
-    expect(JSON.stringify(says)).toContain('wave');
+    // Kept as local classifications: "Model says" reads them, and "the model disagrees with the label" finds the ones it got wrong.
+    const says = await app.call<{ results: Array<{ id: string; source: string; text: string }> }>('samples.modelSays', { ids: [ids['s2']!] });
+    expect(says.results).toEqual([expect.objectContaining({ id: ids['s2'], source: 'on this computer: a', text: 'idle: 0 of 2 windows; 2 windows say wave' })]);
+    const disagrees = await app.call<{ samples: Sample[] }>('samples.query', { filter: { ...filter, modelDisagrees: true } });
+    const disagreeing = disagrees.samples.map((s) => s.name);
+    expect(disagreeing).toEqual(expect.arrayContaining(['s2.cbor', 's7.cbor']));
+    for (const right of ['s1.cbor', 's3.cbor', 's6.cbor']) expect(disagreeing).not.toContain(right);
 
     // The same test again classifies nothing: all 7 reused, the same figures.
     const again = await app.call<ModelTestResult>('models.test', { jobId: 'two', models: ['a'], filter, strideMs: 2000 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelTestFigures, ModelTestResult } from '../../../src-main/core/contract/contract.js';
-import { cellChipText, cellIds, differences, headline, matrixOf, reuseText } from '../../../src-renderer/lib/models/test-words.js';
+import { cellChipText, cellIds, cellShown, differences, headline, matrixOf, reuseText } from '../../../src-renderer/lib/models/test-words.js';
 
 const figures = (over: Partial<ModelTestFigures> = {}): ModelTestFigures => ({
   model: 'a', regression: false, labels: ['idle', 'wave'], windowMs: 2000, strideMs: 500, classified: 3, reused: 1,
@@ -45,6 +45,13 @@ describe('cellIds', () => {
     expect(cellIds(r, 0, 'wave', 'uncertain')).toEqual(['w2']);
     expect(cellIds(r, 1, 'wave', 'wave')).toEqual(['w1', 'w2']);
     expect(cellIds(r, 0, 'wave', 'idle')).toEqual([]);
+  });
+  it('shows a cell of more samples than a filter takes as its first 5,000, and says so in the chip', () => {
+    const ids = Array.from({ length: 5002 }, (_, i) => `s${i}`);
+    const shown = cellShown('actual idle · predicted wave', ids);
+    expect(shown.text).toBe('actual idle · predicted wave (the first 5,000 of 5,002)');
+    expect(shown.ids).toEqual(ids.slice(0, 5000));
+    expect(cellShown('actual idle · predicted wave', ['a'])).toEqual({ text: 'actual idle · predicted wave', ids: ['a'] });
   });
   it('names the cell in words for its chip', () => {
     expect(cellChipText('idle', 'wave')).toBe('actual idle · predicted wave');
