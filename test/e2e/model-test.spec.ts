@@ -78,6 +78,7 @@ test('a model tested from Settings → Models and from the Samples view: figures
     'u3.json: 2 axes, where model "a" takes 3',
     'u1.json: label "jump" is not one of model "a"\'s labels (idle, wave, shake)',
   ]);
+  await grid.scrollIntoViewIfNeeded();
   await screenshot(page, testInfo, 'model-test-settings');
   await audit(page, 'Settings → Models: a model test\'s result');
 
@@ -130,6 +131,7 @@ test('a model tested from Settings → Models and from the Samples view: figures
   await expect(here.getByTestId('model-test-model').nth(0).getByTestId('model-test-reuse')).toContainText('Classified 0 samples');
   await expect(here.getByTestId('model-test-fixed').locator('li')).toHaveText(['s2.json: idle; "a" said wave, "b" said idle']);
   await expect(here.getByTestId('model-test-broken').locator('li')).toHaveText(['s3.json: wave; "a" said wave, "b" said idle']);
+  await grids.nth(1).scrollIntoViewIfNeeded();
   await screenshot(page, testInfo, 'model-test-two-models');
   await audit(page, 'Samples: two models\' test results beside the samples');
   // The shades under the counts keep their contrast in the dark theme too.
