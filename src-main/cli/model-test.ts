@@ -5,13 +5,13 @@ import type { ModelEntry } from '../core/contract/model-schema.js';
 import { ClassificationStore } from '../core/classify/classification-store.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { CoreError } from '../core/errors.js';
-import { modelReport, type ModelKind, type Report, type Tested } from '../core/evaluate/model-report.js';
+import { fixedAndBroken, pairTested } from '../core/evaluate/model-comparison.js';
+import { modelReport, type ModelKind, type Report } from '../core/evaluate/model-report.js';
 import { stderrLogger } from '../core/log.js';
-import { checkModelAlone } from '../core/model/live-model.js';
 import { defaultModelWorkers, MAX_MODEL_WORKERS, ModelPool } from '../core/model/model-pool.js';
 import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
-import { isRegressionModel, testSamples, type TestedSample } from '../core/model/model-test.js';
+import { fitForTest, testableKinds, testSamples, toTested, type TestedSample } from '../core/model/model-test.js';
 import { idsMatching } from '../core/samples/sample-query.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
@@ -138,11 +138,8 @@ export async function modelTestCommand(argv: string[]): Promise<number> {
   const spawn = modelWorkerSpawner();
   const registry = new ModelRegistry(dataDir, spawn, log);
   const entries: ModelEntry[] = [];
-  for (const name of a.models) entries.push(await fitModel(registry, name, a.strideMs));
-  const kinds = entries.map(kindOf);
-  if (entries.length === 2 && kinds.some((k) => k.regression)) {
-    throw new CoreError('InvalidArguments', 'Two models are compared by the samples each gets right: both must be classification models, and a regression model answers values. Test it alone.');
-  }
+  for (const name of a.models) entries.push(await fitForTest(registry, name, a.strideMs));
+  const kinds = testableKinds(entries);
   const store = await SampleStore.open(dataDir, log);
   const interrupt = interruptFlag();
   try {
@@ -177,20 +174,6 @@ export async function modelTestCommand(argv: string[]): Promise<number> {
   }
 }
 
-/** The model, ready and fit for the stride; its own problems said once, before any sample. */
-async function fitModel(registry: ModelRegistry, name: string, strideMs: number | null): Promise<ModelEntry> {
-  const { entry } = await registry.ready(name);
-  if (entry.description.axes === null) {
-    throw new CoreError('InvalidArguments', `Model "${entry.name}" does not say how many axes it takes (a build from before 2022). Say it once ("capture-desk model set-axes ${entry.name} --axes N"), then test again.`);
-  }
-  checkModelAlone(entry, strideMs);
-  return entry;
-}
-
-const kindOf = (e: ModelEntry): ModelKind => ({ regression: isRegressionModel(e), hasAnomaly: e.description.hasAnomaly, labels: e.description.labels });
-
-const toTested = (t: TestedSample): Tested => (t.unfit === undefined ? { id: t.sample.id, label: t.sample.label!, windows: t.windows } : { id: t.sample.id, unfit: t.unfit });
-
 const names = (samples: readonly Sample[]): Map<string, string> => new Map(samples.map((s) => [s.id, s.name]));
 
 function one(a: TestArgs, entry: ModelEntry, kind: ModelKind, tested: TestedSample[], what: string): number {
@@ -208,23 +191,15 @@ function one(a: TestArgs, entry: ModelEntry, kind: ModelKind, tested: TestedSamp
 function two(a: TestArgs, entries: ModelEntry[], kinds: ModelKind[], runs: TestedSample[][], what: string): number {
   const [ea, eb] = entries as [ModelEntry, ModelEntry];
   const [ra, rb] = runs as [TestedSample[], TestedSample[]];
-  const both = ra.map((ta, i): [Tested, Tested] => {
-    const tb = rb[i]!;
-    const why = [ta, tb].flatMap((t, k) => (t.unfit === undefined ? [] : [`model "${entries[k]!.name}": ${t.unfit}`]));
-    if (why.length) return [{ id: ta.sample.id, unfit: why.join('; ') }, { id: ta.sample.id, unfit: why.join('; ') }];
-    return [toTested(ta), toTested(tb)];
-  });
-  const A = modelReport(kinds[0]!, both.map((x) => x[0]), a.threshold);
-  const B = modelReport(kinds[1]!, both.map((x) => x[1]), a.threshold);
-  const fixed: string[] = [];
-  const broken: string[] = [];
+  const [ta, tb] = pairTested([ea.name, eb.name], [ra.map(toTested), rb.map(toTested)]);
+  const A = modelReport(kinds[0]!, ta, a.threshold);
+  const B = modelReport(kinds[1]!, tb, a.threshold);
+  const { fixed, broken } = fixedAndBroken(A, B);
   const lines: Array<Record<string, unknown>> = [];
   const windowsOf = (r: Report): Map<unknown, unknown> => new Map(r.samples.map((s) => [s['sample_id'], s['windows']]));
   const [wa, wb] = [windowsOf(A), windowsOf(B)];
   for (const [id, pa] of A.predictions) {
     const pb = B.predictions.get(id)!;
-    if (pb.correct && !pa.correct) fixed.push(id);
-    if (pa.correct && !pb.correct) broken.push(id);
     lines.push({
       sample_id: id, label: pa.label,
       predicted: { [ea.name]: pa.predicted, [eb.name]: pb.predicted },

@@ -20,6 +20,7 @@ import { atBoards as createAtBoards } from './handlers/at-board.js';
 import { reviewHandlers } from './handlers/review.js';
 import { classifyHandlers } from './handlers/classify.js';
 import { modelHandlers } from './handlers/models.js';
+import { modelTestHandlers } from './handlers/model-test.js';
 import { manualHandlers } from './handlers/manual.js';
 import { ModelService } from './model/model-service.js';
 import { modelWorkerSpawner, type SpawnModelWorker } from './model/model-runner.js';
@@ -351,6 +352,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     ...review.handlers,
     ...classifyHandlers(classifier, bus, models),
     ...modelHandlers(models),
+    ...modelTestHandlers({ store, kept: classifier.kept, models, jobs: review.jobs, announce: (ids) => uploads.announce(ids) }),
     ...manualHandlers(opts.manualDir ?? null),
     'audio.settings': () => mics?.settings() ?? { deviceId: null, sampleRate: DEFAULT_SAMPLE_RATE, preRollMs: 0 },
     'audio.status': () => mics?.status() ?? { host: null, problem: 'This shell has no microphone capture.' },

@@ -20,7 +20,7 @@ test('the manual opens from the ? menu; links go to another page and to a headin
   const article = manual.getByTestId('manual-page');
   const pages = manual.getByRole('navigation', { name: 'Manual pages' });
   // The index first, then the pages in the index page's order, each by its own title.
-  await expect(pages.getByRole('link')).toHaveCount(22);
+  await expect(pages.getByRole('link')).toHaveCount(23);
   await expect(pages.getByRole('link').first()).toHaveText('Capture Desk manual');
   await expect(pages.getByRole('link').nth(1)).toHaveText('Getting started');
   await expect(pages.getByRole('link', { name: 'Capture Desk manual' })).toHaveAttribute('aria-current', 'page');

@@ -82,6 +82,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'models.addBytes': { fileName: 'gestures.zip', bytes: new Uint8Array([0x50, 0x4b, 5, 6]) },
   'models.remove': { name: 'no-such-model' },
   'models.setAxes': { name: 'no-such-model', axes: 3 },
+  'models.test': { jobId: 'test-1', models: ['no-such-model'], filter: { categories: ['testing'] } },
   'model.live.start': { sourceId: 'serial:/dev/capture-desk-no-such-port', model: 'no-such-model' },
   'model.live.stop': { sourceId: DEMO_SOURCE_ID },
   'model.live.status': {},

@@ -28,6 +28,7 @@ export * from './classify-schema.js';
 export * from './diagnostics-schema.js';
 export * from './manual-schema.js';
 export * from './model-schema.js';
+export * from './model-test-schema.js';
 export * from './remote-schema.js';
 export * from './review-schema.js';
 export * from './sample-schema.js';

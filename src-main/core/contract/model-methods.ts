@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { none } from './method-args.js';
+import { JobId, ModelWorkers, none, StrideMs, Threshold } from './method-args.js';
 import { LiveModelRequest, LiveModelStatus, ModelEntry, ModelName, UnreadableModel } from './model-schema.js';
+import { ModelTestResult } from './model-test-schema.js';
+import { SampleQueryFilter } from './sample-schema.js';
 
 /** The project's exported model run on this computer (model/: registry, worker, live windows, catch mode). */
 export const modelMethods = {
@@ -21,4 +23,20 @@ export const modelMethods = {
   'model.live.start': { input: LiveModelRequest, output: LiveModelStatus },
   'model.live.stop': { input: z.object({ sourceId: z.string().min(1) }).strict(), output: z.object({ stopped: z.boolean() }) },
   'model.live.status': { input: none, output: z.array(LiveModelStatus) },
+  /**
+   * How good a model is on the samples a filter matches, label by label (`capture-desk model test`
+   * in the app): every sample classified window by window, its prediction compared with its label;
+   * a job (progress as samples.progress op "test", cancelled by samples.cancel; the samples
+   * classified before a cancel keep their results). Each result is kept with its sample, and one
+   * kept from the same build, stride, threshold and content is used again, not classified again.
+   * Two models: the same samples for both (unfit for either is unfit), and which the second fixed
+   * or broke. InvalidArguments when a model cannot be tested (axes unknown, a stride that does not
+   * fit it, a regression model compared) or when the same model is named twice.
+   */
+  'models.test': {
+    input: z
+      .object({ jobId: JobId, models: z.array(ModelName).min(1).max(2), filter: SampleQueryFilter, strideMs: StrideMs.optional(), threshold: Threshold.optional(), workers: ModelWorkers.optional() })
+      .strict(),
+    output: ModelTestResult,
+  },
 };

@@ -10,7 +10,7 @@ import { StructuredLabel } from './sample-schema.js';
 export const JobProgress = z.object({
   /** Chosen by the caller, so it can listen and cancel before the starting call answers. */
   jobId: z.string(),
-  op: z.enum(['split', 'export', 'classify']),
+  op: z.enum(['split', 'export', 'classify', 'test']),
   done: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   state: z.enum(['running', 'done', 'cancelled', 'failed']),

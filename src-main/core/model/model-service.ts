@@ -14,6 +14,7 @@ import { isBackgroundLabel } from './catch-spans.js';
 import { saveCaught } from './caught-sample.js';
 import { classifySampleLocally } from './classify-sample.js';
 import { LiveModel, type LiveRows, type WindowMeta } from './live-model.js';
+import { ModelPool } from './model-pool.js';
 import { ModelRegistry } from './model-registry.js';
 import type { SpawnModelWorker } from './model-runner.js';
 import type { LiveModelRequest, LiveModelStatus, ModelEntry, ModelVerdict } from '../contract/model-schema.js';
@@ -344,6 +345,11 @@ export class ModelService {
     this.d.keep(c);
     this.d.bus.emit('samples.changed', { ids: [sample.id] });
     return c;
+  }
+
+  /** Up to `workers` workers of an added model for a bulk run of its own (a model test); the caller closes it. */
+  pool(model: string, workers: number): Promise<ModelPool> {
+    return ModelPool.of(this.registry, model, this.d.spawn, this.d.log, workers);
   }
 
   /**

@@ -2,9 +2,12 @@ import type { Classification, ClassifiedWindow, Sample } from '../contract/contr
 import type { LocalRefusal, ModelEntry } from '../contract/model-schema.js';
 import { CoreError } from '../errors.js';
 import type { ClassificationStore } from '../classify/classification-store.js';
+import type { ModelKind, Tested } from '../evaluate/model-report.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { classifySampleLocally, localVariant } from './classify-sample.js';
+import { checkModelAlone } from './live-model.js';
 import type { ModelPool } from './model-pool.js';
+import type { ModelRegistry } from './model-registry.js';
 import type { ModelSession } from './model-session.js';
 
 /** What a model test made of one sample: counted (its windows, new or reused), or unfit and why. */
@@ -14,6 +17,30 @@ export type TestedSample =
 
 /** A regression model answers one value per window (its only "label"); the kind is in the description. */
 export const isRegressionModel = (entry: ModelEntry): boolean => /regression/i.test(entry.description.modelType ?? '');
+
+/** The model, ready and fit for the stride; its own problems (axes never given, a stride it cannot take) said once, before any sample. */
+export async function fitForTest(registry: ModelRegistry, name: string, strideMs: number | null): Promise<ModelEntry> {
+  const { entry } = await registry.ready(name);
+  if (entry.description.axes === null) {
+    throw new CoreError('InvalidArguments', `Model "${entry.name}" does not say how many axes it takes (a build from before 2022). Say it once ("capture-desk model set-axes ${entry.name} --axes N", or in Settings → Models), then test again.`);
+  }
+  checkModelAlone(entry, strideMs);
+  return entry;
+}
+
+export const kindOf = (e: ModelEntry): ModelKind => ({ regression: isRegressionModel(e), hasAnomaly: e.description.hasAnomaly, labels: e.description.labels });
+
+/** The models' kinds; two are compared by the samples each gets right, which a regression model (a value) cannot be. */
+export function testableKinds(entries: readonly ModelEntry[]): ModelKind[] {
+  const kinds = entries.map(kindOf);
+  if (entries.length === 2 && kinds.some((k) => k.regression)) {
+    throw new CoreError('InvalidArguments', 'Two models are compared by the samples each gets right: both must be classification models, and a regression model answers values. Test it alone.');
+  }
+  return kinds;
+}
+
+/** A tested sample as the report takes it. */
+export const toTested = (t: TestedSample): Tested => (t.unfit === undefined ? { id: t.sample.id, label: t.sample.label!, windows: t.windows } : { id: t.sample.id, unfit: t.unfit });
 
 export interface ModelTestRun {
   store: SampleStore;

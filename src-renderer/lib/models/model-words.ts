@@ -46,3 +46,25 @@ export function descriptionRows(m: ModelEntry): Array<[string, string]> {
 export function statusText(m: ModelEntry): string {
   return m.status === 'ready' ? 'ready' : m.status;
 }
+
+/** Why a model cannot run on samples at all (a sample that does not fit it is the core's to find and say); null when it can. */
+export function cannotRun(m: ModelEntry): string | null {
+  if (m.status === 'missing' || m.status === 'changed') return m.problem ?? `its files are ${m.status}`;
+  return m.description.axes === null ? 'its axes are not known: give them in Settings → Models' : null;
+}
+
+/** A picker's option: the model, and what it takes or why it cannot run. */
+export function pickerText(m: ModelEntry): string {
+  const why = cannotRun(m);
+  const d = m.description;
+  return why ? `${m.name} (cannot run: ${why})` : `${m.name} (${d.axes} ${d.axes === 1 ? 'axis' : 'axes'}, ${d.frequencyHz} Hz, window ${d.windowMs} ms)`;
+}
+
+/** A stride typed in a form: empty is a quarter window (null); anything but a whole number of ms above 0 is said back. */
+export function strideOf(text: string): { ok: true; strideMs: number | null } | { ok: false; message: string } {
+  const t = text.trim();
+  if (t === '') return { ok: true, strideMs: null };
+  const n = Number(t);
+  if (Number.isInteger(n) && n > 0 && n <= 600_000) return { ok: true, strideMs: n };
+  return { ok: false, message: `A stride of "${t}" ms is not a whole number above 0; leave it empty for a quarter window.` };
+}

@@ -80,6 +80,7 @@ export function activeChips(f: SampleFind, sessionName: (session: string) => str
   if (f.to) out.push({ id: 'to', text: `To ${f.to}`, without: { to: null } });
   list('modelSays', (l) => l);
   if (f.modelDisagrees) out.push({ id: 'disagrees', text: 'Model disagrees with the label', without: { modelDisagrees: false } });
+  if (f.cell) out.push({ id: 'cell', text: f.cell.text, without: { cell: null } });
   return out;
 }
 

@@ -33,17 +33,25 @@ export interface SampleFind {
   modelSays: string[];
   /** Only samples the model labels otherwise than their own label. */
   modelDisagrees: boolean;
+  /**
+   * A cell of a model test's matrix: exactly its samples, named as the cell is ("actual idle ·
+   * predicted wave"). Not in the address: the ids belong to one test, and a bookmark outlives it.
+   */
+  cell: { text: string; ids: string[] } | null;
   sort: SampleSort;
   /** 0-based page. */
   page: number;
 }
+
+/** The most ids a filter takes (SampleQueryFilter.ids). */
+export const MAX_FILTER_IDS = 5000;
 
 export const DEFAULT_SORT: SampleSort = { by: 'created', dir: 'desc' };
 /** The direction a column sorts in first: names and labels A→Z, lengths and dates biggest/newest first. */
 export const FIRST_DIR: Record<SampleSortKey, 'asc' | 'desc'> = { created: 'desc', name: 'asc', label: 'asc', length: 'desc' };
 
 export function emptyFind(): SampleFind {
-  return { text: '', state: 'all', labels: [], categories: [], findings: [], sources: [], sessions: [], from: null, to: null, modelSays: [], modelDisagrees: false, sort: DEFAULT_SORT, page: 0 };
+  return { text: '', state: 'all', labels: [], categories: [], findings: [], sources: [], sessions: [], from: null, to: null, modelSays: [], modelDisagrees: false, cell: null, sort: DEFAULT_SORT, page: 0 };
 }
 
 /** Whether anything narrows the rows (the state buttons included): an empty answer then means "nothing matches", not "no samples". */
@@ -53,7 +61,7 @@ export function isFiltered(f: SampleFind): boolean {
 
 /** Filters beyond the search and the state buttons ("Clear filters" shows with any). */
 export function chipCount(f: SampleFind): number {
-  return f.labels.length + f.categories.length + f.findings.length + f.sources.length + f.sessions.length + (f.from ? 1 : 0) + (f.to ? 1 : 0) + f.modelSays.length + (f.modelDisagrees ? 1 : 0);
+  return f.labels.length + f.categories.length + f.findings.length + f.sources.length + f.sessions.length + (f.from ? 1 : 0) + (f.to ? 1 : 0) + f.modelSays.length + (f.modelDisagrees ? 1 : 0) + (f.cell ? 1 : 0);
 }
 
 /** Local midnight of a YYYY-MM-DD day, as the ISO time the core compares `created` with. */
@@ -78,6 +86,7 @@ export function toFilter(f: SampleFind): SampleQueryFilter {
   if (f.to) out.createdBefore = dayStart(f.to, 1);
   if (f.modelSays.length) out.modelSays = [...f.modelSays];
   if (f.modelDisagrees) out.modelDisagrees = true;
+  if (f.cell) out.ids = f.cell.ids.slice(0, MAX_FILTER_IDS);
   return out;
 }
 

@@ -4,6 +4,7 @@ import { errorText } from '../format.js';
 import { emptyFind, FIRST_DIR, fromQuery, STATE_FILTERS, toFilter, toQuery, type SampleFind, type StateFilterId } from '../samples/find.js';
 import type { SampleIndex } from './sample-index.svelte.js';
 import { Rerun } from './rerun.js';
+import { cellShown } from '../models/test-words.js';
 import { Selection } from './selection.svelte.js';
 
 /** More rows than this are paged: a table of thousands of rows is slow and unreadable anyway. */
@@ -104,6 +105,11 @@ export class SamplesState {
   /** A category's total in the class balance: every sample in that category, whatever was filtered before. */
   showCategory(category: Category): void {
     this.update({ ...emptyFind(), sort: this.find.sort, categories: [category] });
+  }
+
+  /** A cell of a model test's matrix: exactly its samples, with a chip named like the cell, whatever was filtered before; the sort is kept. */
+  showCell(text: string, ids: string[]): void {
+    this.update({ ...emptyFind(), sort: this.find.sort, cell: cellShown(text, ids) });
   }
 
   /** Every filter and the search off; the sort is kept. */

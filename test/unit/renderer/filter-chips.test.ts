@@ -54,6 +54,7 @@ describe('filter chips', () => {
     from: '2026-11-01',
     modelSays: ['wave'],
     modelDisagrees: true,
+    cell: { text: 'actual idle · predicted wave', ids: ['s1', 's2'] },
   };
 
   it('show every filter beyond the search and the state buttons, in the order of the menus', () => {
@@ -66,6 +67,7 @@ describe('filter chips', () => {
       'From 2026-11-01',
       'Model says: wave',
       'Model disagrees with the label',
+      'actual idle · predicted wave',
     ]);
     expect(activeChips(emptyFind())).toEqual([]);
   });
@@ -77,6 +79,7 @@ describe('filter chips', () => {
     expect(apply('labels:idle').labels).toEqual([null]);
     expect(apply('from')).toEqual({ ...f, from: null });
     expect(apply('disagrees')).toEqual({ ...f, modelDisagrees: false });
+    expect(apply('cell')).toEqual({ ...f, cell: null });
     expect(new Set(chips.map((c) => c.id)).size).toBe(chips.length);
   });
 });

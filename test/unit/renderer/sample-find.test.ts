@@ -9,9 +9,16 @@ describe('the find in the address', () => {
     const f: SampleFind = {
       text: 'wave  ana', state: 'uploaded', labels: ['idle', null, 'a&b=c'], categories: ['testing', 'training'], findings: ['clipping'],
       sources: ['serial:/dev/ttyACM0'], sessions: ['s-1'], from: '2026-11-01', to: '2026-11-25', modelSays: ['wave'], modelDisagrees: true,
-      sort: { by: 'name', dir: 'asc' }, page: 108,
+      cell: null, sort: { by: 'name', dir: 'asc' }, page: 108,
     };
     expect(fromQuery(toQuery(f))).toEqual(f);
+  });
+
+  it('leaves a model test\'s matrix cell out of the address (its ids belong to one test) and asks the core for exactly its samples', () => {
+    const f = { ...emptyFind(), cell: { text: 'actual idle · predicted wave', ids: ['a', 'b'] } };
+    expect(toQuery(f)).toBe('');
+    expect(toFilter(f)).toEqual({ ids: ['a', 'b'] });
+    expect(isFiltered(f)).toBe(true);
   });
 
   it('is empty when nothing is set, so the address stays #samples', () => {
