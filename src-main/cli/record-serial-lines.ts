@@ -1,6 +1,6 @@
 import type { Sample } from '../core/contract/contract.js';
 import { CONFIRM_MAX_MS, StreamRecording } from '../core/capture/stream-recording.js';
-import { countingRate, declaredRate } from '../core/capture/take-length.js';
+import { countingRate, declaredTake } from '../core/capture/take-length.js';
 import { baudSentence } from '../core/serial/baud/open-at-rate.js';
 import { createSerialReader } from '../core/serial/serial-reader.js';
 import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
@@ -42,12 +42,13 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   await takeEnded(o.lengthMs, { onInterrupt: (cb) => rec.onInterrupt(cb), onFull: (cb) => rec.length!.onFull(cb) });
   // A loss just before the take's end shows only in the readings after it: they are read (not
   // kept) until the reader has judged the take's last reading, then its losses are counted.
-  // At least CONFIRM_MIN_MS: the rate declared is the estimate after the take (see declaredRate),
+  // At least CONFIRM_MIN_MS: the rate declared is the estimate after the take (see declaredTake),
   // and after a host that stalled mid-take the arrivals that follow make it more precise.
   const lost = await rec.lostInTake(hub.reading(sourceId), CONFIRM_MAX_MS, rec.length!.full ? CONFIRM_MIN_MS : 0);
   const s = reader.snapshot();
   await hub.stopAll();
-  const frequencyHz = o.frequencyHz ?? declaredRate(rec.length!.full ? rec.length!.countedHz : null, s.frequencyHz);
+  const take = o.frequencyHz ? { hz: o.frequencyHz, rows: rec.rows } : declaredTake(o.lengthMs, rec.rows, rec.length!.full ? rec.length!.countedHz : null, s.frequencyHz);
+  const frequencyHz = take.hz;
   const rejected = s.badLines - startStats.badLines;
   const droppedLines = lost ?? Math.max(0, s.droppedLines - startStats.droppedLines);
   // Counted over the recording only, like the total: the cut first line and whatever came while the
@@ -80,6 +81,7 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   );
   const sample = await rec.finish({
     intervalMs: 1000 / frequencyHz,
+    rows: take.rows,
     hmacKey: o.hmacKey,
     incomplete: rec.interruption !== null,
     extra: { rejected_lines: rejected, rejected_by_reason: rejectedByReason, frequency_hz: frequencyHz, jitter_ms: s.jitterMs, dropped_lines: droppedLines, port: o.path, ...baud },

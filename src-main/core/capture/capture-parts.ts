@@ -5,7 +5,7 @@ import type { StreamHub } from '../stream/stream-hub.js';
 import type { AudioInput } from '../audio/audio-input.js';
 import { AudioRecording } from '../audio/audio-recording.js';
 import { CONFIRM_MAX_MS, StreamRecording } from './stream-recording.js';
-import { countingRate, declaredRate } from './take-length.js';
+import { countingRate, declaredRate, declaredTake } from './take-length.js';
 import { PartedRecording } from './parted-recording.js';
 import { lossCounters } from '../samples/quality/loss-counters.js';
 import { takeGaps } from '../samples/quality/take-gaps.js';
@@ -95,16 +95,20 @@ export async function sensorPart(
       const lost = await rec.lostInTake(reading, CONFIRM_MAX_MS);
       const now = hub.info(req.sourceId) ?? rec.info;
       const st = stats();
-      // One rule with `record serial` (see declaredRate); a given rate is the rate.
+      // One rule with `record serial` (see declaredTake); a given rate is the rate.
       const after = rec.rateMeasured ? (reading?.rate()?.frequencyHz ?? st?.frequencyHz ?? null) : null;
-      const rateHz = (rec.rateMeasured ? declaredRate(rec.length?.full ? rec.length.countedHz : null, after) : null) ?? now.rateHz;
+      const take = !rec.rateMeasured ? { hz: null, rows: rec.rows }
+        : rec.length ? declaredTake(rec.length.lengthMs, rec.rows, rec.length.full ? rec.length.countedHz : null, after)
+        : { hz: declaredRate(null, after), rows: rec.rows };
+      const rateHz = take.hz ?? now.rateHz;
       return rec.finish({
         intervalMs: 1000 / rateHz,
+        rows: take.rows,
         hmacKey: o.hmacKey,
         incomplete: rec.interruption !== null || o.cutShort !== undefined,
         ...(o.cutShort === undefined && o.note === undefined ? {} : { note: joinNotes(o.note, o.cutShort === undefined ? (rec.interruption !== null ? 'incomplete: the source stopped during the capture' : null) : `incomplete: ${o.cutShort}`) ?? undefined }),
         queue: o.queue && rec.interruption === null,
-        structuredLabels: o.structuredLabels(rec.rows),
+        structuredLabels: o.structuredLabels(take.rows),
         extra: { source: req.sourceId, rejected_lines: Math.max(0, (st?.badLines ?? 0) - (atStart?.badLines ?? 0)), frequency_hz: rateHz, jitter_ms: st?.jitterMs ?? null, ...lossCounters(st, atStart), ...(lost === null ? {} : { dropped_lines: lost }), ...knownLosses(hub, req.sourceId, rec, rateHz) },
       });
     },

@@ -2,13 +2,14 @@
 
 /**
  * Whole rows at the start of `buf` (CBOR arrays of `width` numbers, as encodeRows writes them)
- * and the bytes they take; stops at the first row that is cut short or not a row.
+ * and the bytes they take; stops at the first row that is cut short or not a row, or after `most`.
  */
-export function completeRows(buf: Uint8Array, width: number): { rows: number; bytes: number } {
+export function completeRows(buf: Uint8Array, width: number, most = Infinity): { rows: number; bytes: number } {
   let p = 0;
   let rows = 0;
   const end = buf.length;
   for (;;) {
+    if (rows >= most) return { rows, bytes: p };
     const start = p;
     const head = arrayHead(buf, p);
     if (!head || head.n !== width) return { rows, bytes: start };

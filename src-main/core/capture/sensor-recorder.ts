@@ -152,12 +152,19 @@ export class SensorRecorder {
    * `capture-desk samples recover`) turns them into a sample. Only a recording without a single
    * row is removed, since there is nothing in it to keep.
    */
-  async finish(to: string | (() => string), o: { intervalMs: number; hmacKey?: string | undefined; iat?: number }): Promise<{ rows: number }> {
+  async finish(to: string | (() => string), o: { intervalMs: number; hmacKey?: string | undefined; iat?: number; rows?: number }): Promise<{ rows: number }> {
     // A stream that failed is destroyed already; ending it again would wait for nothing.
     if (!this.#out.destroyed) await new Promise<void>((res) => this.#out.end(() => res()));
     await this.#endTimes();
     if (this.#failed) throw await this.#kept(this.#failed);
-    const rows = this.#rows - this.#skip.rows;
+    let rows = this.#rows - this.#skip.rows;
+    // A take that ends a reading or two before what was written (see declaredTake): only its first `o.rows` go in the sample.
+    let toByte: number | undefined;
+    if (o.rows !== undefined && o.rows > 0 && o.rows < rows) {
+      const kept = completeRows((await readFile(this.rowsPath)).subarray(this.#skip.bytes), this.width, o.rows);
+      rows = kept.rows;
+      toByte = this.#skip.bytes + kept.bytes;
+    }
     if (rows === 0) {
       await this.#removeFiles();
       throw new CoreError('InvalidArguments', 'Nothing was recorded: no valid rows arrived. Check that the board is printing numbers, one reading per line.');
@@ -171,7 +178,7 @@ export class SensorRecorder {
       throw await this.#kept(err instanceof Error ? err : new Error(String(err)));
     }
     try {
-      await writeAcquisition(target, this.rowsPath, rows, this.header, o, this.#skip.bytes);
+      await writeAcquisition(target, this.rowsPath, rows, this.header, o, this.#skip.bytes, toByte);
     } catch (err) {
       throw await this.#kept(storageError(err, dirname(target)));
     }
@@ -215,6 +222,8 @@ export async function writeAcquisition(
   h: Pick<RecordingHeader, 'deviceName' | 'deviceType' | 'sensors'>,
   o: { intervalMs: number; hmacKey?: string | undefined; iat?: number },
   fromByte = 0,
+  /** Where the rows to write end (exclusive); the file's end when undefined. */
+  toByte?: number,
 ): Promise<void> {
   const payload = {
     ...(h.deviceName === undefined ? {} : { device_name: h.deviceName }),
@@ -235,7 +244,7 @@ export async function writeAcquisition(
     await fh.write(prefix);
     hmac?.update(prefix);
     let pos = prefix.length;
-    for await (const chunk of createReadStream(rowsFile, { start: fromByte })) {
+    for await (const chunk of createReadStream(rowsFile, { start: fromByte, ...(toByte === undefined ? {} : { end: toByte - 1 }) })) {
       const b = chunk as Buffer;
       await fh.write(b, 0, b.length, pos);
       hmac?.update(b);

@@ -45,6 +45,8 @@ export interface FinishOptions {
   /** Facts for the record (e.g. rejected lines, measured jitter), kept with the sample. */
   extra?: Record<string, unknown>;
   note?: string | null;
+  /** Keep only the take's first `rows` readings (see declaredTake); all of them when undefined. */
+  rows?: number;
 }
 
 /**
@@ -182,7 +184,7 @@ export class StreamRecording {
     // Without a rate the rows are still written in the acquisition format (so the sample can be
     // looked at) but numbered 1 ms apart, unsigned; setSampleRate rewrites it once the rate is known.
     // The place is reserved by the recorder: a refusal there keeps the rows and says where.
-    const { rows } = await this.recorder.finish(() => (reserved = this.store.reserveFile('.cbor')).tempPath, rateMissing ? { intervalMs: PLACEHOLDER_INTERVAL_MS } : { intervalMs: o.intervalMs!, hmacKey: o.hmacKey });
+    const { rows } = await this.recorder.finish(() => (reserved = this.store.reserveFile('.cbor')).tempPath, rateMissing ? { intervalMs: PLACEHOLDER_INTERVAL_MS } : { intervalMs: o.intervalMs!, hmacKey: o.hmacKey, ...(o.rows === undefined ? {} : { rows: o.rows }) });
     const extra = {
       rows, interval_ms: o.intervalMs, ...(this.#widthMismatch ? { rows_of_other_width: this.#widthMismatch } : {}), ...o.extra,
       ...(rateMissing ? { rate_missing: true, interrupted: o.incomplete ?? false } : {}),

@@ -33,6 +33,23 @@ export function declaredRate(counted: number | null, after: number | null): numb
   return counted === null || Math.abs(after / counted - 1) < 0.01 ? after : counted;
 }
 
+/**
+ * The rate a full take declares and how many of its readings it keeps, so that rows × interval is
+ * the length asked, to half a reading, whichever rate is declared. The take was counted at the
+ * estimate as it stood (`counted`); the estimate after it (`after`) is more precise, and after a
+ * stall on a loaded host the two can differ by a reading in 300. When `after` is declared and asks
+ * for fewer readings than were kept, the last ones (past the length asked) are left out of the
+ * sample; when it asks for more than were kept, the counted rate is declared instead.
+ */
+export function declaredTake(lengthMs: number, kept: number, counted: number | null, after: number | null): { hz: number | null; rows: number } {
+  const hz = declaredRate(counted, after);
+  if (hz === null || counted === null || hz === counted) return { hz, rows: kept };
+  const want = Math.max(1, Math.round((lengthMs * hz) / 1000));
+  if (want < kept) return { hz, rows: want };
+  if (want > kept) return { hz: counted, rows: kept };
+  return { hz, rows: kept };
+}
+
 export class TakeLength {
   #target: number | null = null;
   #hz: number | null = null;

@@ -71,6 +71,24 @@ describe('SensorRecorder', () => {
     expect(await readdir(join(dir, 'recordings'))).toEqual([]);
   });
 
+  it('a take kept to its first N rows (the rate after it asks for fewer): those rows, after a begin, signed over them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));
+    const rec = await SensorRecorder.start(join(dir, 'recordings'), header);
+    rec.append(rows(5, 0), 5);
+    rec.beginTakeHere();
+    rec.append(rows(150, 5), 150);
+    rec.append(rows(151, 155), 151);
+    const target = join(dir, 'out.cbor');
+    expect(await rec.finish(target, { intervalMs: 10, hmacKey: 'k', iat: 1_700_000_000, rows: 300 })).toEqual({ rows: 300 });
+    const all = rows(300, 5);
+    const values = Array.from({ length: 300 }, (_, r) => all.slice(r * 3, r * 3 + 3));
+    const expected = encodeAcquisition(
+      { protected: { iat: 1_700_000_000 }, payload: { device_name: header.deviceName, device_type: header.deviceType, interval_ms: 10, sensors: header.sensors, values } },
+      { format: 'cbor', hmacKey: 'k' },
+    );
+    expect((await readFile(target)).equals(expected)).toBe(true);
+  });
+
   it('keeps the arrival times of timed rows beside them (one record per batch) and removes them with the recording', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));
     const rec = await SensorRecorder.start(dir, header);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countingRate, TakeLength } from '../../../src-main/core/capture/take-length.js';
+import { countingRate, declaredTake, TakeLength } from '../../../src-main/core/capture/take-length.js';
 
 /** Feeds batches of `sizes` rows (at 10 ms apart) and returns how many the take kept of each. */
 function feed(t: TakeLength, sizes: number[]): number[] {
@@ -83,5 +83,23 @@ describe('TakeLength: a take counted in the board\'s readings', () => {
     let called = false;
     t.onFull(() => (called = true));
     expect(called).toBe(true);
+  });
+});
+
+describe('declaredTake: the rate a full take declares and the readings it keeps', () => {
+  it('rows × interval is the length asked, to half a reading, whichever rate is declared', () => {
+    // Counted at 100.2 Hz (301 rows for 3 s); the estimate after it says 100.0: 300 readings kept at 100.0.
+    expect(declaredTake(3000, 301, 100.2, 100.0)).toEqual({ hz: 100.0, rows: 300 });
+    // The estimate after asks for more than were kept: the counted rate is declared.
+    expect(declaredTake(3000, 299, 99.8, 100.0)).toEqual({ hz: 99.8, rows: 299 });
+    // They agree on the count: the later, more precise rate.
+    expect(declaredTake(3000, 300, 100.01, 99.99)).toEqual({ hz: 99.99, rows: 300 });
+    // Further apart than 1 %: the counted rate, every row kept; not full (no counted rate): as read.
+    expect(declaredTake(3000, 300, 100, 103)).toEqual({ hz: 100, rows: 300 });
+    expect(declaredTake(3000, 120, null, 100)).toEqual({ hz: 100, rows: 120 });
+    for (const [kept, counted, after] of [[301, 100.2, 100.0], [299, 99.8, 100.0], [300, 100.01, 99.99]] as const) {
+      const t = declaredTake(3000, kept, counted, after);
+      expect(Math.abs(t.rows * (1000 / t.hz!) - 3000)).toBeLessThanOrEqual(500 / t.hz!);
+    }
   });
 });
