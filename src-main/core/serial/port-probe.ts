@@ -36,6 +36,8 @@ const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_SILENT_MS = 1000;
 /** A measured rate is said once the estimate is this good (0.5 %), or at the time limit as it stands. */
 const RATE_GOOD_ENOUGH = 0.005;
+/** ...once this much of the board's output has been read, too: on a loaded host one second's estimate was seen 1 % off while claiming 0.5 %. */
+const SETTLE_MS = 2000;
 
 /**
  * Opens a port, reads what it sends for at most `timeoutMs` and says what it is: the same reader
@@ -105,7 +107,7 @@ async function readBoard(path: string, link: ByteLink, heard: HeardChunk[], baud
       if (protocol === 'nordic' && s.width !== null && s.frequencyHz !== null) return { protocol, axes: s.width, frequencyHz: round(s.frequencyHz), problem: null };
       if (protocol === 'lines' && s.width !== null) {
         const rate = reader.currentRate();
-        const settled = rate !== null && rate.relativeError <= RATE_GOOD_ENOUGH && firstAt !== null && now - firstAt >= 1000;
+        const settled = rate !== null && rate.relativeError <= RATE_GOOD_ENOUGH && firstAt !== null && now - firstAt >= SETTLE_MS;
         if (settled || now >= deadline) return { protocol, axes: s.width, frequencyHz: rate ? round(rate.frequencyHz) : null, problem: rate ? null : `${path} prints ${s.width} numbers per line, but not long enough to measure its rate.` };
       }
       if (bytes === 0 && now - openedAt >= (o.silentMs ?? DEFAULT_SILENT_MS)) return await askAt(path, link, deadline);
