@@ -26,7 +26,8 @@
 //                most 4), the first real microphone export (else the audioNew test model): windows/s
 //                of the command, wall time from spawn to exit, against run_classifier bare in one
 //                thread on the same windows (goal ≥ 1.6×); with 1 worker; again (all reused); RSS
-//                (model-test-bench.mjs). MODEL_BENCH_ONLY=test stops after it.
+//                (model-test-bench.mjs). MODEL_BENCH_ONLY=test stops after it; MODEL_BENCH_ONLY=per-window
+//                runs only the per-window part.
 //
 // Knobs: MODEL_BENCH_EXPORTS (folder of real exports, default ../shared/models), MODEL_BENCH_MIC_S
 // (10), MODEL_BENCH_SERIAL_RATE (250000), MODEL_BENCH_SERIAL_S (15), MODEL_BENCH_PAGE_S (20),
@@ -259,11 +260,12 @@ export async function run() {
     // model test: the first real microphone export, else the test kit's audio model.
     const testExport = realModels.find((m) => m.entry.description.sensor === 'microphone' && m.entry.description.axes === 1);
     const testOn = testExport ? { path: testExport.path, label: testExport.label } : { path: join(dir, 'exports', 'audioNew'), label: 'test audioNew' };
-    rows.push(...(await modelTestRows(dir, testOn)));
+    if (ONLY !== 'per-window') rows.push(...(await modelTestRows(dir, testOn)));
     if (ONLY === 'test') return rows;
 
     say('per window: app path vs bare run_classifier…');
     rows.push(...(await perWindowRows(core, registry, [...models, ...realModels])));
+    if (ONLY === 'per-window') return rows;
 
     const mics = [...models.filter((m) => m.name === 'audioNew'), ...realModels.filter((m) => m.entry.description.sensor === 'microphone' && m.entry.description.axes === 1)];
     rows.push(...(await micRows(core, registry, mics)));
