@@ -19,7 +19,8 @@
 #   mount                     mount/umount: disk-full tests mount a tiny tmpfs (present on most images;
 #                             named because a test needs it)
 #   util-linux                unshare and nsenter: test/env.sh and the JACK-lock tests use a private
-#                             /dev/shm (essential on Debian; named because tests need it)
+#                             /dev/shm; setpriv: the serial permission tests open a port as an
+#                             unprivileged user (essential on Debian; named because tests need it)
 #   gdb                       the stale-JACK-lock tests (test/support/audio/jack-wedge.sh) stop a libjack
 #                             user while it holds the metadata lock and kill it there; libjack itself
 #                             comes with libasound2-plugins

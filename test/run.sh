@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
 missing=()
-for cmd in dbus-run-session gnome-keyring-daemon pulseaudio pactl pacat paplay socat sox espeak-ng nm openssl unzip mount python3 gdb unshare nsenter jackd pipewire pw-jack; do
+for cmd in dbus-run-session gnome-keyring-daemon pulseaudio pactl pacat paplay socat sox espeak-ng nm openssl unzip mount python3 gdb unshare nsenter setpriv jackd pipewire pw-jack; do
   command -v "$cmd" >/dev/null || missing+=("$cmd")
 done
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=("chromium")

@@ -1,7 +1,5 @@
 import { systemClock } from '../core/clock.js';
 import { defaultDataDir } from '../core/data-dir.js';
-import { silentLogger } from '../core/log.js';
-import { BaudMemory } from '../core/serial/baud/baud-memory.js';
 import type { SerialPortInfo } from '../core/contract/contract.js';
 import { VendorNames } from '../core/serial/boards/vendor-names.js';
 import { normalizePortPath, portKey } from '../core/serial/port-names.js';
@@ -9,6 +7,8 @@ import { probePort, type PortProbe } from '../core/serial/port-probe.js';
 import { serialportLister } from '../core/serial/serialport-lister.js';
 import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { booleans, parseCommand } from './flags.js';
+import { commandLogger } from './command-log.js';
+import { openBaudMemory } from './serial-bauds.js';
 import { UsageError } from './args.js';
 
 export const DEVICES_SERIAL_USAGE = `Usage: capture-desk devices serial [--probe] [--port PATH ...] [--json]
@@ -27,6 +27,7 @@ Options:
   --json          one JSON object per line: {"path","name","board","vendor_id","product_id",
                   "serial_number"} and with --probe also "baud","protocol" (lines, at, nordic
                   or null),"axes","frequency_hz","problem"; null where unknown
+  --verbose       also write the log (one JSON line per event) to stderr
   -h, --help      show this help
 `;
 
@@ -42,7 +43,7 @@ interface PortLine {
 type ProbedLine = PortLine & { baud: number | null; protocol: PortProbe['protocol']; axes: number | null; frequency_hz: number | null; problem: string | null };
 
 export async function devicesSerialCommand(argv: string[]): Promise<number> {
-  const parsed = parseCommand(argv, DEVICES_SERIAL_USAGE, { ...booleans('json', 'probe'), port: { type: 'string', multiple: true }, 'data-dir': { type: 'string' } }, { positionals: true });
+  const parsed = parseCommand(argv, DEVICES_SERIAL_USAGE, { ...booleans('json', 'probe', 'verbose'), port: { type: 'string', multiple: true }, 'data-dir': { type: 'string' } }, { positionals: true });
   if (!parsed) return 0;
   const { values: v, positionals } = parsed;
   if (positionals.length > 1 || (positionals[0] !== undefined && positionals[0] !== 'serial')) throw new UsageError(`unexpected argument "${positionals.join(' ')}".`);
@@ -70,9 +71,11 @@ export async function devicesSerialCommand(argv: string[]): Promise<number> {
   const lines = await Promise.all(ports.map(async (p) => portLine(p, vendors)));
   // Rates found are remembered per board as a recording remembers them (a data folder that does
   // not exist yet is not made for this: a rate that cannot be saved is only not remembered).
-  const bauds = v.probe ? await BaudMemory.open((v['data-dir'] as string | undefined) ?? defaultDataDir(), async (path) => listed.find((p) => portKey(p.path) === portKey(path)), silentLogger) : undefined;
+  // A rate that cannot be remembered is said in the log (--verbose), never as the port's problem.
+  const log = commandLogger('devices serial', Boolean(v.verbose));
+  const bauds = v.probe ? await openBaudMemory((v['data-dir'] as string | undefined) ?? defaultDataDir(), log, listed) : undefined;
   const out: Array<PortLine | ProbedLine> = v.probe
-    ? await Promise.all(lines.map(async (l) => ({ ...l, ...probeFields(await probePort(l.path, { opener: serialportOpener, clock: systemClock, bauds })) })))
+    ? await Promise.all(lines.map(async (l) => ({ ...l, ...probeFields(await probePort(l.path, { opener: serialportOpener, clock: systemClock, bauds, log })) })))
     : lines;
   for (const l of out) process.stdout.write(v.json ? JSON.stringify(l) + '\n' : readable(l));
   return code;

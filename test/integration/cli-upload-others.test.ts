@@ -33,18 +33,27 @@ function claimer(data: string, when: 'while-sending' | 'now') {
 const upload = (srv: { url: string }, data: string, caps: string, extra: string[] = []) =>
   runCli(['upload', '--ingestion-url', srv.url, '--api-key', 'ei_test_key', '--data-dir', data, ...extra, caps], { timeoutMs: 90_000 });
 
+/**
+ * Two files, a platform answering each request after 2 s, and another process that claims one of
+ * them while this run sends the other (one file a request, one at a time).
+ */
+async function uploadBesideAClaimer() {
+  const srv = await startIngestionServer();
+  cleanups.push(() => srv.close());
+  const { caps, data } = await capsAndData();
+  srv.setFaults({ delayMs: 2000 });
+  const { other, claimed } = claimer(data, 'while-sending');
+  const run = upload(srv, data, caps, ['--concurrency', '1', '--files-per-request', '1']);
+  await claimed;
+  return { srv, other, run, data, caps };
+}
+
 // Issue 42: a run waiting for samples another process had in flight waited for ever once that
 // process was killed; and every start took a live process's in-flight samples into its own queue.
 describe('capture-desk upload and another process sending from the same data folder', () => {
   it('one killed while sending: its sample is sent by this run at once, once', async () => {
-    const srv = await startIngestionServer();
-    cleanups.push(() => srv.close());
-    const { caps, data } = await capsAndData();
     // One file per request, slowly answered: the other file stays queued long enough for the second process to claim it.
-    srv.setFaults({ delayMs: 2000 });
-    const { other, claimed } = claimer(data, 'while-sending');
-    const run = upload(srv, data, caps, ['--concurrency', '1', '--files-per-request', '1']);
-    await claimed;
+    const { srv, other, run } = await uploadBesideAClaimer();
     other.kill('SIGKILL');
     const killedAt = performance.now();
     const r = await run;
@@ -56,13 +65,7 @@ describe('capture-desk upload and another process sending from the same data fol
   }, 120_000);
 
   it('one alive but never answering: ends with exit 1 and says to run it again, within the request timeout of what was in flight (plus 5 s grace, 0.5 s polling)', async () => {
-    const srv = await startIngestionServer();
-    cleanups.push(() => srv.close());
-    const { caps, data } = await capsAndData();
-    srv.setFaults({ delayMs: 2000 });
-    const { other, claimed } = claimer(data, 'while-sending');
-    const run = upload(srv, data, caps, ['--concurrency', '1', '--files-per-request', '1']);
-    await claimed;
+    const { srv, other, run, data, caps } = await uploadBesideAClaimer();
     const claimedAt = performance.now();
     const r = await run;
     const waited = performance.now() - claimedAt;

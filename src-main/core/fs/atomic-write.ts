@@ -1,3 +1,4 @@
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -58,6 +59,17 @@ export async function replaceFile(
       if (wait === undefined || !TRANSIENT_ON_WINDOWS.has(code)) throw err;
       await sleep(wait);
     }
+  }
+}
+
+/** fsyncDir for a caller that cannot wait (a synchronous path), with the same rule for Windows. */
+export function fsyncDirSync(dir: string): void {
+  if (process.platform === 'win32') return;
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

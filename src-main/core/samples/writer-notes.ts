@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CoreError } from '../errors.js';
+import { fsyncDirSync } from '../fs/atomic-write.js';
 import { pidAlive, processStart } from '../process-identity.js';
 import { BEFORE_WRITER_NOTES, type Db } from './db.js';
 
@@ -127,15 +128,6 @@ function leaveLookFile(dbPath: string): boolean {
   }
 }
 
-/** The folder's entries on disk (a new file's name is in its folder). */
-function fsyncDirSync(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function runState(r: WriterRow, here: string): 'running' | 'gone' | 'unknown' {
   if (r.host !== here) return 'unknown';

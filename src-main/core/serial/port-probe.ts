@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { CoreError } from '../errors.js';
-import { silentLogger } from '../log.js';
+import { silentLogger, type Logger } from '../log.js';
 import { AtClient } from './at/at-client.js';
 import type { BaudBook } from './baud/baud-memory.js';
 import type { HeardChunk } from './baud/baud-prober.js';
@@ -30,6 +30,8 @@ export interface ProbeOptions {
   silentMs?: number;
   /** Rates found before, per board: tried first, and a rate found here is remembered. */
   bauds?: BaudBook | undefined;
+  /** Where a rate that could not be read back or remembered is said. */
+  log?: Logger;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -56,7 +58,7 @@ export async function probePort(path: string, o: ProbeOptions): Promise<PortProb
   let heard: HeardChunk[];
   try {
     const opening = openAtRate(
-      { opener: o.opener, log: silentLogger, now: () => o.clock.now(), bauds: o.bauds, probe: { deadlineMs: Math.max(500, timeoutMs - 1500) } },
+      { opener: o.opener, log: o.log ?? silentLogger, now: () => o.clock.now(), bauds: o.bauds, probe: { deadlineMs: Math.max(500, timeoutMs - 1500) } },
       path,
       { ...DEFAULT_PORT_SETTINGS, baudRate: 'auto' },
       search.signal,
