@@ -21,6 +21,7 @@ const common = {
 // Chunk names carry a content hash and esbuild never deletes old ones: without this, every build
 // left its chunks in dist/cli, and the installers (which pack dist/**) shipped all of them.
 rmSync(new URL('./dist/cli', import.meta.url), { recursive: true, force: true });
+rmSync(new URL('./dist/model', import.meta.url), { recursive: true, force: true });
 
 await Promise.all([
   build({ ...common, entryPoints: ['src-main/electron/main.ts'], format: 'esm', outfile: 'dist/electron/main.js' }),
@@ -29,7 +30,18 @@ await Promise.all([
   // Microphone capture runs in its own process (a native abort there cannot take the app down).
   build({ ...common, entryPoints: ['src-main/core/audio/capture-worker.ts'], format: 'esm', outfile: 'dist/audio/capture-worker.js' }),
   // The project's exported model runs in a worker thread of its own (model/model-runner.ts).
-  build({ ...common, entryPoints: ['src-main/core/model/model-worker.ts'], format: 'esm', outfile: 'dist/model/model-worker.js' }),
+  // Everything it imports is bundled: it reads and decodes samples itself (cbor-x), and in an
+  // install it runs from app.asar.unpacked, where no node_modules lie beside it. Split, so that
+  // the sensor decoders (cbor-x, zod: +100 ms a worker's start) load only when a sensor sample comes.
+  build({
+    ...common,
+    external: [],
+    entryPoints: { 'model-worker': 'src-main/core/model/model-worker.ts' },
+    format: 'esm',
+    splitting: true,
+    outdir: 'dist/model',
+    chunkNames: 'chunks/[name]-[hash]',
+  }),
   // Split so each command loads only its own code and native modules (an `upload` script should
   // not pay for serialport or the HTTP server).
   build({

@@ -11,7 +11,7 @@ import { stderrLogger } from '../core/log.js';
 import { defaultModelWorkers, MAX_MODEL_WORKERS, ModelPool } from '../core/model/model-pool.js';
 import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
-import { fitForTest, testableKinds, testSamples, toTested, type TestedSample } from '../core/model/model-test.js';
+import { fitForTest, samplesIn, testableKinds, testSamples, toTested, type TestedSample } from '../core/model/model-test.js';
 import { idsMatching } from '../core/samples/sample-query.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
@@ -140,20 +140,29 @@ export async function modelTestCommand(argv: string[]): Promise<number> {
   const entries: ModelEntry[] = [];
   for (const name of a.models) entries.push(await fitForTest(registry, name, a.strideMs));
   const kinds = testableKinds(entries);
-  const store = await SampleStore.open(dataDir, log);
+  // The first model's workers start now, while the index opens and kept results are looked up.
+  const first = await ModelPool.of(registry, entries[0]!.name, spawn, log, a.workers);
+  first.warm();
+  let store: SampleStore;
+  try {
+    store = await SampleStore.open(dataDir, log);
+  } catch (err) {
+    await first.close();
+    throw err;
+  }
   const interrupt = interruptFlag();
   try {
     const filter: SampleQueryFilter = { ...(a.category === 'all' ? {} : { categories: [a.category] }), ...(a.label === undefined ? {} : { labels: [a.label] }) };
-    const samples: Sample[] = idsMatching(store.db, filter, { sort: { by: 'created', dir: 'asc' } }).map((id) => store.get(id));
+    const samples: Sample[] = samplesIn(store, idsMatching(store.db, filter, { sort: { by: 'created', dir: 'asc' } }));
     const kept = new ClassificationStore(store.db);
     const runs: TestedSample[][] = [];
-    for (const entry of entries) {
-      const pool = await ModelPool.of(registry, entry.name, spawn, log, a.workers);
+    for (const [k, entry] of entries.entries()) {
+      const pool = k === 0 ? first : await ModelPool.of(registry, entry.name, spawn, log, a.workers);
       try {
         const tested = await testSamples({ store, kept, pool, strideMs: a.strideMs, threshold: a.threshold, progress: () => !interrupt.stopped }, samples);
         const reused = tested.filter((t) => t.unfit === undefined && t.reused).length;
         const classified = tested.filter((t) => t.unfit === undefined && !t.reused).length;
-        process.stderr.write(`Model "${entry.name}": classified ${classified} ${classified === 1 ? 'sample' : 'samples'} (${pool.classified} windows) in ${pool.sessions.length} ${pool.sessions.length === 1 ? 'worker' : 'workers'}; ${reused} kept ${reused === 1 ? 'result' : 'results'} of the same build, stride, threshold and sample content used as ${reused === 1 ? 'it was' : 'they were'}.\n`);
+        process.stderr.write(`Model "${entry.name}": classified ${classified} ${classified === 1 ? 'sample' : 'samples'} (${pool.classified} windows) in ${pool.used} ${pool.used === 1 ? 'worker' : 'workers'}; ${reused} kept ${reused === 1 ? 'result' : 'results'} of the same build, stride, threshold and sample content used as ${reused === 1 ? 'it was' : 'they were'}.\n`);
         runs.push(tested);
       } finally {
         await pool.close();
@@ -169,6 +178,7 @@ export async function modelTestCommand(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
+    await first.close(); // closed already unless the run ended before it was used
     interrupt.release();
     await store.close({ foldJournal: false });
   }

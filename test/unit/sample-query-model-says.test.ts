@@ -8,7 +8,7 @@ import { digestOf, readClassification, summarize } from '../../src-main/core/cla
 import type { ClassifyVariant } from '../../src-main/core/contract/classify-schema.js';
 import { collectSummary } from '../../src-main/core/classify/collect-summary.js';
 import type { Category, SampleQueryFilter } from '../../src-main/core/contract/contract.js';
-import { localResult, localVariant } from '../../src-main/core/model/classify-sample.js';
+import { localResult, localVariant } from '../../src-main/core/model/classify-windows.js';
 import type { ModelEntry } from '../../src-main/core/contract/model-schema.js';
 import { runBulk } from '../../src-main/core/samples/bulk-actions.js';
 import { openDb } from '../../src-main/core/samples/db.js';

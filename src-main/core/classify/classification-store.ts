@@ -12,9 +12,17 @@ const platformKey = (c: Classification): number => c.platformSampleId ?? LOCAL_R
  * model made of a sample, it does not change the sample. The platform's results and local ones
  * (variant `local:<hash16>`, one per model build) share the table, so the newest of either wins.
  */
+/** What a kept local result was made from. */
+export interface LocalKey {
+  sampleSha256: string | null;
+  threshold: number | null;
+  strideMs: number | null;
+  windowMs: number | null;
+}
+
 export class ClassificationStore {
   #keepStatement: Statement | null = null;
-  #localKeyStatement: Statement | null = null;
+  #localKeysStatement: Statement | null = null;
 
   constructor(private readonly db: Db) {}
 
@@ -52,17 +60,23 @@ export class ClassificationStore {
 
   /**
    * What a kept local result was made from (the sample's bytes, threshold, stride, window), read
-   * without parsing the result: a model test parses only the results it can use.
+   * without parsing the result (a model test parses only the results it can use), for many samples
+   * in one statement: a model test asks for a thousand before it starts its workers.
    */
-  localKey(sampleId: string, variant: ResultVariant): { sampleSha256: string | null; threshold: number | null; strideMs: number | null; windowMs: number | null } | null {
-    this.#localKeyStatement ??= this.db.prepare(
-      `SELECT result ->> '$.local.sampleSha256' AS sampleSha256, result ->> '$.local.threshold' AS threshold,
+  localKeys(sampleIds: readonly string[], variant: ResultVariant): Map<string, LocalKey> {
+    this.#localKeysStatement ??= this.db.prepare(
+      `SELECT sample_id AS id, result ->> '$.local.sampleSha256' AS sampleSha256, result ->> '$.local.threshold' AS threshold,
          result ->> '$.windowIncreaseMs' AS strideMs, result ->> '$.windowSizeMs' AS windowMs
-       FROM classifications WHERE sample_id = ? AND impulse_id = ${DEFAULT_IMPULSE} AND variant = ? AND platform_sample_id = ${LOCAL_RESULT} AND json_valid(result)`,
+       FROM classifications WHERE sample_id IN (SELECT value FROM json_each(?)) AND impulse_id = ${DEFAULT_IMPULSE} AND variant = ?
+         AND platform_sample_id = ${LOCAL_RESULT} AND json_valid(result)`,
     );
-    const row = this.#localKeyStatement.get(sampleId, variant) as { sampleSha256: string | null; threshold: number | null; strideMs: number | null; windowMs: number | null } | undefined;
-    return row ? { sampleSha256: row.sampleSha256, threshold: row.threshold, strideMs: row.strideMs, windowMs: row.windowMs } : null;
+    const keys = new Map<string, LocalKey>();
+    if (!sampleIds.length) return keys;
+    const rows = this.#localKeysStatement.all(JSON.stringify(sampleIds), variant) as Array<LocalKey & { id: string }>;
+    for (const r of rows) keys.set(r.id, { sampleSha256: r.sampleSha256, threshold: r.threshold, strideMs: r.strideMs, windowMs: r.windowMs });
+    return keys;
   }
+
 
   /** The newest kept result of this sample made on this computer by a model of this name (any build of it). */
   getLocal(sampleId: string, model: string): Classification | null {

@@ -40,14 +40,37 @@ export class ModelPool {
     return new ModelPool(entry, open, Math.max(1, Math.min(workers, MAX_MODEL_WORKERS)));
   }
 
+  #warming: Promise<void> | null = null;
+  /** Sessions that ran at least one item (a warmed pool whose items were all kept used none). */
+  readonly #used = new Set<ModelSession>();
+
+  /** How many workers did work. */
+  get used(): number {
+    return this.#used.size;
+  }
+
+  /**
+   * Starts the workers now, before the items are known (a model test warms its pool while it opens
+   * the index and looks for kept results: a worker's start, ~150 ms, then overlaps that). A
+   * failure is thrown by the next map(); a pool that is closed unused just stops them.
+   */
+  warm(want = this.workers): void {
+    if (this.#warming) return;
+    this.#warming = this.#grow(Math.min(want, this.workers));
+    this.#warming.catch(() => undefined); // said by map(), not as an unhandled rejection
+  }
+
   /** Windows classified by all its workers so far. */
   get classified(): number {
     return this.sessions.reduce((n, s) => n + s.classified, 0);
   }
 
-  /** Starts sessions up to `want`: the first alone (its errors say what is wrong with the model once), the rest together. */
+  /**
+   * Starts sessions up to `want`, all at once (one after another, the last began a whole start
+   * later); when starting fails, the first failure is thrown (it says what is wrong with the
+   * model once) and the sessions that did start stay in the pool, closed with it.
+   */
   async #grow(want: number): Promise<void> {
-    if (this.sessions.length === 0 && want > 0) this.sessions.push(await this.open());
     const more = Math.max(0, want - this.sessions.length);
     const started = await Promise.allSettled(Array.from({ length: more }, () => this.open()));
     for (const r of started) if (r.status === 'fulfilled') this.sessions.push(r.value);
@@ -61,6 +84,8 @@ export class ModelPool {
    * run): once one throws, no new item starts, the running ones finish, and the first error is thrown.
    */
   async map<T, R>(items: readonly T[], work: (session: ModelSession, item: T, index: number) => Promise<R>): Promise<R[]> {
+    if (items.length === 0) return [];
+    if (this.#warming) await this.#warming;
     await this.#grow(Math.min(this.workers, items.length));
     const out = new Array<R>(items.length);
     let next = 0;
@@ -73,6 +98,7 @@ export class ModelPool {
       while (error === null && next < items.length) {
         const i = next++;
         try {
+          this.#used.add(session);
           out[i] = await work(session, items[i]!, i);
         } catch (err) {
           error ??= { err };
@@ -84,6 +110,7 @@ export class ModelPool {
   }
 
   async close(): Promise<void> {
+    await this.#warming?.catch(() => undefined);
     await Promise.all(this.sessions.splice(0).map((s) => s.close()));
   }
 }

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { Classification } from '../contract/contract.js';
+import { ErrorCode } from '../contract/wire-schema.js';
 import { CoreError } from '../errors.js';
 import type { RawProperties } from './glue.js';
-import type { FromModelWorker, ToModelWorker } from './worker-protocol.js';
+import type { FromModelWorker, SampleJob, ToModelWorker } from './worker-protocol.js';
 
 /**
  * Where the worker is at run time. esbuild bundles it to dist/model/model-worker.js; the CLI
@@ -167,6 +169,15 @@ export class ModelRunner {
     });
   }
 
+  /**
+   * A whole sample read, decoded, windowed and classified in the worker (bulk work): resolves with
+   * its result and the windows classified; a sample the worker refuses (too short, its file gone)
+   * rejects with that CoreError and the module goes on; a dead module rejects with ModelDiedError.
+   */
+  classifySample(job: SampleJob): Promise<{ classification: Classification; windows: number }> {
+    return this.#request((id) => ({ t: 'classify-sample', id, ...job }));
+  }
+
   /** The batch buffer shared with the worker (classifyBatch), grown when a batch needs more. */
   #shared: Float32Array | null = null;
   #batchBusy = false;
@@ -205,6 +216,15 @@ export class ModelRunner {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);
       p?.resolve(m.results.map((r) => ({ ...r, refilling: false })) as never);
+    } else if (m.t === 'sample-result') {
+      const p = this.#pending.get(m.id);
+      this.#pending.delete(m.id);
+      p?.resolve({ classification: m.classification, windows: m.windows } as never);
+    } else if (m.t === 'sample-refused') {
+      const p = this.#pending.get(m.id);
+      this.#pending.delete(m.id);
+      const code = ErrorCode.safeParse(m.code);
+      p?.reject(new CoreError(code.success ? code.data : 'Internal', m.message, m.details));
     } else if (m.t === 'memory') {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);

@@ -1,4 +1,7 @@
+import type { Classification } from '../contract/contract.js';
+import { CoreError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { SampleJob } from './worker-protocol.js';
 import type { ModelRegistry } from './model-registry.js';
 import { ModelRunner, type SpawnModelWorker, type WindowResult } from './model-runner.js';
 import type { ModelEntry } from '../contract/model-schema.js';
@@ -119,6 +122,25 @@ export class ModelSession<M = unknown> {
         this.#seq += r.length;
         return r;
       } catch (err) {
+        await this.#restartOrFail((err as Error).message);
+      }
+    }
+  }
+
+  /**
+   * Offline: a whole sample read, decoded and classified in the worker (SampleJob). A sample the
+   * worker refuses rejects with its CoreError; a death restarts once and retries the sample.
+   */
+  async classifySample(job: SampleJob): Promise<Classification> {
+    for (;;) {
+      if (this.#failed) throw new Error(this.#failed);
+      try {
+        const r = await this.#runner.classifySample(job);
+        this.classified += r.windows;
+        this.#seq += r.windows;
+        return r.classification;
+      } catch (err) {
+        if (err instanceof CoreError) throw err;
         await this.#restartOrFail((err as Error).message);
       }
     }

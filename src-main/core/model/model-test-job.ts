@@ -7,7 +7,7 @@ import { idsMatching } from '../samples/sample-query.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { ModelPool } from './model-pool.js';
 import type { ModelRegistry } from './model-registry.js';
-import { fitForTest, testableKinds, testSamples, type TestedSample } from './model-test.js';
+import { fitForTest, samplesIn, testableKinds, testSamples, type TestedSample } from './model-test.js';
 import { modelTestResult } from './model-test-result.js';
 
 export interface ModelTestDeps {
@@ -40,7 +40,7 @@ export async function runModelTest(d: ModelTestDeps, jobId: string, input: Input
   for (const name of input.models) entries.push(await fitForTest(d.registry, name, strideMs));
   const kinds = testableKinds(entries);
   return d.job(jobId, async (job) => {
-    const samples: Sample[] = idsMatching(d.store.db, input.filter, { sort: { by: 'created', dir: 'asc' } }).map((id) => d.store.get(id));
+    const samples: Sample[] = samplesIn(d.store, idsMatching(d.store.db, input.filter, { sort: { by: 'created', dir: 'asc' } }));
     const total = samples.length * entries.length;
     job.progress(0, total);
     const runs: TestedSample[][] = [];

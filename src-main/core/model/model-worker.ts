@@ -5,8 +5,12 @@
  * touch only this thread, and a runaway module is ended with worker.terminate().
  */
 import { parentPort } from 'node:worker_threads';
+import { CoreError } from '../errors.js';
+import { decodeAudioSample } from '../review/decoded-audio.js';
+import { readPinnedFileSync } from '../samples/sample-files.js';
+import { classifyDecodedWith, type WindowAnswer } from './classify-windows.js';
 import { Classifier, loadGlue, readProperties, type EmModule } from './glue.js';
-import type { FromModelWorker, ToModelWorker } from './worker-protocol.js';
+import type { FromModelWorker, SampleJob, ToModelWorker } from './worker-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('model-worker.ts runs as a worker thread');
@@ -33,6 +37,9 @@ port.on('message', (m: ToModelWorker) => {
       return;
     case 'classify-batch':
       classifyBatch(m.id, m.values, m.windowFloats, m.count);
+      return;
+    case 'classify-sample':
+      void classifySample(m.id, m);
       return;
     case 'memory':
       send({ t: 'memory', id: m.id, heapBytes: M ? M.HEAPF32.byteLength : 0, rssBytes: process.memoryUsage().rss });
@@ -98,6 +105,45 @@ function classifyBatch(id: number, values: Float32Array, windowFloats: number, c
     // As for one window: the runtime is dead; the runner retries the whole batch in a fresh one.
     send({ t: 'failed', id, message: aborted ?? messageOf(err), detail: detailOf(err) });
     setImmediate(() => process.exit(1));
+  }
+}
+
+/**
+ * A whole sample here, beside the module: read (checked against its pinned hash), decoded, cut into
+ * windows and classified, its result sent back whole. In bulk work the core's thread then only
+ * hands out samples and keeps results; reading, decoding and windowing a thousand samples there
+ * kept the workers waiting for it (measured: a third of their time on two cores).
+ */
+async function classifySample(id: number, job: SampleJob): Promise<void> {
+  if (!classifier) return send({ t: 'failed', id, message: 'the model is not loaded' });
+  const c = classifier;
+  let dead: unknown = null;
+  const run = (values: Float32Array, windowFloats: number, count: number): WindowAnswer[] => {
+    const out: WindowAnswer[] = [];
+    try {
+      for (let k = 0; k < count; k++) out.push(c.run(values.subarray(k * windowFloats, (k + 1) * windowFloats), false, windowFloats));
+    } catch (err) {
+      dead = err;
+      throw err;
+    }
+    return out;
+  };
+  try {
+    const bytes = 'bytes' in job.source ? job.source.bytes : readPinnedFileSync(job.source.path, job.sample);
+    // Sensor files need the CBOR and JSON decoders (and zod): loaded the first time one comes, not at every start.
+    const decoded = decodeAudioSample(job.sample, bytes) ?? (await import('../review/decoded.js')).decodeSampleBytes(job.sample, bytes);
+    const classification = await classifyDecodedWith(job.entry, run, job.sample, decoded, { strideMs: job.strideMs, threshold: job.threshold });
+    send({ t: 'sample-result', id, classification, windows: classification.blocks[0]?.windows.length ?? 0 });
+  } catch (err) {
+    if (dead !== null) {
+      // As for a batch: the module's runtime is dead; the session retries the sample in a fresh one.
+      send({ t: 'failed', id, message: aborted ?? messageOf(dead), detail: detailOf(dead) });
+      setImmediate(() => process.exit(1));
+      return;
+    }
+    // The sample's own problem (or a bug in reading it): said as it would be in the core's thread.
+    const e = err instanceof CoreError ? err : new CoreError('Internal', messageOf(err), { detail: detailOf(err) });
+    send({ t: 'sample-refused', id, code: e.code, message: e.message, details: e.details });
   }
 }
 

@@ -1,5 +1,18 @@
 /** Messages between the core (model-runner.ts) and a model worker (model-worker.ts). */
+import type { Classification, Sample } from '../contract/contract.js';
+import type { ModelEntry } from '../contract/model-schema.js';
 import type { RawProperties } from './glue.js';
+
+/** A whole sample for a worker to read, decode, window and classify itself (bulk work: model test). */
+export interface SampleJob {
+  sample: Pick<Sample, 'id' | 'name' | 'kind' | 'label' | 'sha256'>;
+  /** Its file (checked against sha256 there), or the bytes the core still holds. */
+  source: { path: string } | { bytes: Uint8Array };
+  /** The model as the core knows it (axes, rate, window, labels): the fit is checked beside the module. */
+  entry: ModelEntry;
+  strideMs: number | null;
+  threshold: number;
+}
 
 export type ToModelWorker =
   | { t: 'load'; jsPath: string }
@@ -7,6 +20,7 @@ export type ToModelWorker =
   | { t: 'classify'; id: number; values: Float32Array; continuous: boolean; seq: number; count?: number }
   /** Offline: `count` whole windows of `windowFloats` each, end to end (usually in memory shared with the core), classified in order: one message a sample, not a window. */
   | { t: 'classify-batch'; id: number; values: Float32Array; windowFloats: number; count: number }
+  | ({ t: 'classify-sample'; id: number } & SampleJob)
   | { t: 'memory'; id: number }
   | { t: 'stop' };
 
@@ -26,6 +40,10 @@ export type FromModelWorker =
     }
   /** A batch's windows, in order. */
   | { t: 'batch-result'; id: number; results: Array<{ code: number; scores: Array<[string, number]>; anomaly: number | null; ms: number }> }
+  /** A sample's result (classify-sample), in the shape the core keeps. */
+  | { t: 'sample-result'; id: number; classification: Classification; windows: number }
+  /** The sample could not be classified (too short, another sensor, its file gone or changed, a window the module refused): a CoreError's parts; the module still runs. */
+  | { t: 'sample-refused'; id: number; code: string; message: string; details?: unknown }
   /** The module threw (an abort kills its runtime: the worker ends right after). */
   | { t: 'failed'; id: number | null; message: string; detail?: string }
   | { t: 'memory'; id: number; heapBytes: number; rssBytes: number };

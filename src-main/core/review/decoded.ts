@@ -4,46 +4,14 @@ import { CoreError } from '../errors.js';
 import { decodeAcquisition, detectAcquisitionFormat } from '../samples/formats/acquisition.js';
 import { scanAcquisition, type ScannedAcquisition } from '../samples/formats/acquisition-scan.js';
 import { decodeCsv } from '../samples/formats/csv.js';
-import { readWavPcm } from '../samples/formats/wav-pcm.js';
+import { decodeAudioSample, type Decoded } from './decoded-audio.js';
 
-/**
- * A sample decoded for review: one column per axis (sensor) or channel (audio), in file order.
- * Sensor values stay float64 (a crop writes back exactly what was recorded); audio stays int16,
- * which halves the memory an hour of sound takes and is what a WAV holds anyway.
- */
-export interface Decoded {
-  kind: 'sensor' | 'audio';
-  axes: Array<{ name: string; units: string }>;
-  intervalMs: number;
-  rows: number;
-  columns: Array<Float64Array | Int16Array>;
-  /** Shown value = stored value × scale (audio: full scale is ±1). */
-  scale: number;
-  /** Audio only. */
-  sampleRate: number | null;
-  /** What the sensor file said about itself, for writing crops and splits the same way. */
-  acquisition: Omit<ScannedAcquisition, 'columns' | 'rows'> | null;
-  /** Memory held, for the cache's budget. */
-  bytes: number;
-}
+export type { Decoded };
 
 export function decodeSampleBytes(sample: Pick<Sample, 'name' | 'kind'>, bytes: Uint8Array): Decoded {
   const ext = extname(sample.name).toLowerCase();
-  if (sample.kind === 'audio' || ext === '.wav') {
-    const pcm = readWavPcm(bytes);
-    if (pcm.frames === 0) throw new CoreError('InvalidArguments', `"${sample.name}" holds no audio.`);
-    return {
-      kind: 'audio',
-      axes: pcm.channels.map((_, i) => ({ name: pcm.channels.length === 1 ? 'audio' : `channel ${i + 1}`, units: '' })),
-      intervalMs: 1000 / pcm.sampleRate,
-      rows: pcm.frames,
-      columns: pcm.channels,
-      scale: 1 / 32768,
-      sampleRate: pcm.sampleRate,
-      acquisition: null,
-      bytes: pcm.frames * pcm.channels.length * 2,
-    };
-  }
+  const audio = decodeAudioSample(sample, bytes);
+  if (audio) return audio;
   if (ext === '.csv') {
     const s = decodeCsv(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
     const columns = s.sensors.map((_, a) => Float64Array.from(s.values, (row) => row[a]!));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, isAbsolute, join, posix } from 'node:path';
 import type { Sample } from '../contract/contract.js';
@@ -29,15 +29,36 @@ export async function measureFile(path: string): Promise<{ bytes: number; sha256
   return { bytes, sha256: hash.digest('hex') };
 }
 
+/** Where a sample's file is: the index keeps it relative to the data folder (older entries: absolute). */
+export const sampleFilePath = (dataDir: string, s: Pick<Sample, 'file'>): string => (isAbsolute(s.file) ? s.file : join(dataDir, s.file));
+
 /** A sample's file, checked against the hash the index pinned when it was added. */
 export async function readPinnedFile(dataDir: string, s: Pick<Sample, 'name' | 'file' | 'sha256'>): Promise<Buffer> {
-  const path = isAbsolute(s.file) ? s.file : join(dataDir, s.file);
+  const path = sampleFilePath(dataDir, s);
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (err) {
-    throw new CoreError('NotFound', `The file of sample "${s.name}" is gone (${path}): ${(err as Error).message}. Restore it or delete the sample.`);
+    throw gone(s, path, err);
   }
+  return pinned(s, path, bytes);
+}
+
+/** readPinnedFile in one call, for a worker thread that reads its samples itself (a model worker in bulk work). */
+export function readPinnedFileSync(path: string, s: Pick<Sample, 'name' | 'sha256'>): Buffer {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw gone(s, path, err);
+  }
+  return pinned(s, path, bytes);
+}
+
+const gone = (s: Pick<Sample, 'name'>, path: string, err: unknown): CoreError =>
+  new CoreError('NotFound', `The file of sample "${s.name}" is gone (${path}): ${(err as Error).message}. Restore it or delete the sample.`);
+
+function pinned(s: Pick<Sample, 'name' | 'sha256'>, path: string, bytes: Buffer): Buffer {
   if (sha256(bytes) !== s.sha256) {
     throw new CoreError('InvalidArguments', `The file of sample "${s.name}" changed after it was added (${path}). Add it again to upload the new content.`);
   }

@@ -16,7 +16,7 @@ import type { QualityFile } from './quality/check-sample.js';
 import type { QualityGate, QualityVerdict } from './quality/policy.js';
 import { QualityHold } from './quality-hold.js';
 import { ReferenceIndex } from './reference-index.js';
-import { measureFile, ownFileName, readPinnedFile, SAMPLES_DIR, sha256, storedName } from './sample-files.js';
+import { measureFile, ownFileName, readPinnedFile, sampleFilePath, SAMPLES_DIR, sha256, storedName } from './sample-files.js';
 import { newSampleId } from './sample-id.js';
 import { SampleReads } from './sample-reads.js';
 import { rowToSample, type SampleRow } from './sample-row.js';
@@ -269,6 +269,16 @@ export class SampleStore extends SampleReads {
 
   async readBytes(s: Pick<Sample, 'id' | 'name' | 'file' | 'sha256'>): Promise<Buffer> {
     return this.#kept.take(s.id) ?? readPinnedFile(this.dataDir, s);
+  }
+
+  /**
+   * Where another thread reads a sample from (a model worker reads its samples itself): the bytes
+   * still held (a take just written, handed over once as readBytes does), else its file, to be
+   * checked there against the pinned hash (readPinnedFileSync).
+   */
+  sourceOf(s: Pick<Sample, 'id' | 'file'>): { bytes: Buffer } | { path: string } {
+    const held = this.#kept.take(s.id);
+    return held ? { bytes: held } : { path: sampleFilePath(this.dataDir, s) };
   }
 
   update(id: string, patch: SamplePatch): Sample {
