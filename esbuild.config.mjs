@@ -33,9 +33,11 @@ await Promise.all([
   // Everything it imports is bundled: it reads and decodes samples itself (cbor-x), and in an
   // install it runs from app.asar.unpacked, where no node_modules lie beside it. Split, so that
   // the sensor decoders (cbor-x, zod: +100 ms a worker's start) load only when a sensor sample comes.
+  // cbor-x's optional native string extractor stays out: cbor-x tries it and decodes in JavaScript
+  // without it, as it must here (a native module cannot be bundled).
   build({
     ...common,
-    external: [],
+    external: ['cbor-extract'],
     entryPoints: { 'model-worker': 'src-main/core/model/model-worker.ts' },
     format: 'esm',
     splitting: true,

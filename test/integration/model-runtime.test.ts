@@ -1,7 +1,8 @@
 // The model runtime through its real parts: the test model kit's glue (the export's calling
 // conventions, aborts, process-wide handlers, a slow model) loaded by the registry into the model
 // worker (bundled from the sources), driven by ModelSession and LiveModel as the CLI and app do.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,9 @@ import { ModelRegistry } from '../../src-main/core/model/model-registry.js';
 import type { SpawnModelWorker, WindowResult } from '../../src-main/core/model/model-runner.js';
 import type { ModelVerdict } from '../../src-main/core/contract/model-schema.js';
 import { ModelSession } from '../../src-main/core/model/model-session.js';
-import { PRESETS, expectedTop, windowWithEnergy, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { PRESETS, expectedTop, rowsWithEnergies, windowWithEnergy, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
+import { classifyDecodedWith } from '../../src-main/core/model/classify-windows.js';
+import { decodeSampleBytes } from '../../src-main/core/review/decoded.js';
 import { testModelSpawner } from '../support/models/worker.js';
 
 let root: string;
@@ -136,6 +139,59 @@ describe('batches (samples classified offline)', () => {
     await expect(session.classifyBatch(poisoned, floats, 2)).rejects.toThrow(/The model "m" stopped twice: .*out of range/);
     expect((await registry.list())[0]).toMatchObject({ name: 'm', status: 'failed' });
   });
+});
+
+describe('whole samples read and classified in the worker (model test)', () => {
+  /** A sensor sample on disk (an acquisition JSON file at the model's rate) of one window per energy, as the index would list it. */
+  async function sampleOf(opts: TestModelOptions, energies: number[], name: string) {
+    const values = rowsWithEnergies(opts, energies);
+    const bytes = Buffer.from(JSON.stringify({
+      protected: { ver: 'v1', alg: 'none' }, signature: '0',
+      payload: { device_type: 'TEST', interval_ms: 1000 / opts.frequency, sensors: [{ name: 'accX', units: 'm/s2' }, { name: 'accY', units: 'm/s2' }, { name: 'accZ', units: 'm/s2' }], values },
+    }));
+    const path = join(root, `${name}-${n++}.json`);
+    await writeFile(path, bytes);
+    const sample = { id: `id-${name}`, name: `${name}.json`, kind: 'sensor', label: 'wave', sha256: createHash('sha256').update(bytes).digest('hex') } as const;
+    return { sample, path, bytes };
+  }
+
+  it('gives exactly the result the core\'s own path gives; a changed or missing file is refused with what to do and the module goes on; an abort retries the sample once', async () => {
+    const opts = { ...PRESETS.gestureNew, faults: { abortWhenAbove: 1000 } };
+    const { registry, session } = await sessionOf(opts);
+    const o = { strideMs: 1000, threshold: 0.6 };
+    const { sample, path, bytes } = await sampleOf(opts, [0.5, 5, 3, 0.5], 'four');
+    const inWorker = await session.classifySample({ sample, source: { path }, entry: session.entry, ...o });
+    const here = await classifyDecodedWith(session.entry, (v, f, k) => session.classifyBatch(v, f, k), sample, decodeSampleBytes(sample, bytes), o);
+    const windows = inWorker.blocks[0]!.windows;
+    // 4 windows of 2 s each, every 1 s: 7 whole windows; the same verdicts and scores either way.
+    expect(windows.map((w) => w.label)).toEqual(here.blocks[0]!.windows.map((w) => w.label));
+    expect(windows.map((w) => w.scores)).toEqual(here.blocks[0]!.windows.map((w) => w.scores));
+    expect(windows).toHaveLength(7);
+    expect({ ...inWorker, classifiedAt: '' }).toEqual({ ...here, classifiedAt: '' });
+    expect(inWorker.local).toMatchObject({ model: 'm', threshold: 0.6, sampleSha256: sample.sha256 });
+    // The bytes the core still holds (a take just written) are classified the same.
+    expect((await session.classifySample({ sample, source: { bytes }, entry: session.entry, ...o })).blocks[0]!.windows).toEqual(windows);
+    expect(session.classified).toBe(7 + 7 + 7);
+
+    // The sample's own problems: a CoreError with the sentence, and the same worker goes on.
+    await writeFile(path, Buffer.concat([bytes, Buffer.from(' ')]));
+    await expect(session.classifySample({ sample, source: { path }, entry: session.entry, ...o })).rejects.toMatchObject({ code: 'InvalidArguments', message: expect.stringMatching(/^The file of sample "four.json" changed after it was added \(.*\)\. Add it again/) });
+    await expect(session.classifySample({ sample, source: { path: `${path}.gone` }, entry: session.entry, ...o })).rejects.toMatchObject({ code: 'NotFound', message: expect.stringMatching(/^The file of sample "four.json" is gone .*Restore it or delete the sample\.$/) });
+    const short = await sampleOf(opts, [0.5], 'short');
+    await expect(session.classifySample({ sample: short.sample, source: { path: short.path }, entry: session.entry, strideMs: 1000, threshold: 0.6 })).resolves.toMatchObject({ blocks: [{ windows: [{ index: 0 }] }] });
+    const tooShort = { ...short.sample, name: 'half.json' };
+    const half = Buffer.from(short.bytes.toString().replace(/"values":\[(.*)\]\}\}$/, (_m, rows: string) => `"values":[${rows.split('],[').slice(0, 60).join('],[')}]]}}`));
+    await writeFile(short.path, half);
+    await expect(session.classifySample({ sample: { ...tooShort, sha256: createHash('sha256').update(half).digest('hex') }, source: { path: short.path }, entry: session.entry, ...o }))
+      .rejects.toMatchObject({ code: 'InvalidArguments', details: { reason: 'too-short', windowMs: 2000 } });
+    expect(session.failed).toBeNull();
+    expect((await registry.list())[0]).toMatchObject({ status: 'ready' });
+
+    // A sample that aborts the module: restarted once and retried, then the model is marked failed.
+    const poisoned = await sampleOf(opts, [0.5, 2000], 'poisoned');
+    await expect(session.classifySample({ sample: poisoned.sample, source: { path: poisoned.path }, entry: session.entry, ...o })).rejects.toThrow(/The model "m" stopped twice: .*out of range/);
+    expect((await registry.list())[0]).toMatchObject({ name: 'm', status: 'failed' });
+  }, 30_000);
 });
 
 describe('back-pressure', () => {

@@ -73,6 +73,18 @@ describe('electron-builder --linux dir (offline, stand-in Electron)', () => {
     expect(defaultModelWorkerPath(fromMain)).toBe(worker);
     const fromChunk = pathToFileURL(join(asarPath, 'dist', 'cli', 'chunks', 'x.js')).href;
     expect(defaultModelWorkerPath(fromChunk)).toBe(worker);
+    // Unpacked, the worker has no node_modules beside it: it may import only Node's own modules and
+    // its own chunks (the sensor decoders it loads on the first sensor sample), all unpacked with it.
+    const dir = dirname(worker);
+    const files = [worker, ...readdirSync(join(dir, 'chunks')).filter((f) => f.endsWith('.js')).map((f) => join(dir, 'chunks', f))];
+    expect(files.length).toBeGreaterThan(1);
+    for (const file of files) {
+      const specifiers = [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm)].map((m) => m[1] ?? m[2] ?? m[3]!);
+      for (const spec of specifiers) {
+        if (spec.startsWith('.')) expect(existsSync(join(dirname(file), spec)), `${relative(dir, file)} imports ${spec}`).toBe(true);
+        else expect(spec.startsWith('node:') || builtinModules.includes(spec), `${relative(dir, file)} imports the package ${spec}`).toBe(true);
+      }
+    }
   });
 
   it("app.asar holds only the CLI chunks the CLI can load, none left over from earlier builds", () => {

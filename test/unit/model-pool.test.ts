@@ -65,4 +65,45 @@ describe('ModelPool', () => {
     await expect(run).rejects.toThrow('item 0 failed');
     expect(began).toEqual([0, 1]);
   });
+
+  it('warm() starts every worker before the items are known; map() uses them; a warmed pool whose items were all kept used none and closes them', async () => {
+    const a = opener();
+    const pool = ModelPool.opening(entry, a.open, 3);
+    pool.warm();
+    pool.warm(); // once
+    await sleep(0);
+    expect(a.started).toHaveLength(3);
+    expect(await pool.map([1, 2], async (_s, x) => x * 2)).toEqual([2, 4]);
+    expect(a.started).toHaveLength(3); // no more started for the items
+    expect(pool.used).toBeGreaterThanOrEqual(1);
+    expect(pool.used).toBeLessThanOrEqual(2);
+    await pool.close();
+    expect(a.started.every((s) => s.closed)).toBe(true);
+
+    const b = opener();
+    const idle = ModelPool.opening(entry, b.open, 2);
+    idle.warm(1);
+    expect(await idle.map([], async () => 1)).toEqual([]);
+    expect(idle.used).toBe(0);
+    await idle.close();
+    expect(b.started).toHaveLength(1);
+    expect(b.started[0]!.closed).toBe(true);
+  });
+
+  it('a warm-up that fails is said by map(), once, and the workers that did start are closed with the pool', async () => {
+    let k = 0;
+    const closed: number[] = [];
+    const open = async (): Promise<ModelSession> => {
+      const n = k++;
+      await sleep(5);
+      if (n === 1) throw new Error('the model could not be started: damaged');
+      return { classified: 0, close: async () => void closed.push(n) } as unknown as ModelSession;
+    };
+    const pool = ModelPool.opening(entry, open, 2);
+    pool.warm();
+    await sleep(20); // failed by now, and nobody awaited it: no unhandled rejection
+    await expect(pool.map([1], async () => 1)).rejects.toThrow('the model could not be started: damaged');
+    await pool.close();
+    expect(closed).toEqual([0]);
+  });
 });
