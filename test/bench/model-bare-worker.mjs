@@ -15,6 +15,7 @@
 // into the heap and classified once, in order (the model test bench's "bare, one thread, the same
 // windows"); posts { ok: true, windows, wallMs (the loop, heap writes
 // included), callMs (the sum of run_classifier calls), startMs }.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
@@ -113,9 +114,42 @@ async function allWindows({ js, pcm, sampleFrames, windowFloats, strideFrames })
   return { windows, wallMs, callMs, startMs };
 }
 
+/**
+ * Every whole window at k × stride of each one-channel 16-bit WAV in `files` (canonical 44-byte
+ * header, as the bench writes them), each file read here when its turn comes and its windows written
+ * from the file's bytes straight into the heap, classified once, in order: the bare program of the
+ * model test bench (model-bare-program.mjs). Returns { windows, wallMs (files read, windows written
+ * and classified), startMs }.
+ */
+export async function classifyFiles({ js, files, windowFloats, strideFrames }) {
+  const t0 = performance.now();
+  const M = await loadGlue(js);
+  const startMs = performance.now() - t0;
+  const ptr = M._malloc(windowFloats * 4);
+  let windows = 0;
+  const a = performance.now();
+  for (const f of files) {
+    const b = readFileSync(f);
+    if (b.toString('latin1', 36, 40) !== 'data') throw new Error(`${f} is not a canonical 44-byte-header WAV`);
+    const pcm = new Int16Array(b.buffer, b.byteOffset + 44, (b.length - 44) >> 1);
+    for (let from = 0; from + windowFloats <= pcm.length; from += strideFrames) {
+      const heap = M.HEAPF32;
+      const at = ptr >> 2;
+      for (let i = 0; i < windowFloats; i++) heap[at + i] = pcm[from + i];
+      const r = M.run_classifier(ptr, windowFloats, false);
+      if (r.result !== 0) throw new Error(`run_classifier returned ${r.result}`);
+      free(r);
+      windows++;
+    }
+  }
+  const wallMs = performance.now() - a;
+  M._free(ptr);
+  return { windows, wallMs, startMs };
+}
+
 if (!isMainThread && workerData?.modelBare) {
   // The glue's debug prints (printf) go to stdout; the parent does not read them.
-  (workerData.pcm ? allWindows(workerData) : main(workerData)).then(
+  (workerData.files ? classifyFiles(workerData) : workerData.pcm ? allWindows(workerData) : main(workerData)).then(
     (r) => parentPort.postMessage({ ok: true, ...r }),
     (err) => parentPort.postMessage({ ok: false, message: String(err?.message ?? err) }),
   );

@@ -13,11 +13,17 @@
 //      (another threshold, so nothing is reused);
 //   4. bare, before step 2 and after step 3 (the faster kept): every whole window at k × stride of
 //      the same samples (int16 values written into the heap as floats) classified by run_classifier
-//      in one worker thread (model-bare-worker.mjs), the loop's wall time.
+//      in one worker thread (model-bare-worker.mjs), the loop's wall time;
+//   5. the bare program (model-bare-program.mjs), timed from spawn to exit as the command is: the
+//      export alone reading the same WAV files and classifying the same windows, nothing of the app
+//      around it; in one thread (the command's like-for-like bare), and in as many worker threads
+//      as the command has workers (the floor: what any program doing this reaches on this machine).
+//      Each before step 2 and after step 3, the faster kept.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { monoWav } from '../support/audio/wav-bytes.mjs';
 import { prng } from '../support/seeded-random.mjs';
 import { bareWorker } from './model-inproc.mjs';
@@ -50,6 +56,27 @@ function run(cli, args, { sampleRss = false } = {}) {
 }
 
 const bareAll = (js, pcm, o) => bareWorker({ js, pcm, ...o });
+
+const BARE_PROGRAM = fileURLToPath(new URL('./model-bare-program.mjs', import.meta.url));
+
+/** model-bare-program.mjs from spawn to exit: { wallMs, windows, loopMs }. */
+function bareProgram(js, list, threads, windowFloats, strideFrames) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [BARE_PROGRAM, js, list, String(threads), String(windowFloats), String(strideFrames)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - t0;
+      const said = /^BARE (.*)$/m.exec(stderr);
+      if (code !== 0 || !said) reject(new Error(`the bare program (${threads} threads) exited ${code}: ${stderr.trim().slice(-500)}`));
+      else resolve({ wallMs, ...JSON.parse(said[1]) });
+    });
+  });
+}
+
+const faster = (a, b) => (a.wallMs <= b.wallMs ? a : b);
 
 const windowsSaid = (stderr, model) => {
   const m = new RegExp(`Model "${model}": classified (\\d+) samples? \\((\\d+) windows\\) in (\\d+) workers?; (\\d+) kept`).exec(stderr);
@@ -98,6 +125,11 @@ export async function modelTestThroughput({ cli, dir, exportDir, samples: count,
   const bareOpts = { sampleFrames: frames, windowFloats, strideFrames };
   say('model test: bare run_classifier in one thread on the windows of the samples…');
   const bareBefore = await bareAll(js, pcm, bareOpts);
+  const list = join(dir, 'model-test-wavs.txt');
+  await writeFile(list, files.flat().sort().join('\n') + '\n');
+  say(`model test: the bare program, in one thread and in ${workers}, from spawn to exit…`);
+  const programs = async () => ({ one: await bareProgram(js, list, 1, windowFloats, strideFrames), many: await bareProgram(js, list, workers, windowFloats, strideFrames) });
+  const programsBefore = await programs();
   say(`model test: ${count} samples of ${seconds} s at ${rate} Hz imported; running capture-desk model test with ${workers} workers…`);
   const base = ['model', 'test', '--model', 'kws', '--json', '--data-dir', data];
   const many = await run(cli, [...base, '--workers', String(workers)], { sampleRss: true });
@@ -111,11 +143,17 @@ export async function modelTestThroughput({ cli, dir, exportDir, samples: count,
   say('… bare run_classifier in one thread on the same windows again…');
   const bareAfter = await bareAll(js, pcm, bareOpts);
   const bare = bareBefore.wallMs <= bareAfter.wallMs ? bareBefore : bareAfter;
+  const programsAfter = await programs();
+  const program = (p) => ({ ...p, windowsPerSecond: p.windows / (p.wallMs / 1000) });
+  const programOne = program(faster(programsBefore.one, programsAfter.one));
+  const programMany = program(faster(programsBefore.many, programsAfter.many));
+  for (const p of [programOne, programMany]) if (p.windows !== manySaid.windows) throw new Error(`the bare program classified ${p.windows} windows, the command ${manySaid.windows}: they must do the same work`);
   return {
     d, count, seconds,
     many: { ...manySaid, wallMs: many.wallMs, windowsPerSecond: manySaid.windows / (many.wallMs / 1000), rssMb: quarters(many.rss, many.wallMs), peakMb: Math.max(...many.rss.map((r) => r.kb)) / 1024 },
     one: { ...oneSaid, wallMs: one.wallMs, windowsPerSecond: oneSaid.windows / (one.wallMs / 1000), rssMb: quarters(one.rss, one.wallMs) },
     again: { ...againSaid, wallMs: again.wallMs },
     bare: { windows: bare.windows, wallMs: bare.wallMs, callMs: bare.callMs, windowsPerSecond: bare.windows / (bare.wallMs / 1000), beforeMs: bareBefore.wallMs, afterMs: bareAfter.wallMs },
+    programOne, programMany,
   };
 }
