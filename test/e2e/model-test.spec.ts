@@ -161,6 +161,26 @@ test('a model tested from Settings → Models and from the Samples view: figures
   expect(pageErrors).toEqual([]);
 });
 
+test('Settings → Models tests one label of a category, as `model test --label`', async ({ page, shell }) => {
+  await addModel(shell.dataDir, 'a', A);
+  await importSamples(shell.dataDir, SAMPLES);
+  await page.goto(shell.url);
+  await openView(page, 'Settings');
+  await page.getByRole('button', { name: 'Test model a on the samples here' }).click();
+  const panel = page.getByTestId('model-test');
+  const pick = panel.getByTestId('model-test-label');
+  await expect(pick.locator('option')).toHaveText(['every label', 'idle', 'wave', 'shake']); // model a's labels
+  await panel.getByTestId('model-test-category').selectOption('all');
+  await pick.selectOption('wave');
+  await panel.getByLabel('Stride (ms)').fill('2000');
+  await panel.getByTestId('model-test-run').click();
+  // The waves only: s3 right, s4 and s5 uncertain; u3 (2 axes) unfit.
+  await expect(panel.getByTestId('model-test-headline')).toHaveText('Accuracy 33.3 %: 1 of 3 samples counted right; 2 uncertain; 1 unfit.', { timeout: 20_000 });
+  await expect(panel.getByTestId('model-test-result')).toContainText('Tested on all samples labelled "wave": 4 samples, 3 counted');
+  expect(await matrixCounts(panel.getByTestId('confusion-grid'))).toEqual([['wave', '0', '1', '0', '2']]);
+  await audit(page, 'Settings → Models: a test of one label');
+});
+
 test('a regression model with an anomaly block: mean absolute error and RMSE instead of a matrix, the anomaly scores per label', async ({ page, shell }) => {
   // One label and no levels: every window answers 0.95; the anomaly block says the window's peak / 100 (cli-model-test.test.ts).
   await addModel(shell.dataDir, 'level', { ...PRESETS.gestureNew, labels: ['value'], rule: { levels: [] }, modelType: 'regression', hasAnomaly: true });
