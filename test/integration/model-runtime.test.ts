@@ -194,6 +194,31 @@ describe('whole samples read and classified in the worker (model test)', () => {
   }, 30_000);
 });
 
+describe('a whole sample in the worker, stopped', () => {
+  it('stops between two windows when its stop flag is set (Cancel of a long sample), says nothing was kept, and the module goes on', async () => {
+    const opts = { ...PRESETS.gestureNew, faults: { slowMs: 40 } };
+    const { session } = await sessionOf(opts);
+    const energies = Array.from({ length: 30 }, (_, i) => (i % 2 ? 5 : 0.5));
+    const bytes = Buffer.from(JSON.stringify({
+      protected: { ver: 'v1', alg: 'none' }, signature: '0',
+      payload: { device_type: 'TEST', interval_ms: 16, sensors: [{ name: 'accX', units: 'm/s2' }, { name: 'accY', units: 'm/s2' }, { name: 'accZ', units: 'm/s2' }], values: rowsWithEnergies(opts, energies) },
+    }));
+    const sample = { id: 'long', name: 'long.json', kind: 'sensor', label: 'wave', sha256: createHash('sha256').update(bytes).digest('hex') } as const;
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    // 30 windows of 40 ms each: 1.2 s whole; stopped once a few windows are in.
+    const run = session.classifySample({ sample, source: { bytes }, entry: session.entry, strideMs: 2000, threshold: 0.6, stop });
+    await new Promise((r) => setTimeout(r, 150));
+    Atomics.store(stop, 0, 1);
+    await expect(run).rejects.toMatchObject({ code: 'Cancelled', message: 'Classifying "long.json" was stopped; nothing was kept.' });
+    expect(session.classified).toBe(0); // no result came back
+    // The same module, not restarted, classifies the next sample whole.
+    Atomics.store(stop, 0, 0);
+    const whole = await session.classifySample({ sample, source: { bytes }, entry: session.entry, strideMs: 2000, threshold: 0.6, stop });
+    expect(whole.blocks[0]!.windows.map((w) => w.label)).toEqual(energies.map((e) => (e > 2 ? 'wave' : 'idle')));
+    expect(session.failed).toBeNull();
+  }, 30_000);
+});
+
 describe('back-pressure', () => {
   it('a model slower than the windows offered skips and counts them, holding at most one waiting', async () => {
     const opts = { ...PRESETS.gestureNew, faults: { slowMs: 40 } };

@@ -340,8 +340,22 @@ export class ModelService {
    * made at once run at once, each sample whole in a worker of its own (the bulk action makes as
    * many calls at once as it wants workers).
    */
-  async classifySample(sample: Sample, model: string, o: { strideMs?: number | null; threshold?: number; progress?: (done: number, total: number) => boolean | void } = {}): Promise<Classification> {
-    const c = await this.#offlineUse(model, (session) => classifySampleLocally(this.d.store, session, sample, o));
+  async classifySample(sample: Sample, model: string, o: { strideMs?: number | null; threshold?: number; signal?: AbortSignal } = {}): Promise<Classification> {
+    // Read, decoded and windowed in the worker (this process keeps the app responsive meanwhile);
+    // an abort reaches it through shared memory, between two windows.
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    const onAbort = (): void => void Atomics.store(stop, 0, 1);
+    if (o.signal?.aborted) onAbort();
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    let c: Classification;
+    try {
+      c = await this.#offlineUse(model, (session) => {
+        const { id, name, kind, label, sha256 } = sample;
+        return session.classifySample({ sample: { id, name, kind, label, sha256 }, source: this.d.store.sourceOf(sample), entry: session.entry, strideMs: o.strideMs ?? null, threshold: o.threshold ?? 0.6, stop });
+      });
+    } finally {
+      o.signal?.removeEventListener('abort', onAbort);
+    }
     this.d.keep(c);
     this.d.bus.emit('samples.changed', { ids: [sample.id] });
     return c;

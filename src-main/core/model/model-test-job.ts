@@ -52,7 +52,7 @@ export async function runModelTest(d: ModelTestDeps, jobId: string, input: Input
             job.progress(k * samples.length + done, total);
             return !job.signal.aborted;
           };
-          runs.push(await testSamples({ store: d.store, kept: d.kept, pool, strideMs, threshold, progress }, samples));
+          runs.push(await testSamples({ store: d.store, kept: d.kept, pool, strideMs, threshold, progress, signal: job.signal }, samples));
         } finally {
           await pool.close();
         }

@@ -56,6 +56,8 @@ export interface ModelTestRun {
   threshold: number;
   /** Called after each sample (done of total); return false to stop: the run then throws Cancelled. */
   progress?: (done: number, total: number) => boolean | void;
+  /** Aborted: the run stops as when progress says false, and the samples in the workers at their next window. */
+  signal?: AbortSignal;
 }
 
 const SERIES = new Set(['sensor', 'audio']);
@@ -73,16 +75,23 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
   const strideMs = r.strideMs ?? d.windowMs / 4;
   const variant = localVariant(entry.hash);
   let done = 0;
-  // Once stopped, a sample another lane finishes afterwards is neither counted nor kept: what the message says is what was kept.
+  // Once stopped, a sample another lane finishes afterwards is neither counted nor kept: what the
+  // message says is what was kept. The samples in the workers stop at their next window (`stop`).
   let cancelled: CoreError | null = null;
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const stopRun = (): CoreError => {
+    cancelled ??= new CoreError('Cancelled', `The test of model "${entry.name}" was stopped after ${done} of ${samples.length} samples; the samples classified keep their results.`);
+    Atomics.store(stop, 0, 1);
+    return cancelled;
+  };
   const step = (): void => {
     if (cancelled) throw cancelled;
     done++;
-    if (r.progress?.(done, samples.length) === false) {
-      cancelled = new CoreError('Cancelled', `The test of model "${entry.name}" was stopped after ${done} of ${samples.length} samples; the samples classified keep their results.`);
-      throw cancelled;
-    }
+    if (r.progress?.(done, samples.length) === false) throw stopRun();
   };
+  const onAbort = (): void => void stopRun();
+  if (r.signal?.aborted) onAbort();
+  r.signal?.addEventListener('abort', onAbort, { once: true });
   // First what the index and the kept results tell, without a worker; then the rest, in workers.
   const out = new Array<TestedSample>(samples.length);
   const left: number[] = [];
@@ -105,8 +114,10 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
     const tested = await r.pool.map(left, (session, i) => one(session, samples[i]!));
     for (const [k, i] of left.entries()) out[i] = tested[k]!;
   } finally {
+    r.signal?.removeEventListener('abort', onAbort);
     flush();
   }
+  if (cancelled) throw cancelled;
   return out;
 
   function keptWindows(sample: Sample): ClassifiedWindow[] | null {
@@ -117,12 +128,14 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
   }
 
   async function one(session: ModelSession, sample: Sample): Promise<TestedSample> {
+    if (cancelled) throw cancelled;
     let result: Classification;
     try {
       // Read, decoded and windowed in the worker: only the result comes back to this thread.
       const { id, name, kind, label, sha256 } = sample;
-      result = await session.classifySample({ sample: { id, name, kind, label, sha256 }, source: r.store.sourceOf(sample), entry, strideMs: r.strideMs, threshold: r.threshold });
+      result = await session.classifySample({ sample: { id, name, kind, label, sha256 }, source: r.store.sourceOf(sample), entry, strideMs: r.strideMs, threshold: r.threshold, stop });
     } catch (err) {
+      if (cancelled) throw cancelled; // stopped in the worker: the run's own sentence says how far it got
       const why = unfitOf(err, entry);
       if (why === null) throw err;
       step();

@@ -132,7 +132,12 @@ async function classifySample(id: number, job: SampleJob): Promise<void> {
     const bytes = 'bytes' in job.source ? job.source.bytes : readPinnedFileSync(job.source.path, job.sample);
     // Sensor files need the CBOR and JSON decoders (and zod): loaded the first time one comes, not at every start.
     const decoded = decodeAudioSample(job.sample, bytes) ?? (await import('../review/decoded.js')).decodeSampleBytes(job.sample, bytes);
-    const classification = await classifyDecodedWith(job.entry, run, job.sample, decoded, { strideMs: job.strideMs, threshold: job.threshold });
+    const stop = job.stop;
+    const classification = await classifyDecodedWith(job.entry, run, job.sample, decoded, {
+      strideMs: job.strideMs,
+      threshold: job.threshold,
+      ...(stop ? { progress: () => Atomics.load(stop, 0) === 0 } : {}),
+    });
     send({ t: 'sample-result', id, classification, windows: classification.blocks[0]?.windows.length ?? 0 });
   } catch (err) {
     if (dead !== null) {

@@ -12,6 +12,11 @@ export interface SampleJob {
   entry: ModelEntry;
   strideMs: number | null;
   threshold: number;
+  /**
+   * Set to non-zero (Atomics.store) to stop: the worker looks before each window, so a long sample
+   * stops within a window of Cancel, not when it is done; the sample is then refused as Cancelled.
+   */
+  stop?: Int32Array;
 }
 
 export type ToModelWorker =

@@ -15,7 +15,7 @@ export interface BulkClassifier {
   /** How many samples to classify at once when the action does not say (one per core, capped). */
   workers: number;
   /** Classifies one sample and keeps the result (ModelService.classifySample); calls made at once run in workers of their own. */
-  classifySample(sample: Sample, model: string, o: { strideMs?: number | null; threshold?: number; progress?: (done: number, total: number) => boolean | void }): Promise<Classification>;
+  classifySample(sample: Sample, model: string, o: { strideMs?: number | null; threshold?: number; signal?: AbortSignal }): Promise<Classification>;
 }
 
 export interface ClassifyAction {
@@ -80,7 +80,7 @@ export async function classifyMatching(
         return; // deleted meanwhile: counted as "changed while this ran"
       }
       try {
-        await d.classifier!.classifySample(sample, entry.name, { strideMs: action.strideMs ?? null, ...(action.threshold === undefined ? {} : { threshold: action.threshold }), progress: () => !job.signal.aborted });
+        await d.classifier!.classifySample(sample, entry.name, { strideMs: action.strideMs ?? null, ...(action.threshold === undefined ? {} : { threshold: action.threshold }), signal: job.signal });
         changed++;
       } catch (err) {
         if (job.signal.aborted) return;
