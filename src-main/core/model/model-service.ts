@@ -12,7 +12,6 @@ import type { StreamHub } from '../stream/stream-hub.js';
 import { CatchKeeper } from './catch-keeper.js';
 import { isBackgroundLabel } from './catch-spans.js';
 import { saveCaught } from './caught-sample.js';
-import { classifySampleLocally } from './classify-sample.js';
 import { LiveModel, type LiveRows, type WindowMeta } from './live-model.js';
 import { ModelPool } from './model-pool.js';
 import { ModelRegistry } from './model-registry.js';
