@@ -159,7 +159,7 @@ export async function modelTestCommand(argv: string[]): Promise<number> {
     for (const [k, entry] of entries.entries()) {
       const pool = k === 0 ? first : await ModelPool.of(registry, entry.name, spawn, log, a.workers);
       try {
-        const tested = await testSamples({ store, kept, pool, strideMs: a.strideMs, threshold: a.threshold, progress: () => !interrupt.stopped }, samples);
+        const tested = await testSamples({ store, kept, pool, strideMs: a.strideMs, threshold: a.threshold, progress: () => !interrupt.stopped, signal: interrupt.signal }, samples);
         const reused = tested.filter((t) => t.unfit === undefined && t.reused).length;
         const classified = tested.filter((t) => t.unfit === undefined && !t.reused).length;
         process.stderr.write(`Model "${entry.name}": classified ${classified} ${classified === 1 ? 'sample' : 'samples'} (${pool.classified} windows) in ${pool.used} ${pool.used === 1 ? 'worker' : 'workers'}; ${reused} kept ${reused === 1 ? 'result' : 'results'} of the same build, stride, threshold and sample content used as ${reused === 1 ? 'it was' : 'they were'}.\n`);
