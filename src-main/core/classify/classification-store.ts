@@ -6,12 +6,6 @@ const DEFAULT_IMPULSE = 0;
 const impulseKey = (id: number | null): number => id ?? DEFAULT_IMPULSE;
 const platformKey = (c: Classification): number => c.platformSampleId ?? LOCAL_RESULT;
 
-/**
- * Kept classifications and noted takes, in the sample index (tables `classifications` and
- * `takes`, see samples/db.ts). Never touches the samples table: a classification says what the
- * model made of a sample, it does not change the sample. The platform's results and local ones
- * (variant `local:<hash16>`, one per model build) share the table, so the newest of either wins.
- */
 /** What a kept local result was made from. */
 export interface LocalKey {
   sampleSha256: string | null;
@@ -20,6 +14,12 @@ export interface LocalKey {
   windowMs: number | null;
 }
 
+/**
+ * Kept classifications and noted takes, in the sample index (tables `classifications` and
+ * `takes`, see samples/db.ts). Never touches the samples table: a classification says what the
+ * model made of a sample, it does not change the sample. The platform's results and local ones
+ * (variant `local:<hash16>`, one per model build) share the table, so the newest of either wins.
+ */
 export class ClassificationStore {
   #keepStatement: Statement | null = null;
   #localKeysStatement: Statement | null = null;
@@ -76,7 +76,6 @@ export class ClassificationStore {
     for (const r of rows) keys.set(r.id, { sampleSha256: r.sampleSha256, threshold: r.threshold, strideMs: r.strideMs, windowMs: r.windowMs });
     return keys;
   }
-
 
   /** The newest kept result of this sample made on this computer by a model of this name (any build of it). */
   getLocal(sampleId: string, model: string): Classification | null {

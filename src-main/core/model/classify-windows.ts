@@ -20,6 +20,8 @@ const BATCH_FLOATS = 1 << 20;
 export interface LocalClassifyOptions {
   strideMs?: number | null;
   threshold?: number;
+  /** Windows handed to `run` at once (16 unless said): a batch is a round trip to a worker; beside the module, one, so progress sees every window. */
+  batchWindows?: number;
   /** Called after each window (progress bars); return false to stop (the result is then not kept). */
   progress?: (done: number, total: number) => boolean | void;
 }
@@ -62,7 +64,7 @@ export async function classifyDecodedWith(entry: ModelEntry, run: RunWindows, sa
   const floats = d.frameSampleCount * axes;
   // Windows go to the worker a batch at a time (one round trip each); a batch is small enough for
   // Cancel to be felt within a few windows, and its buffer is reused.
-  const batch = Math.max(1, Math.min(count, BATCH_WINDOWS, Math.floor(BATCH_FLOATS / floats)));
+  const batch = Math.max(1, Math.min(count, o.batchWindows ?? BATCH_WINDOWS, Math.floor(BATCH_FLOATS / floats)));
   const values = new Float32Array(floats * batch);
   for (let first = 0; first < count; first += batch) {
     const n = Math.min(batch, count - first);

@@ -171,10 +171,10 @@ export class ModelRunner {
 
   /**
    * A whole sample read, decoded, windowed and classified in the worker (bulk work): resolves with
-   * its result and the windows classified; a sample the worker refuses (too short, its file gone)
+   * its result; a sample the worker refuses (too short, its file gone)
    * rejects with that CoreError and the module goes on; a dead module rejects with ModelDiedError.
    */
-  classifySample(job: SampleJob): Promise<{ classification: Classification; windows: number }> {
+  classifySample(job: SampleJob): Promise<Classification> {
     return this.#request((id) => ({ t: 'classify-sample', id, ...job }));
   }
 
@@ -219,7 +219,7 @@ export class ModelRunner {
     } else if (m.t === 'sample-result') {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);
-      p?.resolve({ classification: m.classification, windows: m.windows } as never);
+      p?.resolve(m.classification as never);
     } else if (m.t === 'sample-refused') {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);

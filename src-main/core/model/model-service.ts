@@ -13,12 +13,13 @@ import { CatchKeeper } from './catch-keeper.js';
 import { isBackgroundLabel } from './catch-spans.js';
 import { saveCaught } from './caught-sample.js';
 import { LiveModel, type LiveRows, type WindowMeta } from './live-model.js';
+import { classifyInWorker, stopFlag } from './classify-sample.js';
 import { ModelPool } from './model-pool.js';
+import { OfflineSessions } from './offline-sessions.js';
 import { ModelRegistry } from './model-registry.js';
 import type { SpawnModelWorker } from './model-runner.js';
 import type { LiveModelRequest, LiveModelStatus, ModelEntry, ModelVerdict } from '../contract/model-schema.js';
 import { ModelSession } from './model-session.js';
-import { SessionLender } from './session-lender.js';
 import { settledRate } from './settled-rate.js';
 
 const AUDIO_PREFIX = 'audio:';
@@ -26,7 +27,6 @@ const AUDIO_PREFIX = 'audio:';
 const VERDICT_FLUSH_MS = 50;
 const STATUS_FLUSH_MS = 250;
 const MAX_ZIP_BYTES = 64 * 1024 * 1024;
-const OFFLINE_IDLE_MS = 5000;
 
 export interface ModelServiceDeps {
   dataDir: string;
@@ -65,10 +65,11 @@ export class ModelService {
   readonly #takes = new Map<string, Map<string, { model: string; strideMs: number; threshold: number }>>();
   #chain: Promise<void> = Promise.resolve();
   #closed = false;
-  readonly #offline = new Map<string, { lender: SessionLender; timer: NodeJS.Timeout | null }>();
+  readonly #offline: OfflineSessions;
 
   constructor(private readonly d: ModelServiceDeps) {
     this.registry = new ModelRegistry(d.dataDir, d.spawn, d.log);
+    this.#offline = new OfflineSessions({ registry: this.registry, spawn: d.spawn, log: d.log });
     d.bus.on('record.state', (s) => this.#recordState(s));
   }
 
@@ -100,14 +101,14 @@ export class ModelService {
 
   async remove(name: string): Promise<{ removed: boolean }> {
     for (const [sourceId, r] of this.#running) if (r.status.model === name) await this.liveStop(sourceId);
-    await this.#closeOffline(name);
+    await this.#offline.closeModel(name);
     await this.registry.remove(name);
     await this.#changed();
     return { removed: true };
   }
 
   async setAxes(name: string, axes: number): Promise<ModelEntry> {
-    await this.#closeOffline(name); // it was opened with the old description
+    await this.#offline.closeModel(name); // it was opened with the old description
     const m = await this.registry.setAxes(name, axes);
     await this.#changed();
     return m;
@@ -340,20 +341,13 @@ export class ModelService {
    * many calls at once as it wants workers).
    */
   async classifySample(sample: Sample, model: string, o: { strideMs?: number | null; threshold?: number; signal?: AbortSignal } = {}): Promise<Classification> {
-    // Read, decoded and windowed in the worker (this process keeps the app responsive meanwhile);
-    // an abort reaches it through shared memory, between two windows.
-    const stop = new Int32Array(new SharedArrayBuffer(4));
-    const onAbort = (): void => void Atomics.store(stop, 0, 1);
-    if (o.signal?.aborted) onAbort();
-    o.signal?.addEventListener('abort', onAbort, { once: true });
+    // Read, decoded and windowed in the worker: this process stays free meanwhile.
+    const stop = stopFlag(o.signal);
     let c: Classification;
     try {
-      c = await this.#offlineUse(model, (session) => {
-        const { id, name, kind, label, sha256 } = sample;
-        return session.classifySample({ sample: { id, name, kind, label, sha256 }, source: this.d.store.sourceOf(sample), entry: session.entry, strideMs: o.strideMs ?? null, threshold: o.threshold ?? 0.6, stop });
-      });
+      c = await this.#offline.use(model, (session) => classifyInWorker(this.d.store, session, sample, { strideMs: o.strideMs ?? null, threshold: o.threshold ?? 0.6, stop: stop.flag }));
     } finally {
-      o.signal?.removeEventListener('abort', onAbort);
+      stop.release();
     }
     this.d.keep(c);
     this.d.bus.emit('samples.changed', { ids: [sample.id] });
@@ -365,39 +359,10 @@ export class ModelService {
     return ModelPool.of(this.registry, model, this.d.spawn, this.d.log, workers);
   }
 
-  /**
-   * Workers per model for samples classified offline (a bulk run, takes as they are saved), closed
-   * once none has been used for a few seconds: starting a worker per sample cost more than
-   * classifying a short sample.
-   */
-  async #offlineUse<T>(model: string, work: (session: ModelSession) => Promise<T>): Promise<T> {
-    let kept = this.#offline.get(model);
-    if (!kept) {
-      kept = { lender: new SessionLender(() => ModelSession.open(this.registry, model, this.d.spawn, this.d.log)), timer: null };
-      this.#offline.set(model, kept);
-    }
-    const k = kept;
-    if (k.timer) clearTimeout(k.timer);
-    k.timer = null;
-    try {
-      return await k.lender.use(work);
-    } finally {
-      if (k.lender.busy === 0 && this.#offline.get(model) === k) k.timer = setTimeout(() => void this.#closeOffline(model), OFFLINE_IDLE_MS);
-    }
-  }
-
-  async #closeOffline(model: string): Promise<void> {
-    const kept = this.#offline.get(model);
-    if (!kept) return;
-    this.#offline.delete(model);
-    if (kept.timer) clearTimeout(kept.timer);
-    await kept.lender.close();
-  }
-
   async close(): Promise<void> {
     this.#closed = true;
     for (const [id, r] of [...this.#running]) await this.#end(id, r, null);
     await this.#chain;
-    for (const model of [...this.#offline.keys()]) await this.#closeOffline(model);
+    await this.#offline.close();
   }
 }

@@ -135,10 +135,11 @@ export class ModelSession<M = unknown> {
     for (;;) {
       if (this.#failed) throw new Error(this.#failed);
       try {
-        const r = await this.#runner.classifySample(job);
-        this.classified += r.windows;
-        this.#seq += r.windows;
-        return r.classification;
+        const c = await this.#runner.classifySample(job);
+        const windows = c.blocks[0]?.windows.length ?? 0;
+        this.classified += windows;
+        this.#seq += windows;
+        return c;
       } catch (err) {
         if (err instanceof CoreError) throw err;
         await this.#restartOrFail((err as Error).message);

@@ -4,6 +4,7 @@ import { CoreError } from '../errors.js';
 import type { ClassificationStore } from '../classify/classification-store.js';
 import type { ModelKind, Tested } from '../evaluate/model-report.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import { classifyInWorker, stopFlag } from './classify-sample.js';
 import { localVariant } from './classify-windows.js';
 import { checkModelAlone } from './live-model.js';
 import type { ModelPool } from './model-pool.js';
@@ -78,10 +79,10 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
   // Once stopped, a sample another lane finishes afterwards is neither counted nor kept: what the
   // message says is what was kept. The samples in the workers stop at their next window (`stop`).
   let cancelled: CoreError | null = null;
-  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const stop = stopFlag();
   const stopRun = (): CoreError => {
     cancelled ??= new CoreError('Cancelled', `The test of model "${entry.name}" was stopped after ${done} of ${samples.length} samples; the samples classified keep their results.`);
-    Atomics.store(stop, 0, 1);
+    stop.set();
     return cancelled;
   };
   const step = (): void => {
@@ -131,9 +132,7 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
     if (cancelled) throw cancelled;
     let result: Classification;
     try {
-      // Read, decoded and windowed in the worker: only the result comes back to this thread.
-      const { id, name, kind, label, sha256 } = sample;
-      result = await session.classifySample({ sample: { id, name, kind, label, sha256 }, source: r.store.sourceOf(sample), entry, strideMs: r.strideMs, threshold: r.threshold, stop });
+      result = await classifyInWorker(r.store, session, sample, { strideMs: r.strideMs, threshold: r.threshold, stop: stop.flag });
     } catch (err) {
       if (cancelled) throw cancelled; // stopped in the worker: the run's own sentence says how far it got
       const why = unfitOf(err, entry);

@@ -136,9 +136,10 @@ async function classifySample(id: number, job: SampleJob): Promise<void> {
     const classification = await classifyDecodedWith(job.entry, run, job.sample, decoded, {
       strideMs: job.strideMs,
       threshold: job.threshold,
+      batchWindows: 1, // no round trip to save here; the stop flag is then looked at before every window
       ...(stop ? { progress: () => Atomics.load(stop, 0) === 0 } : {}),
     });
-    send({ t: 'sample-result', id, classification, windows: classification.blocks[0]?.windows.length ?? 0 });
+    send({ t: 'sample-result', id, classification });
   } catch (err) {
     if (dead !== null) {
       // As for a batch: the module's runtime is dead; the session retries the sample in a fresh one.

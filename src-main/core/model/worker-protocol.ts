@@ -46,7 +46,7 @@ export type FromModelWorker =
   /** A batch's windows, in order. */
   | { t: 'batch-result'; id: number; results: Array<{ code: number; scores: Array<[string, number]>; anomaly: number | null; ms: number }> }
   /** A sample's result (classify-sample), in the shape the core keeps. */
-  | { t: 'sample-result'; id: number; classification: Classification; windows: number }
+  | { t: 'sample-result'; id: number; classification: Classification }
   /** The sample could not be classified (too short, another sensor, its file gone or changed, a window the module refused): a CoreError's parts; the module still runs. */
   | { t: 'sample-refused'; id: number; code: string; message: string; details?: unknown }
   /** The module threw (an abort kills its runtime: the worker ends right after). */

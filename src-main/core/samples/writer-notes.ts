@@ -128,7 +128,6 @@ function leaveLookFile(dbPath: string): boolean {
   }
 }
 
-
 function runState(r: WriterRow, here: string): 'running' | 'gone' | 'unknown' {
   if (r.host !== here) return 'unknown';
   if (!Number.isInteger(r.pid) || r.pid <= 0 || !pidAlive(r.pid)) return 'gone';
