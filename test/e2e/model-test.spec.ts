@@ -145,13 +145,15 @@ test('a model tested from Settings → Models and from the Samples view: figures
   await page.getByTestId('clear-filters').click();
   await expect.poll(() => shownNames(page)).toHaveLength(9);
 
-  // ---- Cancel: the slow model, a window every 50 ms (81 windows of 100 ms a sample).
+  // ---- Cancel: the slow model, a window every 50 ms (81 windows of 100 ms a sample), compared
+  // with a: the bar counts each sample once per model and says so.
   await here.getByTestId('model-test-second').selectOption('');
   await here.getByTestId('model-test-model-pick').selectOption('slow');
+  await here.getByTestId('model-test-second').selectOption('a');
   await here.getByLabel('Stride (ms)').fill('50');
   await here.getByTestId('model-test-run').click();
   const bar = here.getByTestId('job-test');
-  await expect(bar).toContainText(/Testing: [1-8] of 9/, { timeout: 20_000 });
+  await expect(bar).toContainText(/Testing: [1-8] of 18 sample tests \(9 samples, each by 2 models\)/, { timeout: 20_000 });
   await expect(bar.getByRole('progressbar', { name: 'Testing progress' })).toBeVisible();
   await bar.getByRole('button', { name: 'Cancel' }).click();
   await expect(here.getByTestId('model-test-cancelled')).toHaveText(/^The test of model "slow" was stopped after [1-8] of 9 samples; the samples classified keep their results\.$/, { timeout: 20_000 });

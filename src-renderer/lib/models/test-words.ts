@@ -93,3 +93,12 @@ export function differences(r: ModelTestResult): { fixed: Difference[]; broken: 
   };
   return { fixed: r.fixed.map(line), broken: r.broken.map(line) };
 }
+
+/**
+ * The progress bar's words. The core counts sample tests, one per sample and model, so with two
+ * models "18 of 18" would read as 18 samples when there are 9: say both.
+ */
+export function testProgressText(done: number, total: number, models: number): string {
+  if (models < 2 || total % models !== 0) return `${done} of ${total}`;
+  return `${done} of ${total} sample tests (${samples(total / models)}, each by ${models} models)`;
+}

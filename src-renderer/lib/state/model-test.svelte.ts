@@ -25,6 +25,8 @@ export class ModelTestState {
   error = $state<string | null>(null);
   /** Where the panel shows: Settings → Models or the Samples view; null: closed. */
   openIn = $state<'settings' | 'samples' | null>(null);
+  /** The models of the test under way (its progress counts a sample once per model). */
+  running = $state.raw<string[]>([]);
   /** The model a "Test" button of Settings → Models picked. */
   model = $state('');
 
@@ -50,6 +52,7 @@ export class ModelTestState {
 
   async run(req: ModelTestRequest): Promise<void> {
     this.error = null;
+    this.running = req.models;
     try {
       const r = await this.job.run((jobId) =>
         this.api.call('models.test', { jobId, models: req.models, filter: req.filter, threshold: req.threshold, ...(req.strideMs === null ? {} : { strideMs: req.strideMs }) }),

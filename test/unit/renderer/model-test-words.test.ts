@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelTestFigures, ModelTestResult } from '../../../src-main/core/contract/contract.js';
-import { cellChipText, cellIds, cellShown, differences, headline, matrixOf, reuseText } from '../../../src-renderer/lib/models/test-words.js';
+import { cellChipText, cellIds, cellShown, differences, headline, matrixOf, reuseText, testProgressText } from '../../../src-renderer/lib/models/test-words.js';
 
 const figures = (over: Partial<ModelTestFigures> = {}): ModelTestFigures => ({
   model: 'a', regression: false, labels: ['idle', 'wave'], windowMs: 2000, strideMs: 500, classified: 3, reused: 1,
@@ -75,5 +75,15 @@ describe('the sentences', () => {
     const d = differences(result([figures(), figures({ model: 'b' })]));
     expect(d.fixed.map((x) => x.text)).toEqual(['i2.json: idle; "a" said wave, "b" said idle', 'w2.json: wave; "a" said uncertain, "b" said wave']);
     expect(d.broken.map((x) => x.text)).toEqual(['i1.json: idle; "a" said idle, "b" said wave']);
+  });
+});
+
+describe('testProgressText', () => {
+  it('counts samples as they are with one model', () => {
+    expect(testProgressText(3, 9, 1)).toBe('3 of 9');
+  });
+  it('says with two models that each sample is tested twice, so 18 is not read as 18 samples', () => {
+    expect(testProgressText(12, 18, 2)).toBe('12 of 18 sample tests (9 samples, each by 2 models)');
+    expect(testProgressText(0, 2, 2)).toBe('0 of 2 sample tests (1 sample, each by 2 models)');
   });
 });
