@@ -1,6 +1,7 @@
 /** Samples in the data folder: listing and finding them, bulk actions, adding files, the upload queue, the class balance. */
 import { z } from 'zod';
 import { Category } from '../category.js';
+import { MAX_IDS } from './limits.js';
 import { Ids, JobId, Label, ModelWorkers, none, StrideMs, Threshold } from './method-args.js';
 import { ModelName } from './model-schema.js';
 import {
@@ -14,8 +15,8 @@ export const sampleMethods = {
         states: z.array(SampleState).optional(),
         flagged: z.boolean().optional(),
         /** Only these samples (a view's own records, asked again after samples.changed); ids not answered were deleted. */
-        ids: z.array(z.string().min(1)).max(5000).optional(),
-        limit: z.number().int().positive().max(5000).optional(),
+        ids: z.array(z.string().min(1)).max(MAX_IDS).optional(),
+        limit: z.number().int().positive().max(MAX_IDS).optional(),
         offset: z.number().int().nonnegative().optional(),
       })
       .strict(),
@@ -29,7 +30,7 @@ export const sampleMethods = {
    */
   'samples.query': {
     input: z
-      .object({ filter: SampleQueryFilter.optional(), sort: SampleSort.optional(), limit: z.number().int().positive().max(5000).optional(), offset: z.number().int().nonnegative().optional() })
+      .object({ filter: SampleQueryFilter.optional(), sort: SampleSort.optional(), limit: z.number().int().positive().max(MAX_IDS).optional(), offset: z.number().int().nonnegative().optional() })
       .strict(),
     output: z.object({ samples: z.array(Sample), total: z.number().int().nonnegative(), offset: z.number().int().nonnegative(), limit: z.number().int().positive() }),
   },

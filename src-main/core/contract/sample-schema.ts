@@ -3,6 +3,7 @@
 // facets, bulk results). The contract's face (contract.ts) re-exports every name here.
 import { z } from 'zod';
 import { Category } from '../category.js';
+import { MAX_IDS } from './limits.js';
 
 // ---------- samples and uploads ----------
 
@@ -209,7 +210,7 @@ export const SampleQueryFilter = z
     /** Indexed before (exclusive). */
     createdBefore: IsoTime.optional(),
     /** Only these samples. */
-    ids: z.array(z.string().min(1)).max(5000).optional(),
+    ids: z.array(z.string().min(1)).max(MAX_IDS).optional(),
     /**
      * "Model says": the sample's newest kept classification (the one samples.modelSays shows) has
      * a learn block whose top label is one of these. A block's top label is the label most of its

@@ -1,8 +1,10 @@
 // What the samples table is showing: search text, filters, sort and page, as one plain value.
 // It turns into the core's SampleQueryFilter (every query runs in the index) and into the address
 // (`#samples?q=wave&label=idle&sort=name.asc&page=3`), so a reload or a bookmark shows the same rows.
-// Types only: the renderer does not bundle the contract's schemas (the core checks every call).
+// Types only: the renderer does not bundle the contract's schemas (the core checks every call);
+// its limits are a module of their own for that reason.
 import type { Category, QualityCode, SampleQueryFilter, SampleSort, SampleSortKey, SampleState } from '../../../src-main/core/contract/contract.js';
+import { MAX_IDS } from '../../../src-main/core/contract/limits.js';
 
 /** The state buttons above the table (each a preset of states, or the quality flag). */
 export const STATE_FILTERS = [
@@ -44,7 +46,7 @@ export interface SampleFind {
 }
 
 /** The most ids a filter takes (SampleQueryFilter.ids). */
-export const MAX_FILTER_IDS = 5000;
+export const MAX_FILTER_IDS = MAX_IDS;
 
 export const DEFAULT_SORT: SampleSort = { by: 'created', dir: 'desc' };
 /** The direction a column sorts in first: names and labels A→Z, lengths and dates biggest/newest first. */

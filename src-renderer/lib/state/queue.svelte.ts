@@ -1,4 +1,5 @@
 import type { QueueStatus } from '../../../src-main/core/contract/contract.js';
+import { MAX_IDS } from '../../../src-main/core/contract/limits.js';
 import type { Api } from '../api/client.js';
 import { answer } from '../api/answer.js';
 import { followEvent } from '../api/reconnect.js';
@@ -63,7 +64,7 @@ export class QueueState {
 
   /** Queues every failed and rejected sample again, not only the ones on the page shown. */
   async retryProblems(): Promise<number> {
-    const { samples } = await this.api.call('samples.list', { states: ['failed', 'rejected'], limit: 5000 });
+    const { samples } = await this.api.call('samples.list', { states: ['failed', 'rejected'], limit: MAX_IDS });
     if (samples.length === 0) return 0;
     const { queued } = await this.api.call('queue.enqueue', { ids: samples.map((s) => s.id) });
     return queued;

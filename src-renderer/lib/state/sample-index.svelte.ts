@@ -3,7 +3,7 @@ import type { Sample } from '../../../src-main/core/contract/contract.js';
 import type { Api } from '../api/client.js';
 import { onReconnect } from '../api/reconnect.js';
 
-/** How many ids one samples.list asks for (the contract's limit is 5000). */
+/** How many ids one samples.list asks for (the contract's limit is MAX_IDS, 5000). */
 const CHUNK = 500;
 
 /** What changed: these ids, or null when anything may have (the connection came back). */
