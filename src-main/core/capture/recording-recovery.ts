@@ -7,7 +7,7 @@ import type { SampleStore } from '../samples/sample-store.js';
 import { RECORDINGS_DIR, type AudioRecordingNote } from '../recordings/recordings-folder.js';
 import { readSigningKey, type SigningKey } from '../secrets/signing-key.js';
 import { measureRecordedRate, PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE, shortStretchNote } from './recorded-rate.js';
-import { completeRows } from './recording-rows.js';
+import { completeRows, completeRowsIn } from './recording-rows.js';
 import { writeAcquisition, type RecordingHeader } from './sensor-recorder.js';
 
 export { completeRows };
@@ -111,7 +111,7 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
   } catch {
     return null; // the header was written but not one row: nothing to keep
   }
-  const whole = completeRows(await readFile(rowsFile), width);
+  const whole = await completeRowsIn(rowsFile, width);
   if (whole.rows === 0) return null;
   // The process may have died in the middle of writing a row: keep only whole ones.
   if (whole.bytes < info.size) await truncate(rowsFile, whole.bytes);

@@ -1,4 +1,5 @@
 /** Reading back the rows file a SensorRecorder streams (CBOR arrays, as encodeRows writes them). */
+import { open } from 'node:fs/promises';
 
 /**
  * Whole rows at the start of `buf` (CBOR arrays of `width` numbers, as encodeRows writes them)
@@ -43,4 +44,39 @@ function numberSize(ib: number | undefined): number {
   if (ib === 0x1a || ib === 0x3a) return 5;
   if (ib === 0xfb) return 9;
   return 0;
+}
+
+/** The most bytes one row takes as encodeRows writes it: a 3-byte array head and a float64 per number. */
+export const maxRowBytes = (width: number): number => 3 + 9 * width;
+
+/**
+ * completeRows over the file at `path` from byte `from`, read a chunk at a time: a rows file is
+ * as long as its take (an hour of a board at 10 kHz is about a gigabyte), and reading it whole at
+ * a take's end or at a recovery would hold all of it in memory. `bytes` counts from `from`.
+ */
+export async function completeRowsIn(path: string, width: number, o: { from?: number; most?: number; chunkBytes?: number } = {}): Promise<{ rows: number; bytes: number }> {
+  const from = o.from ?? 0;
+  const most = o.most ?? Infinity;
+  const fh = await open(path, 'r');
+  try {
+    // At least two rows' worth, so a row cut by a chunk's end is always whole in the next.
+    const buf = Buffer.alloc(Math.max(o.chunkBytes ?? 1 << 20, 2 * maxRowBytes(width)));
+    let pos = from; // the file's byte at buf[0]
+    let carry = 0; // bytes at buf's start left from the last chunk: a row it cut
+    let rows = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, carry, buf.length - carry, pos + carry);
+      const len = carry + bytesRead;
+      const got = completeRows(buf.subarray(0, len), width, most - rows);
+      rows += got.rows;
+      const rest = len - got.bytes;
+      // Done: as many as asked, the file's end, or what is left is no row (longer than any row yet not one).
+      if (rows >= most || bytesRead === 0 || rest >= maxRowBytes(width)) return { rows, bytes: pos + got.bytes - from };
+      buf.copy(buf, 0, got.bytes, len);
+      pos += got.bytes;
+      carry = rest;
+    }
+  } finally {
+    await fh.close();
+  }
 }

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Encoder } from 'cbor-x';
 import { CoreError } from '../errors.js';
@@ -10,7 +10,7 @@ import { ZERO_SIGNATURE } from '../samples/formats/acquisition.js';
 import type { RowTiming } from '../stream/stream-hub.js';
 import { arrayHeader, encodeRows } from './cbor-rows.js';
 import { TimingLog } from './recorded-rate.js';
-import { completeRows } from './recording-rows.js';
+import { completeRowsIn } from './recording-rows.js';
 
 const cbor = new Encoder({ useRecords: false, variableMapSize: true });
 
@@ -21,6 +21,9 @@ export interface RecordingHeader {
   /** Anything the caller needs to turn a recovered recording back into a sample (label, category…). */
   context: Record<string, unknown>;
 }
+
+/** How far apart finish's marks in the rows file are (see #marks). */
+const MARK_BYTES = 1 << 20;
 
 /**
  * Records sensor rows straight to disk: memory stays flat however long the capture runs. Rows
@@ -38,6 +41,11 @@ export class SensorRecorder {
   #bytes = 0;
   /** Rows (and their bytes in the rows file) from before the take began: not part of the sample. */
   #skip = { rows: 0, bytes: 0 };
+  /**
+   * Rows and bytes at an append's end, one about every MARK_BYTES of the file: a take kept to its
+   * first N rows (finish) reads the file from the mark before its N-th row, not from its start.
+   */
+  readonly #marks: Array<{ rows: number; bytes: number }> = [];
   #out: WriteStream;
   /** Opened with the first timed batch. */
   #times: WriteStream | null = null;
@@ -125,6 +133,7 @@ export class SensorRecorder {
     this.#out.write(encoded);
     this.#rows += rows;
     this.#bytes += encoded.length;
+    if (this.#bytes - (this.#marks.at(-1)?.bytes ?? 0) >= MARK_BYTES) this.#marks.push({ rows: this.#rows, bytes: this.#bytes });
     if (timing) {
       if (!this.#timing) {
         this.#timing = new TimingLog();
@@ -161,9 +170,12 @@ export class SensorRecorder {
     // A take that ends a reading or two before what was written (see declaredTake): only its first `o.rows` go in the sample.
     let toByte: number | undefined;
     if (o.rows !== undefined && o.rows > 0 && o.rows < rows) {
-      const kept = completeRows((await readFile(this.rowsPath)).subarray(this.#skip.bytes), this.width, o.rows);
-      rows = kept.rows;
-      toByte = this.#skip.bytes + kept.bytes;
+      const end = this.#skip.rows + o.rows;
+      let mark = this.#skip;
+      for (const m of this.#marks) if (m.rows <= end && m.bytes >= mark.bytes) mark = m;
+      const kept = await completeRowsIn(this.rowsPath, this.width, { from: mark.bytes, most: end - mark.rows });
+      rows = mark.rows - this.#skip.rows + kept.rows;
+      toByte = mark.bytes + kept.bytes;
     }
     if (rows === 0) {
       await this.#removeFiles();
@@ -190,7 +202,7 @@ export class SensorRecorder {
   async #kept(cause: Error): Promise<CoreError> {
     let onDisk = 0;
     try {
-      onDisk = completeRows(await readFile(this.rowsPath), this.width).rows;
+      onDisk = (await completeRowsIn(this.rowsPath, this.width)).rows;
     } catch {
       // unreadable too: the count stays 0 and the message still names the file
     }

@@ -89,6 +89,28 @@ describe('SensorRecorder', () => {
     expect((await readFile(target)).equals(expected)).toBe(true);
   });
 
+  it('a long take kept to its first N rows: read from the mark before its N-th row (megabytes of rows), the same bytes as encoding those rows at once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));
+    const rec = await SensorRecorder.start(join(dir, 'recordings'), header);
+    rec.append(rows(7000, 0), 7000);
+    rec.beginTakeHere();
+    // 200,000 rows of about 22 bytes in batches of 997: 4 MB, marks every megabyte.
+    let written = 7000;
+    while (written < 207_000) {
+      const n = Math.min(997, 207_000 - written);
+      rec.append(rows(n, written), n);
+      written += n;
+    }
+    const keep = 150_001; // inside a batch, between two marks (one after it)
+    const target = join(dir, 'out.cbor');
+    expect(await rec.finish(target, { intervalMs: 10, iat: 1_700_000_000, rows: keep })).toEqual({ rows: keep });
+    const msg = decodeAcquisition(await readFile(target), 'cbor');
+    expect(msg.payload.values).toHaveLength(keep);
+    expect(msg.payload.values[0]).toEqual(rows(1, 7000));
+    expect(msg.payload.values[keep - 1]).toEqual(rows(1, 7000 + keep - 1));
+    expect(await readdir(join(dir, 'recordings'))).toEqual([]);
+  });
+
   it('keeps the arrival times of timed rows beside them (one record per batch) and removes them with the recording', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cd-rec-'));
     const rec = await SensorRecorder.start(dir, header);
