@@ -1,6 +1,6 @@
 import { MAX_LOSS_WINDOW } from './loss-finder.js';
 
-// The second look at a lost line the search found (RateEstimator's #confirmLosses): over a long
+// The second look at a lost line the search found (confirmLosses in loss-search.ts): over a long
 // window of arrivals, against their lower envelope, where a board's sawtooth or a host's
 // hesitation cannot pass for one.
 
