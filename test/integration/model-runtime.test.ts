@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src-main/core/log.js';
 import { LiveModel, type LiveRows, type WindowMeta } from '../../src-main/core/model/live-model.js';
 import { ModelRegistry } from '../../src-main/core/model/model-registry.js';
-import type { SpawnModelWorker, WindowResult } from '../../src-main/core/model/model-runner.js';
+import { ModelRunner, type SpawnModelWorker, type WindowResult } from '../../src-main/core/model/model-runner.js';
 import type { ModelVerdict } from '../../src-main/core/contract/model-schema.js';
 import { ModelSession } from '../../src-main/core/model/model-session.js';
 import { PRESETS, expectedTop, rowsWithEnergies, windowWithEnergy, writeTestModel, type TestModelOptions } from '../support/models/test-model.mjs';
@@ -340,4 +340,25 @@ describe('continuous mode (audio, slice by slice)', () => {
     expect(verdicts.map((v) => v.label)).toEqual(['tone', 'tone', 'tone', 'tone', 'tone', 'tone', 'tone', 'noise', 'noise']);
     await live.stop();
   }, 60_000);
+});
+
+describe('a start nobody needs any more', () => {
+  it('ends when its signal is aborted (a pool closed while warming), not at the start timeout, and its worker is gone', async () => {
+    const { js } = await writeTestModel(join(root, `export-${n++}`), { ...PRESETS.gestureNew, faults: { neverStarts: true } });
+    const workers: Array<{ exited: boolean }> = [];
+    const watched: SpawnModelWorker = () => {
+      const w = spawn();
+      const seen = { exited: false };
+      w.once('exit', () => void (seen.exited = true));
+      workers.push(seen);
+      return w;
+    };
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 200);
+    await expect(ModelRunner.start(js, watched, 120_000, stop.signal)).rejects.toThrow('The model worker was stopped while starting: it was no longer needed.');
+    await until('the worker to exit', () => workers[0]?.exited === true);
+    // Aborted before it began: no worker at all.
+    await expect(ModelRunner.start(js, watched, 120_000, stop.signal)).rejects.toThrow('stopped while starting');
+    expect(workers).toHaveLength(1);
+  }, 30_000);
 });

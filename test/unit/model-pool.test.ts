@@ -106,4 +106,29 @@ describe('ModelPool', () => {
     await pool.close();
     expect(closed).toEqual([0]);
   });
+
+  it('closing a pool while its workers start stops the starts at once (a test whose results were all kept needs none of them)', async () => {
+    const signals: AbortSignal[] = [];
+    const closed: number[] = [];
+    // One start is quick, the other would take a minute unless told to stop.
+    const open = (signal: AbortSignal): Promise<ModelSession> => {
+      const n = signals.push(signal) - 1;
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => resolve({ classified: 0, close: async () => void closed.push(n) } as unknown as ModelSession), n === 0 ? 1 : 60_000);
+        signal.addEventListener('abort', () => {
+          if (n === 0) return; // started already
+          clearTimeout(t);
+          reject(new Error('stopped while starting'));
+        });
+      });
+    };
+    const pool = ModelPool.opening(entry, open, 2);
+    pool.warm();
+    await sleep(20);
+    const t0 = Date.now();
+    await pool.close();
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(signals.map((s) => s.aborted)).toEqual([true, true]);
+    expect(closed).toEqual([0]); // the one that had started is closed with the pool
+  });
 });

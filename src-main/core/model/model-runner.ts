@@ -81,7 +81,8 @@ export class ModelRunner {
   }
 
   /** Starts the worker, loads the export and waits for its runtime (refused after `timeoutMs`). */
-  static async start(jsPath: string, spawn: SpawnModelWorker, timeoutMs = 10_000): Promise<ModelRunner> {
+  static async start(jsPath: string, spawn: SpawnModelWorker, timeoutMs = 10_000, signal?: AbortSignal): Promise<ModelRunner> {
+    if (signal?.aborted) throw stoppedStarting();
     const worker = spawn();
     let runner: ModelRunner | null = null;
     let stderr = '';
@@ -116,6 +117,13 @@ export class ModelRunner {
       };
       worker.once('error', (err) => died(err.message));
       worker.once('exit', (code) => died(`its worker ended with code ${code}`));
+      // Not wanted any more (a pool closed while it warmed up): the start ends now, not when the module has loaded.
+      signal?.addEventListener('abort', () => {
+        if (loadSettled) return;
+        loadSettled = true;
+        clearTimeout(timer);
+        reject(stoppedStarting());
+      }, { once: true });
     });
     worker.postMessage({ t: 'load', jsPath } satisfies ToModelWorker);
     try {
@@ -259,3 +267,5 @@ function damagedHint(message: string): string {
 function lastLine(text: string): string {
   return text.trim().split('\n').pop()?.slice(0, 300) ?? '';
 }
+
+const stoppedStarting = (): CoreError => new CoreError('Cancelled', 'The model worker was stopped while starting: it was no longer needed.');

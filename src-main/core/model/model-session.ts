@@ -52,9 +52,9 @@ export class ModelSession<M = unknown> {
     this.#watch(runner);
   }
 
-  static async open<M>(registry: ModelRegistry, name: string, spawn: SpawnModelWorker, log: Logger): Promise<ModelSession<M>> {
+  static async open<M>(registry: ModelRegistry, name: string, spawn: SpawnModelWorker, log: Logger, signal?: AbortSignal): Promise<ModelSession<M>> {
     const { entry, jsPath } = await registry.ready(name);
-    const runner = await ModelRunner.start(jsPath, spawn);
+    const runner = await ModelRunner.start(jsPath, spawn, undefined, signal);
     if (entry.status === 'failed') await registry.clearFailed(name);
     return new ModelSession<M>(entry, jsPath, runner, registry, spawn, log);
   }
