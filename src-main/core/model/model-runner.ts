@@ -92,6 +92,7 @@ export class ModelRunner {
     });
     worker.stdout?.resume(); // drained, not shown: debug prints of the module
     let loadSettled = false;
+    let stopStarting = (): void => undefined;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     const loaded = new Promise<{ properties: RawProperties; startMs: number }>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -118,12 +119,13 @@ export class ModelRunner {
       worker.once('error', (err) => died(err.message));
       worker.once('exit', (code) => died(`its worker ended with code ${code}`));
       // Not wanted any more (a pool closed while it warmed up): the start ends now, not when the module has loaded.
-      signal?.addEventListener('abort', () => {
+      stopStarting = () => {
         if (loadSettled) return;
         loadSettled = true;
         clearTimeout(timer);
         reject(stoppedStarting());
-      }, { once: true });
+      };
+      signal?.addEventListener('abort', stopStarting, { once: true });
     });
     worker.postMessage({ t: 'load', jsPath } satisfies ToModelWorker);
     try {
@@ -137,6 +139,8 @@ export class ModelRunner {
     } catch (err) {
       await worker.terminate();
       throw err;
+    } finally {
+      signal?.removeEventListener('abort', stopStarting); // started or not, the signal has no more say
     }
   }
 

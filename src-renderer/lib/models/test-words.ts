@@ -2,7 +2,7 @@
 // cells (counts, a shade for how much of the row each is, right or wrong said in words), the
 // samples behind a cell, and the sentences around them. Pure, so it is tested in Node.
 import type { ModelTestFigures, ModelTestResult } from '../../../src-main/core/contract/contract.js';
-import { MAX_FILTER_IDS } from '../samples/find.js';
+import { MAX_IDS } from '../../../src-main/core/contract/limits.js';
 
 export interface MatrixCell {
   actual: string;
@@ -53,8 +53,8 @@ export const cellChipText = (actual: string, predicted: string): string => `actu
 
 /** What a cell's click shows: its chip and ids; a cell of more samples than a filter takes shows its first ones, and its chip says so. */
 export function cellShown(text: string, ids: string[]): { text: string; ids: string[] } {
-  if (ids.length <= MAX_FILTER_IDS) return { text, ids };
-  return { text: `${text} (the first ${MAX_FILTER_IDS.toLocaleString('en-US')} of ${ids.length.toLocaleString('en-US')})`, ids: ids.slice(0, MAX_FILTER_IDS) };
+  if (ids.length <= MAX_IDS) return { text, ids };
+  return { text: `${text} (the first ${MAX_IDS.toLocaleString('en-US')} of ${ids.length.toLocaleString('en-US')})`, ids: ids.slice(0, MAX_IDS) };
 }
 
 /** The samples a cell counts, in the test's order: label `actual`, model k said `predicted`. */

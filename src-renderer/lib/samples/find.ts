@@ -45,9 +45,6 @@ export interface SampleFind {
   page: number;
 }
 
-/** The most ids a filter takes (SampleQueryFilter.ids). */
-export const MAX_FILTER_IDS = MAX_IDS;
-
 export const DEFAULT_SORT: SampleSort = { by: 'created', dir: 'desc' };
 /** The direction a column sorts in first: names and labels A→Z, lengths and dates biggest/newest first. */
 export const FIRST_DIR: Record<SampleSortKey, 'asc' | 'desc'> = { created: 'desc', name: 'asc', label: 'asc', length: 'desc' };
@@ -88,7 +85,7 @@ export function toFilter(f: SampleFind): SampleQueryFilter {
   if (f.to) out.createdBefore = dayStart(f.to, 1);
   if (f.modelSays.length) out.modelSays = [...f.modelSays];
   if (f.modelDisagrees) out.modelDisagrees = true;
-  if (f.cell) out.ids = f.cell.ids.slice(0, MAX_FILTER_IDS);
+  if (f.cell) out.ids = f.cell.ids.slice(0, MAX_IDS); // the most a filter takes
   return out;
 }
 
