@@ -33,6 +33,11 @@ test('files added on the Samples view upload, with per-file errors, a full progr
   await expect(rejected.locator('td.note')).not.toBeEmpty();
   await expect(page.getByTestId('queue-progress')).toHaveAttribute('aria-valuenow', '100');
   await expect(page.getByTestId('queue-counts')).toContainText('0 queued · 0 uploading · 3 uploaded · 1 rejected');
+  // Retry sends it again through the real queue; the platform refuses it again, and says so again.
+  await page.getByTestId('queue').getByRole('button', { name: 'Retry 1 rejected' }).click();
+  await expect(page.getByTestId('notices')).toContainText('1 sample queued again.');
+  await expect(rejected).toHaveCount(1, { timeout: 20_000 });
+  await expect(page.getByTestId('queue-counts')).toContainText('0 queued · 0 uploading · 3 uploaded · 1 rejected', { timeout: 20_000 });
   await expect(page.getByTestId('queue').getByRole('button', { name: 'Retry 1 rejected' })).toBeVisible();
   await expect(page.getByTestId('queue-online')).toHaveText('Online');
   expect(platform.samples.map((s) => `${s.originalName} ${s.label} ${s.category}`).sort()).toEqual([

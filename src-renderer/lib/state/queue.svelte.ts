@@ -64,10 +64,19 @@ export class QueueState {
 
   /** Queues every failed and rejected sample again, not only the ones on the page shown. */
   async retryProblems(): Promise<number> {
-    const { samples } = await this.api.call('samples.list', { states: ['failed', 'rejected'], limit: MAX_IDS });
-    if (samples.length === 0) return 0;
-    const { queued } = await this.api.call('queue.enqueue', { ids: samples.map((s) => s.id) });
-    return queued;
+    // The ids first, then queued a page at a time: one press retries them all, however many. A
+    // sample queued leaves failed/rejected, so a second round finds those past the listing's cap;
+    // a round that queues nothing ends it (a sample failing again at once would otherwise loop).
+    let queued = 0;
+    for (;;) {
+      const { ids, total } = await this.api.call('samples.idsMatching', { filter: { states: ['failed', 'rejected'] } });
+      let round = 0;
+      for (let i = 0; i < ids.length; i += MAX_IDS) {
+        round += (await this.api.call('queue.enqueue', { ids: ids.slice(i, i + MAX_IDS) })).queued;
+      }
+      queued += round;
+      if (total <= ids.length || round === 0) return queued;
+    }
   }
 
   #accept(s: QueueStatus): void {
