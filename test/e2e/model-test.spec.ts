@@ -160,6 +160,22 @@ test('a model tested from Settings → Models and from the Samples view: figures
   await expect(bar).toHaveCount(0);
   // The last finished result stays on screen.
   await expect(grids).toHaveCount(2);
+
+  // ---- A cell survives a reload of the window: the address names it, the window keeps its ids.
+  await grids.nth(1).getByRole('button', { name: /^actual wave, predicted idle: 3 samples/ }).click();
+  const cellChip = page.getByTestId('filter-chips').getByRole('button', { name: 'Remove filter b: actual wave · predicted idle' });
+  await expect(cellChip).toBeVisible();
+  await expect(page).toHaveURL(/#samples\?cell=[0-9a-z]+/);
+  await page.reload();
+  await expect(cellChip).toBeVisible();
+  await expect.poll(() => shownNames(page)).toEqual(['s3.json', 's4.json', 's5.json']);
+  // Another window does not have its ids: the chip says so and shows no sample, not every one.
+  const other = await page.context().newPage();
+  await other.goto(page.url());
+  await expect(other.getByTestId('filter-chips')).toContainText('a matrix cell of an earlier model test (its samples are not kept in this window: run the test again)');
+  await expect(other.getByText('No samples match')).toBeVisible();
+  expect(await shownNames(other)).toEqual([]);
+  await other.close();
   expect(pageErrors).toEqual([]);
 });
 

@@ -5,6 +5,7 @@
 // its limits are a module of their own for that reason.
 import type { Category, QualityCode, SampleQueryFilter, SampleSort, SampleSortKey, SampleState } from '../../../src-main/core/contract/contract.js';
 import { MAX_IDS } from '../../../src-main/core/contract/limits.js';
+import { forgottenCell, type ShownCell } from './cell-memory.js';
 
 /** The state buttons above the table (each a preset of states, or the quality flag). */
 export const STATE_FILTERS = [
@@ -37,9 +38,9 @@ export interface SampleFind {
   modelDisagrees: boolean;
   /**
    * A cell of a model test's matrix: exactly its samples, named as the cell is ("actual idle ·
-   * predicted wave"). Not in the address: the ids belong to one test, and a bookmark outlives it.
+   * predicted wave"). The address holds its key only; its ids are kept by the window (cell-memory.ts).
    */
-  cell: { text: string; ids: string[] } | null;
+  cell: ShownCell | null;
   sort: SampleSort;
   /** 0-based page. */
   page: number;
@@ -116,6 +117,7 @@ export function toQuery(f: SampleFind): string {
   if (f.to) p.set('to', f.to);
   for (const l of f.modelSays) p.append('model', l);
   if (f.modelDisagrees) p.set('disagrees', '1');
+  if (f.cell) p.set('cell', f.cell.key);
   if (f.sort.by !== DEFAULT_SORT.by || f.sort.dir !== DEFAULT_SORT.dir) p.set('sort', `${f.sort.by}.${f.sort.dir}`);
   if (f.page > 0) p.set('page', String(f.page + 1));
   return p.toString();
@@ -124,8 +126,9 @@ export function toQuery(f: SampleFind): string {
 /**
  * Reads a find back from the address. Anything it does not understand is dropped (an old bookmark
  * or a hand-edited address shows the samples rather than an error); known values are kept as given.
+ * A matrix cell's key is looked up with `recall` (a cell not kept shows as such, never as every sample).
  */
-export function fromQuery(query: string): SampleFind {
+export function fromQuery(query: string, recall: (key: string) => ShownCell = forgottenCell): SampleFind {
   const p = new URLSearchParams(query);
   const f = emptyFind();
   f.text = p.get('q') ?? '';
@@ -142,6 +145,8 @@ export function fromQuery(query: string): SampleFind {
   if (to && DAY.test(to)) f.to = to;
   f.modelSays = p.getAll('model').filter(Boolean);
   f.modelDisagrees = p.get('disagrees') === '1';
+  const cell = p.get('cell');
+  if (cell && /^[0-9a-z]{1,40}$/.test(cell)) f.cell = recall(cell);
   const [by, dir] = (p.get('sort') ?? '').split('.');
   if (SORT_KEYS.includes(by as SampleSortKey) && (dir === 'asc' || dir === 'desc')) f.sort = { by: by as SampleSortKey, dir };
   const page = Number(p.get('page'));

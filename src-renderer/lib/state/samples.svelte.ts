@@ -5,6 +5,7 @@ import { emptyFind, FIRST_DIR, fromQuery, STATE_FILTERS, toFilter, toQuery, type
 import type { SampleIndex } from './sample-index.svelte.js';
 import { Rerun } from './rerun.js';
 import { cellShown } from '../models/test-words.js';
+import { CellMemory } from '../samples/cell-memory.js';
 import { Selection } from './selection.svelte.js';
 
 /** More rows than this are paged: a table of thousands of rows is slow and unreadable anyway. */
@@ -49,11 +50,12 @@ export class SamplesState {
   constructor(
     private readonly api: Api,
     private readonly index: SampleIndex,
+    private readonly cells = new CellMemory(),
   ) {}
 
   /** The find the address holds (at start-up; the app writes `query` back as it changes). */
   restore(query: string): void {
-    this.find = fromQuery(query);
+    this.find = fromQuery(query, (key) => this.cells.recall(key));
   }
 
   /** The core's filter for what is shown (bulk actions on all matching send this). */
@@ -109,7 +111,8 @@ export class SamplesState {
 
   /** A cell of a model test's matrix: exactly its samples, with a chip named like the cell, whatever was filtered before; the sort is kept. */
   showCell(text: string, ids: string[]): void {
-    this.update({ ...emptyFind(), sort: this.find.sort, cell: cellShown(text, ids) });
+    const shown = cellShown(text, ids);
+    this.update({ ...emptyFind(), sort: this.find.sort, cell: this.cells.remember(shown.text, shown.ids) });
   }
 
   /** Every filter and the search off; the sort is kept. */

@@ -54,7 +54,7 @@ describe('filter chips', () => {
     from: '2026-11-01',
     modelSays: ['wave'],
     modelDisagrees: true,
-    cell: { text: 'actual idle · predicted wave', ids: ['s1', 's2'] },
+    cell: { key: 'k1', text: 'actual idle · predicted wave', ids: ['s1', 's2'] },
   };
 
   it('show every filter beyond the search and the state buttons, in the order of the menus', () => {

@@ -2,6 +2,7 @@
 // is asked for it: a reload must show the same rows, and a junk address must still show samples.
 import { describe, expect, it } from 'vitest';
 import { QualityCode } from '../../../src-main/core/contract/contract.js';
+import { forgottenCell } from '../../../src-renderer/lib/samples/cell-memory.js';
 import { emptyFind, FINDINGS, fromQuery, isFiltered, splitHash, toFilter, toQuery, type SampleFind } from '../../../src-renderer/lib/samples/find.js';
 
 describe('the find in the address', () => {
@@ -14,11 +15,22 @@ describe('the find in the address', () => {
     expect(fromQuery(toQuery(f))).toEqual(f);
   });
 
-  it('leaves a model test\'s matrix cell out of the address (its ids belong to one test) and asks the core for exactly its samples', () => {
-    const f = { ...emptyFind(), cell: { text: 'actual idle · predicted wave', ids: ['a', 'b'] } };
-    expect(toQuery(f)).toBe('');
+  it('names a model test\'s matrix cell in the address by its key, and asks the core for exactly its samples', () => {
+    const cell = { key: 'mf0x1', text: 'actual idle · predicted wave', ids: ['a', 'b'] };
+    const f = { ...emptyFind(), cell };
+    expect(toQuery(f)).toBe('cell=mf0x1');
     expect(toFilter(f)).toEqual({ ids: ['a', 'b'] });
     expect(isFiltered(f)).toBe(true);
+    expect(fromQuery('cell=mf0x1', (key) => (key === cell.key ? cell : forgottenCell(key)))).toEqual(f);
+  });
+
+  it('shows a cell the window does not have as such, with no samples, never as every sample', () => {
+    const f = fromQuery('cell=zz9&label=idle');
+    expect(f.cell).toEqual(forgottenCell('zz9'));
+    expect(f.cell?.text).toMatch(/not kept in this window: run the test again/);
+    expect(toFilter(f)).toEqual({ labels: ['idle'], ids: [] });
+    // A key that is no key of ours is dropped like any junk.
+    expect(fromQuery('cell=%3Cscript%3E').cell).toBeNull();
   });
 
   it('is empty when nothing is set, so the address stays #samples', () => {
