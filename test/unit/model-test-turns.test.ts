@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Classification, Sample } from '../../src-main/core/contract/contract.js';
+import type { Sample } from '../../src-main/core/contract/contract.js';
 import type { ClassificationStore, LocalKey } from '../../src-main/core/classify/classification-store.js';
 import type { ModelPool } from '../../src-main/core/model/model-pool.js';
 import { testSamples } from '../../src-main/core/model/model-test.js';
@@ -18,21 +18,23 @@ function setUp(n: number) {
   const samples = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, kind: 'audio', label: 'idle', lengthMs: 1000, sha256: `h${i}` }) as unknown as Sample);
   const key: (s: Sample) => LocalKey = (s) => ({ sampleSha256: s.sha256, threshold: 0.6, strideMs: 250, windowMs: 1000 });
   let reads = 0;
+  const batches: number[] = [];
   const kept = {
     localKeys: (ids: readonly string[]) => new Map(ids.map((id) => [id, key(samples.find((s) => s.id === id)!)])),
-    get: () => {
-      reads++;
-      return { blocks: [{ windows }] } as unknown as Classification;
+    localWindows: (ids: readonly string[]) => {
+      reads += ids.length;
+      batches.push(ids.length);
+      return new Map(ids.map((id) => [id, windows]));
     },
     keepAll: () => undefined,
   } as unknown as ClassificationStore;
   const pool = { entry, map: async () => [] } as unknown as ModelPool;
-  return { samples, kept, pool, reads: () => reads };
+  return { samples, kept, pool, reads: () => reads, batches };
 }
 
 describe('testSamples on kept results', () => {
   it('reuses every kept result and gives the event loop a turn every 100 samples', async () => {
-    const { samples, kept, pool, reads } = setUp(1000);
+    const { samples, kept, pool, reads, batches } = setUp(1000);
     let turns = 0;
     let on = true;
     const tick = (): void => {
@@ -43,6 +45,8 @@ describe('testSamples on kept results', () => {
     const out = await testSamples({ store: {} as SampleStore, kept, pool, strideMs: null, threshold: 0.6 }, samples);
     on = false;
     expect(reads()).toBe(1000);
+    // Read a turn's worth at a time, each in one statement.
+    expect(batches).toEqual(Array(10).fill(100));
     expect(out.every((t) => t.unfit === undefined && t.reused)).toBe(true);
     expect(turns).toBeGreaterThanOrEqual(9);
   });

@@ -97,19 +97,23 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
   const out = new Array<TestedSample>(samples.length);
   const left: number[] = [];
   const keys = r.kept.localKeys(samples.map((s) => s.id), variant);
-  for (const [i, sample] of samples.entries()) {
-    const before = unfitBefore(entry, sample);
-    const kept = before === null ? keptWindows(sample) : null;
-    if (before !== null) out[i] = { sample, unfit: before };
-    else if (kept !== null) out[i] = { sample, windows: kept, reused: true };
-    else {
-      left.push(i);
-      continue;
+  // A turn at a time: in the app this runs in the core beside live captures, and ten thousand kept
+  // results read and checked in one go held its event loop for seconds; now other work gets a turn.
+  for (let from = 0; from < samples.length; from += TURN_EVERY) {
+    const part = samples.slice(from, from + TURN_EVERY);
+    const unfit = part.map((sample) => unfitBefore(entry, sample));
+    const kept = r.kept.localWindows(part.filter((sample, k) => unfit[k] === null && reusable(sample)).map((s) => s.id), variant);
+    for (const [k, sample] of part.entries()) {
+      const windows = kept.get(sample.id);
+      if (unfit[k] !== null) out[from + k] = { sample, unfit: unfit[k]! };
+      else if (windows) out[from + k] = { sample, windows, reused: true };
+      else {
+        left.push(from + k);
+        continue;
+      }
+      step();
     }
-    step();
-    // In the app this runs in the core beside live captures: ten thousand kept results read
-    // and checked in one go held its event loop for seconds; now other work gets a turn.
-    if (i % TURN_EVERY === TURN_EVERY - 1) await new Promise((res) => setImmediate(res));
+    if (from + TURN_EVERY < samples.length) await new Promise((res) => setImmediate(res));
   }
   // Kept in batches (one transaction each), the last batch also when the run stops: a cancel keeps what was finished.
   const pending: Classification[] = [];
@@ -124,11 +128,10 @@ export async function testSamples(r: ModelTestRun, samples: readonly Sample[]): 
   if (cancelled) throw cancelled;
   return out;
 
-  function keptWindows(sample: Sample): ClassifiedWindow[] | null {
+  /** Kept from the same bytes, threshold, stride and window (only then are its windows read). */
+  function reusable(sample: Sample): boolean {
     const key = keys.get(sample.id);
-    if (!key || key.sampleSha256 !== sample.sha256 || key.threshold !== r.threshold || key.strideMs !== strideMs || key.windowMs !== d.windowMs) return null;
-    const c = r.kept.get(sample.id, null, variant, null);
-    return c && c.blocks.length === 1 ? c.blocks[0]!.windows : null;
+    return key !== undefined && key.sampleSha256 === sample.sha256 && key.threshold === r.threshold && key.strideMs === strideMs && key.windowMs === d.windowMs;
   }
 
   async function one(session: ModelSession, sample: Sample): Promise<TestedSample> {
