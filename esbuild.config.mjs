@@ -4,7 +4,7 @@
 // ~100 files and 40 locales at each start (~150 ms of every CLI command); bundled, only what the
 // contract uses. It is a devDependency for that reason (packaging.test.ts holds the two lists equal).
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const common = {
@@ -56,3 +56,8 @@ await Promise.all([
     banner: { js: '#!/usr/bin/env node' },
   }),
 ]);
+
+// The command is run as a program (package.json "bin", `npx capture-desk`): npx makes it
+// executable only when it first links the checkout, and a rebuild writes a new file without the
+// bit, so every `npx capture-desk` after `npm run serve` or `npm start` said "Permission denied".
+chmodSync(new URL('./dist/cli/capture-desk.js', import.meta.url), 0o755);

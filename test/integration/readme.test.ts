@@ -161,6 +161,16 @@ describe('README.md: The CLI at a glance', () => {
   });
   afterAll(() => platform?.close());
 
+  it('`npx capture-desk` runs the build as a program, after every build (the file is executable, package.json names it)', async () => {
+    // npx links the checkout once and then runs dist/cli/capture-desk.js itself; a rebuild that
+    // left it without the executable bit made every later `npx capture-desk` "Permission denied".
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; version: string };
+    expect(resolve(ROOT, pkg.bin['capture-desk']!)).toBe(resolve(CLI));
+    expect(statSync(CLI).mode & 0o111, `${CLI} is not executable`).toBe(0o111);
+    const r = await bash(`'${CLI}' --version`, { cwd: world, env: process.env });
+    expect(r).toMatchObject({ status: 0, stdout: `capture-desk ${pkg.version}\n` });
+  });
+
   it('shows at least --help, a command help and an upload with its summary', () => {
     expect(shown.map((s) => s.command)).toEqual(
       expect.arrayContaining(['npx capture-desk --help', 'npx capture-desk upload --help', expect.stringMatching(/npx capture-desk upload /)]),
