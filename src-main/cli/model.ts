@@ -1,5 +1,5 @@
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
-import { stderrLogger } from '../core/log.js';
+import { commandLogger } from './command-log.js';
 import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
 import type { ModelEntry } from '../core/contract/model-schema.js';
@@ -33,6 +33,8 @@ export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|set-axes|re
       with their labels: the confusion matrix, precision, recall and F1 per label, the unfit
       samples and why; two models side by side. See "capture-desk model test --help".
 
+  --verbose also writes the log (one JSON line per event) to stderr.
+
   Exit 0 on success; 1 with a sentence saying what is wrong (nothing is left half-added);
   2 for a command-line mistake.
 `;
@@ -42,11 +44,11 @@ export async function modelCommand(argv: string[]): Promise<number> {
   const early = groupPreamble(GROUPS.model, argv, MODEL_USAGE);
   if (early !== null || sub === undefined) return early ?? 2;
   if (sub === 'test') return (await import('./model-test.js')).modelTestCommand(rest);
-  const parsed = parseCommand(rest, MODEL_USAGE, { ...strings('name', 'axes', 'data-dir'), ...booleans('json') }, { positionals: true });
+  const parsed = parseCommand(rest, MODEL_USAGE, { ...strings('name', 'axes', 'data-dir'), ...booleans('json', 'verbose') }, { positionals: true });
   if (!parsed) return 0;
   const { values: v, positionals } = parsed;
   const dataDir = await ensureDataDir(v['data-dir'] ?? defaultDataDir());
-  const registry = new ModelRegistry(dataDir, modelWorkerSpawner(), stderrLogger({ command: `model ${sub}` }));
+  const registry = new ModelRegistry(dataDir, modelWorkerSpawner(), commandLogger(`model ${sub}`, Boolean(v.verbose)));
   const one = (what: string): string => {
     if (positionals.length !== 1) throw new UsageError(`model ${sub} takes one ${what}.`);
     return positionals[0]!;

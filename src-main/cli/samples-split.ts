@@ -82,11 +82,13 @@ export async function samplesSplitCommand(argv: string[]): Promise<number> {
     const floor = d.kind === 'audio' ? `${(10 * Math.log10(det.floorPower)).toFixed(1)} dBFS` : `${Math.sqrt(det.floorPower).toFixed(2)}× the axes' noise`;
     const edges = det.droppedAtEdges ? `; ${det.droppedAtEdges} too close to an end left out (--keep-edges keeps them)` : '';
     process.stderr.write(
-      `${det.windows.length} events in "${sample.name}" (noise floor ${floor}, found in ${took.toFixed(0)} ms)${edges}; ` +
-        (values['dry-run'] ? 'dry run, nothing written.\n' : `wrote ${made.length} samples of ${ms(det.windowRows)} ms; the original is kept.\n`),
+      `${count(det.windows.length, 'event')} in "${sample.name}" (noise floor ${floor}, found in ${took.toFixed(0)} ms)${edges}; ` +
+        (values['dry-run'] ? 'dry run, nothing written.\n' : `wrote ${count(made.length, 'sample')} of ${ms(det.windowRows)} ms; the original is kept.\n`),
     );
     return 0;
   } finally {
     await store.close();
   }
 }
+
+const count = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;

@@ -52,6 +52,12 @@ describe('capture-desk model add / list / info / remove', () => {
     const unknown = await model(['add', join(old, 'edge-impulse-standalone.js'), '--name', 'old'], data);
     expect(unknown.code, unknown.stderr).toBe(0);
     expect(unknown.stdout).toMatch(/^Added model "old"\.\n/);
+    // The log is for --verbose: a person reads the progress line alone.
+    expect(unknown.stderr).toMatch(/^Starting the model from .*…\n$/);
+    const verbose = await model(['remove', 'old3', '--verbose'], data);
+    expect(verbose.code, verbose.stderr).toBe(0);
+    expect(jsonLines(verbose.stderr)).toEqual([expect.objectContaining({ level: 'info', msg: 'model removed', command: 'model remove', name: 'old3' })]);
+    expect((await model(['add', old, '--name', 'old3', '--axes', '3'], data)).code).toBe(0);
     expect(unknown.stdout).toMatch(/axes +unknown: this build does not say; give it with "capture-desk model set-axes old --axes N"/);
     expect(unknown.stdout).toMatch(/build +older \(no init\), continuous mode no/);
 
