@@ -86,8 +86,9 @@ export async function samplesCommand(argv: string[]): Promise<number> {
     }
     if (sub === 'export') {
       if (!values.out) throw new UsageError('samples export needs --out DIR.');
-      const { files } = await exportSamples(store, selected(), values.out, { csv: Boolean(values.csv) });
-      process.stderr.write(`Exported ${files} samples and info.labels to ${values.out}\n`);
+      const { files, kept } = await exportSamples(store, selected(), values.out, { csv: Boolean(values.csv) });
+      const had = kept > 0 ? ` (it keeps the ${kept === 1 ? 'entry' : `${kept} entries`} it had)` : '';
+      process.stderr.write(`Exported ${files} ${files === 1 ? 'sample' : 'samples'} and info.labels${had} to ${values.out}\n`);
       return 0;
     }
     if (sub === 'import') {

@@ -6,7 +6,7 @@ import { makeDirs } from '../fs/make-dirs.js';
 import { nameClashKey, portableFileName } from '../fs/portable-name.js';
 import { notAFolder, storageError } from '../fs/storage-error.js';
 import { decodeCsv, encodeCsv } from './formats/csv.js';
-import { buildInfoLabels, type InfoLabelsEntry } from './formats/info-labels.js';
+import { buildInfoLabels, parseInfoLabels, type InfoLabelsEntry } from './formats/info-labels.js';
 import { deriveLabel } from './formats/label-from-filename.js';
 import type { SampleStore } from './sample-store.js';
 
@@ -24,12 +24,16 @@ export interface ExportOptions {
   signal?: AbortSignal;
 }
 
-export async function exportSamples(store: SampleStore, samples: Sample[], outDir: string, opts: ExportOptions = {}): Promise<{ files: number }> {
+export async function exportSamples(store: SampleStore, samples: Sample[], outDir: string, opts: ExportOptions = {}): Promise<{ files: number; kept: number }> {
   const { decodeAcquisition, detectAcquisitionFormat } = await import('./formats/acquisition.js');
   const entries: InfoLabelsEntry[] = [];
   const used = new Set<string>();
   const written: string[] = [];
   await makeExportFolder(outDir);
+  // A folder exported into before keeps what it holds: its info.labels entries are kept (read
+  // first, so an unreadable one stops the export before anything is written) and no file in it is
+  // written over (a second export of the same samples lands on the same names, byte for byte).
+  const before = await infoLabelsIn(outDir);
   try {
     for (const s of samples) {
       if (opts.signal?.aborted) throw new CoreError('Cancelled', 'The export was cancelled; the files it had written were removed.');
@@ -41,15 +45,13 @@ export async function exportSamples(store: SampleStore, samples: Sample[], outDi
         name = name.replace(/\.(json|cbor)$/i, '.csv');
       }
       const folder = s.category === 'split' ? 'training' : s.category;
-      const file = exportFileName(name, (candidate) => used.has(nameClashKey(`${folder}/${candidate}`)));
-      used.add(nameClashKey(`${folder}/${file}`));
-      // info.labels names files with '/' on every OS, as the platform's own exports do.
-      const rel = `${folder}/${file}`;
       await makeDirs(join(outDir, folder));
-      await writeFile(join(outDir, folder, file), bytes);
-      written.push(join(outDir, folder, file));
+      const { file, created } = await placeFile(join(outDir, folder), name, bytes, (candidate) => used.has(nameClashKey(`${folder}/${candidate}`)));
+      used.add(nameClashKey(`${folder}/${file}`));
+      if (created) written.push(join(outDir, folder, file));
       entries.push({
-        path: rel,
+        // info.labels names files with '/' on every OS, as the platform's own exports do.
+        path: `${folder}/${file}`,
         name: stemOf(file),
         // The folder the file is in: a 'split' sample written under training/ is a training file there.
         category: folder,
@@ -64,8 +66,57 @@ export async function exportSamples(store: SampleStore, samples: Sample[], outDi
     for (const f of written) await rm(f, { force: true });
     throw err;
   }
-  await writeFile(join(outDir, 'info.labels'), buildInfoLabels(entries));
-  return { files: entries.length };
+  // The entries of files this export wrote again replace theirs; every other one stays, first.
+  const ours = new Set(entries.map((e) => nameClashKey(e.path)));
+  const kept = before.filter((e) => !ours.has(nameClashKey(e.path.replaceAll('\\', '/'))));
+  await writeFile(join(outDir, 'info.labels'), buildInfoLabels([...kept, ...entries]));
+  return { files: entries.length, kept: kept.length };
+}
+
+/** The entries of an info.labels already in the export folder (none when there is none); one that cannot be read stops the export, nothing written. */
+async function infoLabelsIn(outDir: string): Promise<InfoLabelsEntry[]> {
+  const path = join(outDir, 'info.labels');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    // A read's error does not name its file (EISDIR: a folder of that name): named here, so it is said with the path.
+    throw Object.assign(err as NodeJS.ErrnoException, { path });
+  }
+  try {
+    return parseInfoLabels(text).files;
+  } catch (err) {
+    throw new CoreError('InvalidArguments', `Cannot export into ${outDir}: it holds an info.labels that cannot be read (${(err as Error).message}), and an export adds its entries to it. Export into another folder, or move that file away; nothing was written.`, { path });
+  }
+}
+
+/**
+ * Writes `bytes` as `name` in `dir`, numbered past the names `taken` says this export used and past
+ * files already there ('wx': never over one, even one made meanwhile); a file already there with
+ * these very bytes is the same file, and is used as it is (`created` false: a cancel leaves it).
+ */
+async function placeFile(dir: string, name: string, bytes: Buffer, taken: (name: string) => boolean): Promise<{ file: string; created: boolean }> {
+  const occupied = new Set<string>();
+  for (;;) {
+    const file = exportFileName(name, (candidate) => taken(candidate) || occupied.has(candidate));
+    try {
+      await writeFile(join(dir, file), bytes, { flag: 'wx' });
+      return { file, created: true };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw storageError(err, join(dir, file));
+    }
+    if (await holds(join(dir, file), bytes)) return { file, created: false };
+    occupied.add(file);
+  }
+}
+
+async function holds(path: string, bytes: Buffer): Promise<boolean> {
+  try {
+    return (await readFile(path)).equals(bytes);
+  } catch {
+    return false; // a folder or an unreadable file of that name: another name is taken
+  }
 }
 
 /** The export's folder, made if missing; a file in its place is said as such, not as the system's ENOTDIR or EEXIST. */
