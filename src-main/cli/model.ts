@@ -2,11 +2,13 @@ import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { commandLogger } from './command-log.js';
 import { ModelRegistry } from '../core/model/model-registry.js';
 import { modelWorkerSpawner } from '../core/model/model-runner.js';
-import type { ModelEntry } from '../core/contract/model-schema.js';
+import { ModelName, type ModelEntry } from '../core/contract/model-schema.js';
 import { UsageError } from './args.js';
 import { GROUPS, groupPreamble } from './groups.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { parseIntFlag } from './options.js';
+
+const NAME_RULE = 'a model name is 1-64 letters (A-Z, a-z), digits, ".", "-" or "_", not starting with "."';
 
 export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|set-axes|remove|test> [options]
 
@@ -20,12 +22,14 @@ export const MODEL_USAGE = `Usage: capture-desk model <add|list|info|set-axes|re
       and checked by classifying a window of zeros. NAME defaults to the zip's or folder's name.
       Builds from before 2022 do not say how many axes a window holds: --axes N says it (a
       microphone model is one axis); without it the model is kept with axes "unknown" and a
-      source must say them before it runs.
+      source must say them before it runs. An --axes the model contradicts is refused.
+      NAME is 1-64 letters (A-Z, a-z), digits, ".", "-" or "_", not starting with ".".
   model list [--json] [--data-dir DIR]
   model info NAME [--json] [--data-dir DIR]
   model set-axes NAME --axes N [--data-dir DIR] [--json]
       Says how many axes a model added with axes "unknown" takes (or corrects what was given),
-      without adding it again. A model that says its axes itself keeps them.
+      without adding it again. A model that says its axes itself keeps them (a microphone
+      model says one): another number is refused, the same one changes nothing.
   model remove NAME [--data-dir DIR]
   model test --model NAME [--model NAME2] [--category testing|training|all] [--label L]
              [--stride-ms N] [--threshold X] [--workers N] [--data-dir DIR] [--json]
@@ -57,6 +61,10 @@ export async function modelCommand(argv: string[]): Promise<number> {
     case 'add': {
       const path = one('PATH (the export\'s .zip, folder or .js)');
       const axes = v.axes === undefined ? undefined : parseIntFlag('--axes', v.axes, 0, 1, 64);
+      // A bad --name is a command-line mistake: said before the model is started, not after.
+      if (v.name !== undefined && !ModelName.safeParse(v.name).success) {
+        throw new UsageError(`--name ${v.name === '' ? 'is empty' : `"${v.name}" cannot name a model`}: ${NAME_RULE}. Choose another name.`);
+      }
       if (!v.json) process.stderr.write(`Starting the model from ${path}…\n`);
       const m = await registry.add(path, { name: v.name, axes });
       process.stdout.write(v.json ? JSON.stringify(toJson(m)) + '\n' : `Added model "${m.name}".\n${describeText(m)}`);
@@ -86,7 +94,10 @@ export async function modelCommand(argv: string[]): Promise<number> {
       const name = one('NAME');
       if (v.axes === undefined) throw new UsageError('model set-axes needs --axes N (how many axes a window holds; a microphone model is one).');
       const m = await registry.setAxes(name, parseIntFlag('--axes', v.axes, 0, 1, 64));
-      process.stdout.write(v.json ? JSON.stringify(toJson(m)) + '\n' : `Model "${m.name}" takes ${m.description.axes} ${m.description.axes === 1 ? 'axis' : 'axes'} now.\n${describeText(m)}`);
+      const n = `${m.description.axes} ${m.description.axes === 1 ? 'axis' : 'axes'}`;
+      // The number the model states itself is what it keeps (the help's rule), so asking for it succeeds, changing nothing.
+      const said = m.description.axesFrom === 'model' ? `Model "${m.name}" already takes ${n}: the model says so itself.` : `Model "${m.name}" takes ${n} now.`;
+      process.stdout.write(v.json ? JSON.stringify(toJson(m)) + '\n' : `${said}\n${describeText(m)}`);
       return 0;
     }
     case 'remove': {

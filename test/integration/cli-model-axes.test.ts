@@ -2,7 +2,7 @@
 // CLI: the refusal to classify with it used to say `model add … --axes N`, which the name check
 // then refuses for a model already added. It now names `model set-axes NAME --axes N`, and that
 // command works: the same model classifies afterwards, nothing added twice.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -60,7 +60,13 @@ describe('capture-desk model set-axes', () => {
 
     const own = await cli(['model', 'set-axes', 'new', '--axes', '2']);
     expect(own.code).toBe(1);
-    expect(own.stderr).toBe('capture-desk model set-axes: Model "new" says itself that it takes 3 axes.\n');
+    expect(own.stderr).toBe('capture-desk model set-axes: Model "new" says itself that it takes 3 axes, so its axes cannot be set to 2: a model that says its axes keeps them.\n');
+    // The number it states itself is what it keeps: asked for, that is no mistake (was exit 1).
+    const same = await cli(['model', 'set-axes', 'new', '--axes', '3', '--json']);
+    expect(same.code, same.stderr).toBe(0);
+    expect(JSON.parse(same.stdout)).toMatchObject({ name: 'new', axes: 3, axes_from: 'model' });
+    const sameText = await cli(['model', 'set-axes', 'new', '--axes', '3']);
+    expect(sameText.stdout).toMatch(/^Model "new" already takes 3 axes: the model says so itself\.\n/);
 
     const none = await cli(['model', 'set-axes', 'new']);
     expect(none.code).toBe(2);
@@ -71,5 +77,55 @@ describe('capture-desk model set-axes', () => {
     const missing = await cli(['model', 'set-axes', 'nope', '--axes', '3']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No model named "nope". Added: new.');
+  });
+
+  // An old microphone build (as the real kws-hi-bye-16k export) says no axes count, but a
+  // microphone is one channel. --axes 2 used to be taken: the module was fed two windows' worth,
+  // aborted on an assertion, and the message blamed the export. --axes 1 was recorded as "given",
+  // which then let set-axes change it.
+  it('refuses an --axes a microphone model contradicts, before anything is added; --axes 1 is the model\'s word', async () => {
+    const data = join(root(), 'data3');
+    await mkdir(data);
+    const cli = (args: string[]) => runCli([...args, '--data-dir', data], { env: NO_PLATFORM });
+    const { dir } = await writeTestModel(join(root(), 'mic-export'), PRESETS.audioOld);
+
+    const two = await cli(['model', 'add', dir, '--name', 'mic', '--axes', '2']);
+    expect(two.code).toBe(1);
+    expect(two.stderr).toContain('--axes 2 contradicts the model, which says itself that it takes 1 axis (it is a microphone model: one channel). Leave --axes out, or give --axes 1; nothing was added.');
+    expect(two.stderr).not.toMatch(/aborted|export it again/);
+    expect(await readdir(join(data, 'models'))).toEqual([]);
+
+    const one = await cli(['model', 'add', dir, '--name', 'mic', '--axes', '1', '--json']);
+    expect(one.code, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ name: 'mic', axes: 1, axes_from: 'model' });
+
+    const three = await cli(['model', 'set-axes', 'mic', '--axes', '3']);
+    expect(three.code).toBe(1);
+    expect(three.stderr).toContain('Model "mic" says itself that it takes 1 axis (a microphone model: one channel), so its axes cannot be set to 3');
+    expect((await cli(['model', 'info', 'mic', '--json'])).stdout).toContain('"axes":1,"axes_from":"model"');
+
+    // A record written before this fix says "given" for such a model: still refused, and --axes 1 mends it.
+    const recordPath = join(data, 'models', 'mic', 'model.json');
+    const record = JSON.parse(await readFile(recordPath, 'utf8')) as { description: { axesFrom: string } };
+    record.description.axesFrom = 'given';
+    await writeFile(recordPath, JSON.stringify(record));
+    expect((await cli(['model', 'set-axes', 'mic', '--axes', '3'])).code).toBe(1);
+    const mended = await cli(['model', 'set-axes', 'mic', '--axes', '1', '--json']);
+    expect(mended.code, mended.stderr).toBe(0);
+    expect(JSON.parse(mended.stdout)).toMatchObject({ axes: 1, axes_from: 'model' });
+  });
+
+  it('refuses a bad --name before starting the model (exit 2, with the rule for names)', async () => {
+    const data = join(root(), 'data4');
+    await mkdir(data);
+    const { dir } = await writeTestModel(join(root(), 'name-export'), PRESETS.audioOld);
+    for (const name of ['../evil', '', 'ü日本']) {
+      const r = await runCli(['model', 'add', dir, '--name', name, '--data-dir', data], { env: NO_PLATFORM });
+      expect(r.code, name).toBe(2);
+      expect(r.stderr, name).not.toContain('Starting the model');
+      expect(r.stderr, name).toContain('a model name is 1-64 letters (A-Z, a-z), digits, ".", "-" or "_", not starting with "."');
+      expect(r.stderr, name).toContain(name === '' ? '--name is empty' : `--name "${name}" cannot name a model`);
+    }
+    expect(await readdir(join(data, 'models')).catch(() => [])).toEqual([]);
   });
 });

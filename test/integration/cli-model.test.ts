@@ -112,7 +112,7 @@ describe('capture-desk model add / list / info / remove', () => {
     ['a model that aborts on a window of zeros', async () => [await exportOf({ ...PRESETS.gestureNew, faults: { abortOnZeros: true } })], /The model aborted when it classified a window of zeros: .*log of zero power.*It cannot run here/],
     ['a model that fails on a window of zeros', async () => [await exportOf({ ...PRESETS.audioNew, faults: { resultError: -5 } })], /The model failed on a window of zeros \(run_classifier returned -5: its signal processing failed\)/],
     ['a name already used', async () => [await exportOf(PRESETS.gestureOld), '--name', 'taken', '--axes', '3'], /A model named "taken" is already added\. Choose another name \(--name on the command line\), or remove that one first \(Settings → Models, or "capture-desk model remove taken"\)\./],
-    ['--axes that contradict the model', async () => [await exportOf(PRESETS.gestureNew), '--name', 'two', '--axes', '2'], /--axes 2 does not match the model, which says it takes 3 axes/],
+    ['--axes that contradict the model', async () => [await exportOf(PRESETS.gestureNew), '--name', 'two', '--axes', '2'], /--axes 2 contradicts the model, which says itself that it takes 3 axes/],
     ['a path that is not there', async () => [join(root(), 'nowhere.zip')], /There is no file or folder at .*nowhere\.zip\. Give the export's \.zip/],
     ['a wasm that does not start within 10 s', async () => [await exportOf({ ...PRESETS.gestureNew, faults: { neverStarts: true } })], /The model's WebAssembly did not start within 10 s\. The export may be damaged/],
   ];

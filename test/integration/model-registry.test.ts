@@ -97,7 +97,7 @@ describe('model add', () => {
     const dir = await exportOf(PRESETS.gestureNew);
     await reg.add(dir, { name: 'g' });
     await expect(reg.add(dir, { name: 'g' })).rejects.toThrow(/A model named "g" is already added/);
-    await expect(reg.add(dir, { name: 'h', axes: 2 })).rejects.toThrow(/--axes 2 does not match the model, which says it takes 3 axes/);
+    await expect(reg.add(dir, { name: 'h', axes: 2 })).rejects.toThrow(/--axes 2 contradicts the model, which says itself that it takes 3 axes/);
     expect((await reg.list()).map((m) => m.name)).toEqual(['g']);
   });
 });

@@ -76,13 +76,21 @@ function axesOf(p: RawProperties, given: number | null): { axes: number | null; 
     if (!Number.isInteger(axes)) {
       throw new CoreError('InvalidArguments', `The model takes ${p.inputFeaturesCount} floats per window of ${p.frameSampleCount} samples: not a whole number of axes. Export it again from the platform.`);
     }
-    if (given !== null && given !== axes) {
-      throw new CoreError('InvalidArguments', `--axes ${given} does not match the model, which says it takes ${axes} axes (${p.inputFeaturesCount} floats per window of ${p.frameSampleCount} samples). Leave --axes out.`);
-    }
+    if (given !== null && given !== axes) throw axesContradict(given, axes, `${p.inputFeaturesCount} floats per window of ${p.frameSampleCount} samples`);
     return { axes, axesFrom: 'model' };
   }
+  // A microphone is one channel: the one case an old build's axes are known without asking. It
+  // comes before --axes: taking --axes 2 here fed the module two windows' worth and it aborted
+  // on an assertion, blamed on the export. An --axes 1 that agrees is still the model's word.
+  if (p.sensor === 1) {
+    if (given !== null && given !== 1) throw axesContradict(given, 1, 'it is a microphone model: one channel');
+    return { axes: 1, axesFrom: 'model' };
+  }
   if (given !== null) return { axes: given, axesFrom: 'given' };
-  // A microphone is one channel: the one case an old build's axes are known without asking.
-  if (p.sensor === 1) return { axes: 1, axesFrom: 'model' };
   return { axes: null, axesFrom: 'unknown' };
+}
+
+/** --axes says other than the model: the person's number is the mistake, so that is what is said. */
+function axesContradict(given: number, axes: number, why: string): CoreError {
+  return new CoreError('InvalidArguments', `--axes ${given} contradicts the model, which says itself that it takes ${axes} ${axes === 1 ? 'axis' : 'axes'} (${why}). Leave --axes out, or give --axes ${axes}; nothing was added.`);
 }

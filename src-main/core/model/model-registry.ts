@@ -146,10 +146,18 @@ export class ModelRegistry {
   /** For a build that does not say its axes: the person says (the UI asks when a source meets it). */
   async setAxes(name: string, axes: number): Promise<ModelEntry> {
     const e = await this.get(name);
-    if (e.description.axesFrom === 'model') throw new CoreError('InvalidArguments', `Model "${name}" says itself that it takes ${e.description.axes} axes.`);
     if (!(Number.isInteger(axes) && axes >= 1 && axes <= 64)) throw new CoreError('InvalidArguments', `Axes must be a whole number from 1 to 64; got ${axes}.`);
     const d = e.description;
-    const description = { ...d, axes, axesFrom: 'given' as const, floatsPerWindow: axes * d.frameSampleCount, sliceFloats: d.continuous ? Math.floor((axes * d.frameSampleCount) / 4) : null };
+    // A microphone model is one channel whatever its record says: records from before this check
+    // wrote axes "given" for "model add --axes 1", and set-axes then changed them.
+    const own = d.axesFrom === 'model' ? d.axes : d.sensorCode === 1 ? 1 : null;
+    if (own !== null) {
+      const n = `${own} ${own === 1 ? 'axis' : 'axes'}`;
+      if (axes !== own) throw new CoreError('InvalidArguments', `Model "${name}" says itself that it takes ${n}${d.sensorCode === 1 ? ' (a microphone model: one channel)' : ''}, so its axes cannot be set to ${axes}: a model that says its axes keeps them.`);
+      // The same number: nothing to change (the command says "already"), bar such an old record.
+      if (d.axesFrom === 'model') return e;
+    }
+    const description = { ...d, axes, axesFrom: own !== null ? ('model' as const) : ('given' as const), floatsPerWindow: axes * d.frameSampleCount, sliceFloats: d.continuous ? Math.floor((axes * d.frameSampleCount) / 4) : null };
     const record = ModelRecord.parse({ ...strip(e), description });
     await writeFileAtomic(join(this.dir, name, RECORD), JSON.stringify(record, null, 2) + '\n');
     return { ...record, status: e.status, problem: e.problem };
