@@ -41,3 +41,25 @@ describe('samples import refuses headers no device writes', () => {
     expect((await runCli(['samples', 'list', '--json', '--data-dir', data])).stdout).toBe('');
   }, 30_000);
 });
+
+// A .json file that is some other JSON used to be refused with the validator's words ("protected:
+// Invalid input: expected object, received undefined"); a JSON list was called torn CBOR. Now the
+// sentence says what the file lacks and what import takes.
+describe('samples import of JSON that is no data-acquisition file', () => {
+  const TAKES = '"samples import" takes the platform\'s data-acquisition files (.json or .cbor, an object with "protected", "signature" and "payload"), .wav recordings, .csv files of readings, and info.labels exports.';
+  const { payload: _p, ...noPayload } = sensorDoc([[1], [2]]);
+  const cases: Array<[string, string, string]> = [
+    ['o.json', '{}', '"o.json" is not a data-acquisition file: it has no "protected" header, "signature" or "payload". ' + TAKES],
+    ['half.json', JSON.stringify(noPayload), '"half.json" is not a data-acquisition file: it has no "payload". ' + TAKES],
+    ['list.json', '[1, 2]', '"list.json" is not a data-acquisition file: it holds a list, not an object'],
+    ['str.json', JSON.stringify({ ...sensorDoc([[1]]), protected: 'x' }), '"str.json" is not a readable data-acquisition file: its "protected" is a string where the format has an object'],
+  ];
+  it.each(cases)('%s', async (name, body, said) => {
+    const file = join(root(), name);
+    await writeFile(file, body);
+    const r = await runCli(['samples', 'import', file, '--data-dir', join(root(), `data-${name}`)]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(`not imported ${file}: ${said}`);
+    expect(r.stderr).not.toMatch(/Invalid input|expected object|received undefined|CBOR/);
+  }, 30_000);
+});

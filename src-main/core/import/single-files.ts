@@ -3,6 +3,7 @@ import type { Category } from '../contract/contract.js';
 import { csvAsCbor } from '../samples/exchange.js';
 import { fileKind } from '../samples/formats/label-from-filename.js';
 import type { SampleStore } from '../samples/sample-store.js';
+import { notAcquisitionFile } from './acquisition-words.js';
 import { importFiles } from './bulk-import.js';
 import { samplesOf, type ImportedSet } from './info-labels-import.js';
 
@@ -85,6 +86,10 @@ function readable(check: typeof import('../review/decoded.js').checkSampleBytes,
   try {
     read = check({ name, kind }, bytes);
   } catch (err) {
+    if (kind === 'sensor') {
+      const words = notAcquisitionFile(name, err, bytes);
+      if (words) return words;
+    }
     return `"${name}" is not a readable ${kind === 'audio' ? 'WAV recording' : 'sensor file in the acquisition format'}: ${(err as Error).message}`;
   }
   // lengthFromBytes reads a .json file as JSON text as it is (a byte-order mark or CBOR inside: no length).
