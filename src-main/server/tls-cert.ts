@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, type KeyObject, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { chmod, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
@@ -44,29 +44,70 @@ const VALID_DAYS = 825;
 /** A certificate this close to its end is made again rather than reused. */
 const RENEW_BEFORE_MS = 7 * 24 * 3600_000;
 
-/** Reads a PEM certificate and key given with --cert/--key and checks that they belong together. */
+/**
+ * Reads a PEM certificate and key given with --cert/--key and checks that they belong together.
+ * Each file is read on its own first, so a refusal names the file at fault and the form it should
+ * have: handed to the TLS context together, a certificate given as the key came back as OpenSSL's
+ * "error:1E08010C:DECODER routines::unsupported", and a key of another type than the
+ * certificate's was not noticed at all.
+ */
 export async function loadTlsFiles(certPath: string, keyPath: string): Promise<TlsMaterial> {
   const [cert, key] = await Promise.all([
     readFile(certPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new Error(`Cannot read the certificate ${certPath}: ${err.code ?? err.message}.`);
+      throw new Error(`Cannot read the certificate ${certPath} (--cert): ${readProblem(err)}.`);
     }),
     readFile(keyPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new Error(`Cannot read the private key ${keyPath}: ${err.code ?? err.message}.`);
+      throw new Error(`Cannot read the private key ${keyPath} (--key): ${readProblem(err)}.`);
     }),
   ]);
   let x509: X509Certificate;
   try {
     x509 = new X509Certificate(cert);
-  } catch {
-    throw new Error(`${certPath} is not a PEM certificate (expected -----BEGIN CERTIFICATE-----).`);
+  } catch (err) {
+    const holds = pemKinds(cert);
+    const what = holds.includes('key') ? 'holds a private key, not a certificate: give the certificate with --cert and its key with --key'
+      : !holds.length && /[\u0000-\u0008\ufffd]/.test(cert) ? 'is binary (DER?), not PEM text: convert it with "openssl x509 -inform DER -in FILE -out cert.pem"'
+      : 'could not be read as a PEM certificate (the text between -----BEGIN CERTIFICATE----- and -----END CERTIFICATE----- lines)';
+    throw new Error(`The certificate ${certPath} (--cert) ${what}. (${detail(err)})`);
   }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch (err) {
+    const holds = pemKinds(key);
+    const what = holds.includes('encrypted') ? 'is protected by a passphrase, which serve cannot ask for: write it without one ("openssl pkey -in FILE -out key.pem") and keep that file readable by you only'
+      : holds.includes('certificate') && !holds.includes('key') ? 'holds a certificate, not a private key: give the key that was made with the certificate'
+      : !holds.length && /[\u0000-\u0008\ufffd]/.test(key) ? 'is binary (DER?), not PEM text: convert it with "openssl pkey -inform DER -in FILE -out key.pem"'
+      : 'could not be read as a PEM private key (a -----BEGIN PRIVATE KEY----- block, or RSA/EC PRIVATE KEY)';
+    throw new Error(`The private key ${keyPath} (--key) ${what}. (${detail(err)})`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) throw new Error(`The private key ${keyPath} does not belong to the certificate ${certPath}: give the key that was made with that certificate.`);
   try {
     createSecureContext({ cert, key });
   } catch (err) {
     const why = (err as Error).message;
-    throw new Error(/mismatch/i.test(why) ? `The private key ${keyPath} does not belong to the certificate ${certPath}.` : `Cannot use ${certPath} with ${keyPath}: ${why}.`);
+    throw new Error(/mismatch/i.test(why) ? `The private key ${keyPath} does not belong to the certificate ${certPath}.` : `Cannot serve HTTPS with the certificate ${certPath} and the key ${keyPath}: check that both are PEM files made together. (${detail(err)})`);
   }
   return material(cert, key, x509);
+}
+
+/** The kinds of PEM block a file holds, from its BEGIN lines. */
+function pemKinds(text: string): Array<'certificate' | 'key' | 'encrypted'> {
+  const kinds: Array<'certificate' | 'key' | 'encrypted'> = [];
+  if (/-----BEGIN (X509 |TRUSTED )?CERTIFICATE-----/.test(text)) kinds.push('certificate');
+  if (/-----BEGIN ([A-Z]+ )?PRIVATE KEY-----/.test(text)) kinds.push('key');
+  if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(text)) kinds.push('encrypted');
+  return kinds;
+}
+
+/** OpenSSL's words, kept at the end for whoever knows them: the sentence before them is the message. */
+function detail(err: unknown): string {
+  return (err as Error).message.replace(/^error:[0-9A-F]+:/, '').trim();
+}
+
+function readProblem(err: NodeJS.ErrnoException): string {
+  const said: Record<string, string> = { ENOENT: 'there is no such file', EACCES: 'permission denied', EPERM: 'permission denied', EISDIR: 'it is a folder, not a file' };
+  return err.code && said[err.code] ? `${said[err.code]} (${err.code})` : err.message;
 }
 
 function material(cert: string, key: string, x509: X509Certificate): TlsMaterial {
