@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +74,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
   });
   if (!parsed) return 0;
   const { values } = parsed;
+  // Number("") is 0, which parsePort takes as "any free port": --port "" (an unset variable in a
+  // script) served on a random port instead of saying the value is missing.
+  if (values.port !== undefined && !/^\s*\d+\s*$/.test(values.port)) {
+    throw new UsageError(`--port ${values.port.trim() ? `"${values.port}" is not a port number` : 'is empty'}: give a whole number from 0 to 65535 (0 picks a free port; leave --port out for 8765).`);
+  }
   const port = parsePort(values.port, 8765);
   const host = values.host;
   if (!host.trim()) throw new UsageError('--host must not be empty.');
@@ -88,6 +94,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         'add --self-signed (or --cert FILE --key FILE), or --insecure-http if you accept that.',
     );
   }
+  await checkHost(host);
   const held = await serveKeys({ apiKey: values['api-key'], hmacKey: values['hmac-key'], apiKeyFile: values['api-key-file'] });
   let tls: TlsMaterial | undefined;
   if (ownCert) {
@@ -152,6 +159,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
     await appLog.close();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') throw new UsageError(`Port ${port} is already in use. Pick another with --port, or --port 0 for any free port.`);
+    // checkHost said it first; these stay for an address that went away meanwhile.
+    if (e.code === 'EADDRNOTAVAIL') throw new UsageError(noSuchAddress(host, e.code));
+    if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') throw new UsageError(unknownHost(host, e.code));
     throw err;
   }
   const wildcard = host === '0.0.0.0' || host === '::';
@@ -192,6 +202,52 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.exit(0);
   }, 3000).unref();
   return 0;
+}
+
+/**
+ * --host names an address this computer has, checked before the core starts: listen's own
+ * refusals came only after it, as "getaddrinfo ENOTFOUND nosuchhost.invalid" or
+ * "listen EADDRNOTAVAIL …", which say neither what is wrong nor what to give instead.
+ */
+async function checkHost(host: string): Promise<void> {
+  let found: string[];
+  try {
+    found = (await lookup(host, { all: true })).map((a) => a.address);
+  } catch (err) {
+    throw new UsageError(unknownHost(host, (err as NodeJS.ErrnoException).code ?? 'lookup failed'));
+  }
+  const own = new Set(ownAddresses().map(bare));
+  const local = (a: string) => isLoopback(a) || a === '0.0.0.0' || a === '::' || own.has(bare(a));
+  // listen binds the first address the name resolves to.
+  const first = found[0];
+  if (first !== undefined && !local(first)) throw new UsageError(noSuchAddress(host === first ? host : `${host} (${first})`, 'EADDRNOTAVAIL'));
+}
+
+function unknownHost(host: string, code: string): string {
+  const what = code === 'EAI_AGAIN' ? 'could not be looked up (no name server answered)' : 'is not a host name this computer knows';
+  return `--host ${host} ${what}. ${giveInstead()} (${code})`;
+}
+
+function noSuchAddress(host: string, code: string): string {
+  return `--host ${host}: this computer has no such address, so serve cannot listen there. ${giveInstead()} (${code})`;
+}
+
+function giveInstead(): string {
+  const mine = ownAddresses().filter((a) => !a.startsWith('fe80:') && a !== '127.0.0.1' && a !== '::1');
+  return `Give --host 127.0.0.1 (this computer only), 0.0.0.0 (every address it has)${mine.length ? `, or one of its addresses: ${mine.slice(0, 8).join(', ')}` : ''}.`;
+}
+
+/** Every address of this computer's network interfaces, loopback included. */
+function ownAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((a): a is NonNullable<typeof a> => Boolean(a))
+    .map((a) => a.address);
+}
+
+/** An IPv6 address without its zone ("fe80::1%eth0"), lower case. */
+function bare(a: string): string {
+  return a.replace(/%.*$/, '').toLowerCase();
 }
 
 function lanAddresses(): string[] {
