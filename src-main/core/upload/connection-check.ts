@@ -2,7 +2,7 @@ import type { ConnectionCheck, ConnectionStep } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { getDatasetSummary } from './management-client.js';
 import { httpPost } from './http-post.js';
-import { IngestionError } from './ingestion-errors.js';
+import { answerText, htmlAnswer, IngestionError } from './ingestion-errors.js';
 import { buildMultipart } from './multipart.js';
 
 export interface CheckInput {
@@ -60,9 +60,12 @@ export async function checkConnection(i: CheckInput): Promise<ConnectionCheck> {
       const answer = await httpPost(new URL(url), {
         'x-api-key': i.apiKey!, 'content-type': `multipart/form-data; boundary=${probe.boundary}`, 'content-length': probe.length,
       }, probe.chunks, i.timeoutMs ?? 15_000);
-      if (answer.status === 401) add({ part: 'ingestion', ok: false, message: `The ingestion service refused the API key (401: ${answer.text.trim().slice(0, 200)}).`, url });
+      const said = answerText(answer.text);
+      // An HTML page (a proxy's, a web site's) is no ingestion service, whatever its status.
+      if (said.html) add({ part: 'ingestion', ok: false, message: htmlAnswer(answer.status, said.said), url });
+      else if (answer.status === 401) add({ part: 'ingestion', ok: false, message: `The ingestion service refused the API key (401: ${said.said}).`, url });
       else if (answer.status === 400 || answer.status === 200) add({ part: 'ingestion', ok: true, message: 'The ingestion service accepts the API key (a test request with no file; nothing was stored).', url });
-      else add({ part: 'ingestion', ok: false, message: `The ingestion service answered ${answer.status} (${answer.text.trim().slice(0, 200) || 'no details'}); is this the ingestion URL?`, url });
+      else add({ part: 'ingestion', ok: false, message: `The ingestion service answered ${answer.status} (${said.said || 'no details'}); is this the ingestion URL?`, url });
     } catch (err) {
       add({ part: 'ingestion', ok: false, message: err instanceof IngestionError ? describeNetwork(err, url) : String(err), url });
     }

@@ -1,7 +1,7 @@
 import type { BoundingBox, Category } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import { httpPost, type HttpAnswer } from './http-post.js';
-import { IngestionError } from './ingestion-errors.js';
+import { answerText, htmlAnswer, IngestionError } from './ingestion-errors.js';
 import { buildMultipart, type Part } from './multipart.js';
 
 /** Limits of the ingestion service (spec, "Limits"). */
@@ -84,12 +84,22 @@ export async function sendLegacy(
   };
   const answer = await httpPost(endpoint(target, `/api/${set}/data`), headers, [body], timeoutFor(body.length, opts));
   throwForStatus(answer);
+  // A 200 page from a portal or a wrong URL is no stored name.
+  const said = answerText(answer.text);
+  if (said.html) throw new IngestionError('bad-response', `${htmlAnswer(200, said.said)} Nothing is confirmed.`, 200);
   return { storedName: answer.text.trim() };
 }
 
 function throwForStatus({ status, text }: HttpAnswer): void {
-  const said = text.trim().slice(0, 500) || '(no details)';
   if (status === 200) return;
+  const answer = answerText(text);
+  // Not the platform answering (its errors are text or JSON): the status keeps its kind (a 502 is
+  // tried again, a 401 pauses), the words say what came back and where to look.
+  if (answer.html) {
+    const kind = status === 401 ? 'unauthorized' : status === 421 ? 'missing-header' : status === 400 ? 'bad-request' : status >= 500 ? 'server' : 'bad-response';
+    throw new IngestionError(kind, htmlAnswer(status, answer.said), status);
+  }
+  const said = answer.said || '(no details)';
   if (status === 401) throw new IngestionError('unauthorized', `The platform refused the API key (401: ${said}).`, 401, 'Check the key for this project in Settings.');
   if (status === 421) throw new IngestionError('missing-header', `The platform says a header is missing (421: ${said}).`, 421);
   if (status === 400) throw new IngestionError('bad-request', `The platform rejected the upload (400: ${said})`, 400);
@@ -103,7 +113,8 @@ function readFileResults(answer: HttpAnswer, names: string[]): FileOutcome[] {
   try {
     body = JSON.parse(answer.text);
   } catch {
-    throw new IngestionError('bad-response', `The platform answered 200 without per-file results (${answer.text.slice(0, 200)}); nothing is confirmed.`, 200);
+    const body = answerText(answer.text);
+    throw new IngestionError('bad-response', body.html ? `${htmlAnswer(200, body.said)} Nothing is confirmed.` : `The platform answered 200 without per-file results (${body.said}); nothing is confirmed.`, 200);
   }
   const files = (body as { files?: unknown }).files;
   if (!Array.isArray(files)) throw new IngestionError('bad-response', 'The platform answered 200 without a files[] list; nothing is confirmed.', 200);

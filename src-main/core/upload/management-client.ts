@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Category, DatasetSummary } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
+import { answerText, htmlAnswer } from './ingestion-errors.js';
 
 export interface ManagementTarget {
   /** Ends in the version prefix, e.g. https://studio.example.com/v1 */
@@ -96,7 +97,8 @@ async function call(t: ManagementTarget, method: 'GET' | 'POST', path: string, j
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ManagementError('Internal', `The management API answered ${res.status} with something that is not JSON: ${text.slice(0, 200)}`);
+    const said = answerText(text);
+    throw new ManagementError('Internal', said.html ? htmlAnswer(res.status, said.said, 'management') : `The management API answered ${res.status} with something that is not JSON: ${said.said}`);
   }
   const env = Envelope.safeParse(body);
   if (!env.success) throw new ManagementError('Internal', `The management API answered ${res.status} without the success/error envelope.`);
