@@ -77,7 +77,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   // Number("") is 0, which parsePort takes as "any free port": --port "" (an unset variable in a
   // script) served on a random port instead of saying the value is missing.
   if (values.port !== undefined && !/^\s*\d+\s*$/.test(values.port)) {
-    throw new UsageError(`--port ${values.port.trim() ? `"${values.port}" is not a port number` : 'is empty'}: give a whole number from 0 to 65535 (0 picks a free port; leave --port out for 8765).`);
+    throw new UsageError(`--port must be a whole number from 0 to 65535 (0 picks a free port; leave --port out for 8765), got ${values.port.trim() ? `"${values.port}"` : 'an empty value'}.`);
   }
   const port = parsePort(values.port, 8765);
   const host = values.host;
