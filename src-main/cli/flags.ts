@@ -4,6 +4,8 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './args.js';
+import { asksForHelp, checkFlags } from './flag-mistakes.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -26,12 +28,13 @@ const HELP = { help: { type: 'boolean', short: 'h' } } as const;
  * the folder the command was started in: a relative --data-dir used to travel as given into the
  * model worker, whose require() of the export needs an absolute path, and into paths said later.
  */
-const PATH_FLAGS = ['data-dir', 'out', 'cert', 'key', 'api-key-file'] as const;
+const PATH_FLAGS = { 'data-dir': 'folder', out: 'folder', cert: 'file', key: 'file', 'api-key-file': 'file' } as const;
 
 /**
- * node's parseArgs, strict (an unknown or malformed flag throws ERR_PARSE_ARGS_*, which main.ts
- * turns into a usage error, exit 2), plus -h/--help: that prints `usage` on stdout and returns
- * null, and the command then returns 0 before checking anything else.
+ * node's parseArgs, strict, plus -h/--help: help anywhere before a `--` prints `usage` on stdout
+ * and returns null, before any other mistake is looked at (the command then returns 0). A mistake
+ * (unknown flag, missing value, a one-value flag given twice, an empty path) throws a UsageError,
+ * which main.ts prints with the command's name, exit 2.
  * Arguments other than flags are refused unless `{ positionals: true }`.
  */
 export function parseCommand<const O extends Options, const P extends boolean = false>(
@@ -40,17 +43,22 @@ export function parseCommand<const O extends Options, const P extends boolean = 
   options: O,
   o?: { positionals: P },
 ) {
-  const config = { args: argv, allowPositionals: (o?.positionals ?? false) as P, options: { ...options, ...HELP } };
-  const parsed = parseArgs(config);
-  const values = parsed.values as Record<string, unknown>;
-  for (const flag of PATH_FLAGS) {
-    const given = values[flag];
-    // An empty value stays empty, for the command to refuse as it would have.
-    if (typeof given === 'string' && given !== '') values[flag] = resolve(given);
-  }
-  if ((parsed.values as { help?: boolean }).help) {
+  if (asksForHelp(argv)) {
     process.stdout.write(usage);
     return null;
+  }
+  const allowPositionals = (o?.positionals ?? false) as P;
+  const all = { ...options, ...HELP };
+  const args = checkFlags(argv, all, allowPositionals);
+  const parsed = parseArgs({ args, allowPositionals, options: all });
+  const values = parsed.values as Record<string, unknown>;
+  for (const [flag, what] of Object.entries(PATH_FLAGS)) {
+    const given = values[flag];
+    if (typeof given !== 'string') continue;
+    // Refused here for every command: resolve("") is the current folder, so an empty --data-dir
+    // (an unset variable in a script) made a data directory wherever the command was started.
+    if (given.trim() === '') throw new UsageError(`--${flag} is empty: give a ${what}'s path, or leave --${flag} out.`);
+    values[flag] = resolve(given);
   }
   return parsed;
 }

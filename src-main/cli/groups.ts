@@ -5,6 +5,7 @@
  * back to the same help; it now lists where to go.
  */
 import type { CliCommand } from './commands.js';
+import { asksForHelp } from './flag-mistakes.js';
 
 export interface SubCommand {
   name: string;
@@ -92,17 +93,19 @@ export function groupHelp(g: Group): string {
 
 /**
  * What a group does with its first argument before its sub-command runs: --help prints the list
- * (stdout, 0); nothing or an unknown word says so and prints the list (stderr, 2). Returns the
+ * (stdout, 0), also after an unknown word (`samples nosuch --help`: help wins over the mistake, as
+ * in every command); nothing or an unknown word says so and prints the list (stderr, 2). Returns the
  * exit code then, or null when `argv[0]` is one of its sub-commands. `usage` is the group's own
  * longer help where it has one (model, samples: every sub-command's synopsis in one page).
  */
 export function groupPreamble(g: Group, argv: string[], usage = groupHelp(g)): number | null {
   const [sub] = argv;
-  if (sub === '--help' || sub === '-h') {
+  const known = sub !== undefined && g.subs.some((s) => s.name === sub);
+  if (known) return null; // its own --help is the sub-command's to print
+  if (asksForHelp(argv)) {
     process.stdout.write(usage);
     return 0;
   }
-  if (sub !== undefined && g.subs.some((s) => s.name === sub)) return null;
   const what = sub === undefined ? 'needs a sub-command' : `has no sub-command "${sub}"`;
   process.stderr.write(`capture-desk ${g.name} ${what}.\n\n${groupHelp(g)}`);
   return 2;

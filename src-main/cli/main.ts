@@ -71,7 +71,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await (await load())(rest);
   } catch (err) {
-    // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed flags.
+    // parseCommand says flag mistakes in its own sentences (flag-mistakes.ts); a parseArgs called
+    // anywhere else still throws ERR_PARSE_ARGS_* TypeErrors, which are usage errors all the same.
     const code = (err as NodeJS.ErrnoException).code ?? '';
     // A sub-command's mistake names it and points at its own help, not at the group's list.
     const sub = subCommandOf(name, rest[0]);

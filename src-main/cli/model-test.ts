@@ -1,5 +1,3 @@
-import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
 import type { Sample, SampleQueryFilter } from '../core/contract/contract.js';
 import type { ModelEntry } from '../core/contract/model-schema.js';
 import { ClassificationStore } from '../core/classify/classification-store.js';
@@ -16,6 +14,7 @@ import { idsMatching } from '../core/samples/sample-query.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { UsageError } from './args.js';
 import { interruptFlag } from './interrupted.js';
+import { booleans, parseCommand, strings } from './flags.js';
 import { humanReport, humanTwo } from './model-test-output.js';
 import { parseIntFlag } from './options.js';
 
@@ -89,18 +88,14 @@ interface TestArgs {
 }
 
 function parse(argv: string[]): TestArgs | null {
-  const { values: v, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      model: { type: 'string', multiple: true }, category: { type: 'string' }, label: { type: 'string' }, 'stride-ms': { type: 'string' },
-      threshold: { type: 'string' }, workers: { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (v.help) {
-    process.stdout.write(MODEL_TEST_USAGE);
-    return null;
-  }
+  // The shared parse: help wins over any mistake, and mistakes are said in plain sentences.
+  const parsed = parseCommand(argv, MODEL_TEST_USAGE, {
+    model: { type: 'string', multiple: true },
+    ...strings('category', 'label', 'stride-ms', 'threshold', 'workers', 'data-dir'),
+    ...booleans('json'),
+  }, { positionals: true });
+  if (!parsed) return null;
+  const { values: v, positionals } = parsed;
   if (positionals.length) throw new UsageError(`model test takes no arguments (got "${positionals[0]}"); name the model with --model NAME.`);
   const models = v.model ?? [];
   if (models.length === 0) throw new UsageError('model test needs --model NAME: an added model (see "capture-desk model list").');
@@ -116,8 +111,6 @@ function parse(argv: string[]): TestArgs | null {
   const threshold = v.threshold === undefined ? 0.6 : Number(v.threshold);
   if (v.threshold?.trim() === '' || !(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a number from 0 to 1; got "${v.threshold}".`);
   if (v.label === '') throw new UsageError('--label needs a label; leave it out to test every label.');
-  const dataDir = v['data-dir'];
-  if (dataDir === '') throw new UsageError('--data-dir needs a folder.');
   return {
     models,
     category: category as TestArgs['category'],
@@ -125,7 +118,7 @@ function parse(argv: string[]): TestArgs | null {
     strideMs,
     threshold,
     workers: parseIntFlag('--workers', v.workers, defaultModelWorkers(), 1, MAX_MODEL_WORKERS),
-    dataDir: dataDir === undefined ? defaultDataDir() : resolve(dataDir),
+    dataDir: v['data-dir'] ?? defaultDataDir(), // made absolute by parseCommand
     json: v.json ?? false,
   };
 }

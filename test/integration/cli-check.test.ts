@@ -18,7 +18,11 @@ async function platform() {
   const data = await mkdtemp(join(tmpdir(), 'cd-check-'));
   // No keychain entry here: the key comes from the flag, or nowhere.
   const env = { CAPTURE_DESK_API_KEY: '', CAPTURE_DESK_HMAC_KEY: '' };
-  const check = (...args: string[]) => runCli(['check', '--ingestion-url', srv.url, '--management-url', srv.managementUrl, '--data-dir', data, ...args], { env });
+  // A URL given in `args` replaces the default: a flag given twice is a usage error.
+  const check = (...args: string[]) => {
+    const urls = [['--ingestion-url', srv.url], ['--management-url', srv.managementUrl]].filter(([flag]) => !args.includes(flag!)).flat();
+    return runCli(['check', ...urls, '--data-dir', data, ...args], { env });
+  };
   return { srv, check };
 }
 

@@ -138,7 +138,7 @@ describe('capture-desk model add / list / info / remove', () => {
     [['info'], /model info takes one NAME/, 'stderr'],
     [['remove', 'a', 'b'], /model remove takes one NAME/, 'stderr'],
     [['list', 'extra'], /model list takes no arguments/, 'stderr'],
-    [['list', '--bogus'], /Unknown option '--bogus'/, 'stderr'],
+    [['list', '--bogus'], /Unknown option --bogus\./, 'stderr'],
   ] as Array<[string[], RegExp, 'stdout' | 'stderr']>)('exits 2 for the usage mistake %j', async (args, message, where) => {
     const data = await dataDir();
     const r = await runCli(['model', ...args, ...(args.length ? ['--data-dir', data] : [])]);

@@ -1,0 +1,91 @@
+// Command-line mistakes an outside audit found, through the built CLI: --help wins over any other
+// mistake, and every mistake is a plain sentence naming the flag or argument, exit 2, with none of
+// node's parseArgs wording ("argument is ambiguous", `as in '-- "--bogus"`). Nothing here needs a
+// board or a network: the mistakes are refused before anything opens.
+import { existsSync } from 'node:fs';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+/** The current folder of every run: nothing may appear in it. */
+const root = useTempDir('cd-cli-usage-mistakes-');
+/** Data folders of commands that open theirs before the mistake is found. */
+const data = useTempDir('cd-cli-usage-data-');
+const NODE_TEXT = /ambiguous|as in '|ERR_PARSE_ARGS|argument missing|does not take an argument|positional arguments/;
+
+/** A usage error: exit 2, nothing on stdout, exactly `said` then the pointer to `cmd`'s help. */
+async function refused(args: string[], cmd: string, said: string): Promise<void> {
+  const r = await runCli(args, { cwd: root() });
+  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toBe(`capture-desk ${cmd}: ${said}\nRun "capture-desk ${cmd} --help" for usage.\n`);
+  expect(r.stderr).not.toMatch(NODE_TEXT);
+}
+
+describe('--help wins over every other mistake', () => {
+  it.each([
+    [['samples', 'list', '--bogus', '--help'], 'Usage: capture-desk samples '],
+    [['record', 'audio', '--help', '--bogus'], 'Usage: capture-desk record audio'],
+    [['record', 'serial', '--help', '--port'], 'Usage: capture-desk record serial'],
+    [['model', 'test', '--model', '--help'], 'Usage: capture-desk model test'],
+    [['samples', 'nosuch', '--help'], 'Usage: capture-desk samples '],
+    [['help', 'record', 'serial', 'extra'], 'Usage: capture-desk record serial'],
+    [['serve', '--help=1'], 'Usage: capture-desk serve'],
+    [['upload', '--label', '--help'], 'Usage: capture-desk upload'],
+    [['check', '--api-key', 'x', '--api-key', 'y', '-h'], 'Usage: capture-desk check'],
+  ])('%j prints its help on stdout, exit 0', async (args, usage) => {
+    const r = await runCli(args, { cwd: root() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.startsWith(usage), r.stdout.slice(0, 80)).toBe(true);
+    expect(await readdir(root()), 'help created something').toEqual([]);
+  });
+});
+
+describe('empty paths', () => {
+  it.each([
+    [['samples', 'list', '--data-dir', ''], 'samples list', '--data-dir is empty: give a folder\'s path, or leave --data-dir out.'],
+    [['samples', 'export', '--out', '', '--data-dir', 'd'], 'samples export', '--out is empty: give a folder\'s path, or leave --out out.'],
+    [['serve', '--cert', '', '--key', 'k'], 'serve', '--cert is empty: give a file\'s path, or leave --cert out.'],
+    [['serve', '--api-key-file', ' '], 'serve', '--api-key-file is empty: give a file\'s path, or leave --api-key-file out.'],
+    [['model', 'test', '--model', 'a', '--data-dir', ''], 'model test', '--data-dir is empty: give a folder\'s path, or leave --data-dir out.'],
+  ])('%j is refused, naming the flag, and creates nothing in the current folder', async (args, cmd, said) => {
+    await refused(args, cmd, said);
+    expect(existsSync(join(root(), 'samples.db'))).toBe(false);
+    expect(await readdir(root())).toEqual([]);
+  });
+});
+
+describe('flags parseArgs refused in its own words, or let pass', () => {
+  it.each([
+    [['samples', 'list', '--bogus'], 'samples list', 'Unknown option --bogus.'],
+    [['upload', '--bogus=1', 'x'], 'upload', 'Unknown option --bogus.'],
+    [['record', 'serial', '--port'], 'record serial', '--port needs a value.'],
+    [['record', 'serial', '--port', '--json'], 'record serial', '--port needs a value, but is followed by the option --json. A value that starts with "-" is written --port=--json.'],
+    [['samples', 'list', '--json=yes'], 'samples list', '--json takes no value; write --json alone.'],
+    [['check', 'extra'], 'check', 'Unexpected argument "extra": this command takes only options.'],
+  ])('%j: a plain sentence, exit 2', async (args, cmd, said) => {
+    await refused(args, cmd, said);
+  });
+
+  it('a negative number after a flag is its value, and gets the range sentence', async () => {
+    await refused(['model', 'set-axes', 'm', '--axes', '-1', '--data-dir', data()], 'model set-axes', '--axes must be a whole number from 1 to 64; got "-1".');
+    await refused(['upload', '--concurrency', '-2', 'x'], 'upload', '--concurrency must be a whole number from 1 to 64; got "-2".');
+  });
+
+  it.each([
+    [['record', 'serial', '--port', 'A', '--port', 'B'], 'record serial', '--port was given twice ("A", then "B"); give it once.'],
+    [['samples', 'list', '--data-dir', 'a', '--data-dir', 'b'], 'samples list', '--data-dir was given twice ("a", then "b"); give it once.'],
+    [['upload', '--label=x', '--label', 'y', 'f'], 'upload', '--label was given twice ("x", then "y"); give it once.'],
+  ])('%j: a one-value flag given twice is refused, naming it', async (args, cmd, said) => {
+    await refused(args, cmd, said);
+    expect(await readdir(root())).toEqual([]);
+  });
+
+  it('a flag declared multiple may be given twice', async () => {
+    const r = await runCli(['samples', 'list', '--state', 'local', '--state', 'queued', '--data-dir', data()]);
+    expect(r.code, r.stderr).toBe(0);
+  });
+});
