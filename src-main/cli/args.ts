@@ -5,7 +5,9 @@ export class UsageError extends Error {
 
 export function parsePort(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
+  // Digits only: Number("") is 0, so an empty --port (an unset variable in a script) picked a
+  // random port instead of being refused; " 80" and "0x50" are not what anyone types on purpose.
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535) {
     throw new UsageError(`--port must be a whole number from 0 to 65535 (0 picks a free port), got "${value}".`);
   }
