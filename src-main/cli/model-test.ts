@@ -70,7 +70,7 @@ export const MODEL_TEST_USAGE = `Usage: capture-desk model test --model NAME [--
 
   Exit 0 when the test ran, whatever the accuracy; 1 when no sample could be counted (or the
   model cannot run); 2 for a command-line mistake (a threshold outside 0 to 1, an unknown
-  category, a stride that is not a positive number). Ctrl+C stops; samples classified so far
+  category, a stride below 1 ms). Ctrl+C stops; samples classified so far
   keep their results.
 `;
 
@@ -107,6 +107,9 @@ function parse(argv: string[]): TestArgs | null {
   if (v['stride-ms'] !== undefined) {
     strideMs = Number(v['stride-ms']);
     if (v['stride-ms'].trim() === '' || !Number.isFinite(strideMs) || strideMs <= 0) throw new UsageError(`--stride-ms must be a positive number of milliseconds; got "${v['stride-ms']}".`);
+    // As samples classify: a stride below 1 ms (1e-300) made billions of windows per sample and
+    // ran at full CPU for as long as anyone waited.
+    if (strideMs < 1) throw new UsageError(`--stride-ms must be at least 1 millisecond; got "${v['stride-ms']}".`);
   }
   const threshold = v.threshold === undefined ? 0.6 : Number(v.threshold);
   if (v.threshold?.trim() === '' || !(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a number from 0 to 1; got "${v.threshold}".`);

@@ -39,7 +39,8 @@ export function parseBoundingBoxes(value: string | undefined): BoundingBox[] {
 
 export function parseIntFlag(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
+  // Number("") is 0: a blank value would pass as 0 where 0 is allowed.
+  const n = value.trim() === '' ? NaN : Number(value);
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be a whole number from ${min} to ${max}; got "${value}".`);
   return n;
 }

@@ -78,7 +78,8 @@ export async function samplesClassifyCommand(argv: string[]): Promise<number> {
     const platformOnly = (['variant', 'impulse-id', 'management-url', 'project-id', 'api-key', 'again'] as const).filter((k) => v[k] !== undefined);
     if (platformOnly.length) throw new UsageError(`${platformOnly.map((k) => `--${k}`).join(', ')} ${platformOnly.length === 1 ? 'is' : 'are'} for the platform's impulse; --model classifies on this computer.`);
     const strideMs = v['stride-ms'] === undefined ? null : parseIntFlag('--stride-ms', v['stride-ms'], 0, 1, 600_000);
-    const threshold = v.threshold === undefined ? 0.6 : Number(v.threshold);
+    // A blank --threshold is refused, not read as Number("") = 0.
+    const threshold = v.threshold === undefined ? 0.6 : v.threshold.trim() === '' ? NaN : Number(v.threshold);
     if (!(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a number from 0 to 1; got "${v.threshold}".`);
     return classifyHere(id, v.model, { strideMs, threshold, json: v.json ?? false, dataDir: v['data-dir'] });
   }

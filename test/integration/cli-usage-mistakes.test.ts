@@ -97,3 +97,17 @@ describe('serve --port', () => {
     }
   });
 });
+
+describe('model test and samples classify numbers', () => {
+  it('model test refuses a stride below 1 ms at once (1e-300 ran for minutes), as samples classify does', async () => {
+    const t0 = Date.now();
+    await refused(['model', 'test', '--model', 'a', '--stride-ms', '1e-300', '--data-dir', data()], 'model test', '--stride-ms must be at least 1 millisecond; got "1e-300".');
+    await refused(['model', 'test', '--model', 'a', '--stride-ms', '0.5', '--data-dir', data()], 'model test', '--stride-ms must be at least 1 millisecond; got "0.5".');
+    await refused(['model', 'test', '--model', 'a', '--workers', '', '--data-dir', data()], 'model test', '--workers must be a whole number from 1 to 16; got "".');
+    expect(Date.now() - t0).toBeLessThan(20_000);
+  });
+
+  it('samples classify --threshold "" is refused, not taken as 0', async () => {
+    await refused(['samples', 'classify', 'ID', '--model', 'a', '--threshold', '', '--data-dir', data()], 'samples classify', '--threshold must be a number from 0 to 1; got "".');
+  });
+});
