@@ -33,8 +33,9 @@ export const SPLIT_USAGE = `Usage: capture-desk samples split ID --auto [options
 
 function positive(flag: string, v: string | undefined, min: number): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number${min > 0 ? ` of at least ${min}` : ''}; got "${v}".`);
+  const n = v.trim() === '' ? NaN : Number(v);
+  // A number out of range is said as the range: "must be a number; got "-1"" was wrong about -1.
+  if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number of at least ${min}; got "${v}".`);
   return n;
 }
 
@@ -49,8 +50,8 @@ export async function samplesSplitCommand(argv: string[]): Promise<number> {
   if (!id || positionals.length > 1) throw new UsageError('samples split takes one sample ID (see "capture-desk samples list").');
   if (!values.auto) throw new UsageError('samples split needs --auto: from the command line it splits at detected events (see "capture-desk samples split --help").');
   const windowMs = positive('--window-ms', values['window-ms'], 1);
-  const threshold = positive('--threshold', values.threshold, 0);
-  if (threshold !== undefined && threshold <= 1) throw new UsageError(`--threshold is a ratio over the noise floor and must be above 1; got "${values.threshold}".`);
+  const threshold = values.threshold === undefined ? undefined : values.threshold.trim() === '' ? NaN : Number(values.threshold);
+  if (threshold !== undefined && !(threshold > 1 && threshold < Infinity)) throw new UsageError(`--threshold is a ratio over the noise floor and must be above 1; got "${values.threshold}".`);
   const minGapMs = positive('--min-gap-ms', values['min-gap-ms'], 0);
 
   const dataDir = await ensureDataDir(values['data-dir'] ?? defaultDataDir());

@@ -1,4 +1,5 @@
-import { extname } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
 import type { Sample, SampleState } from '../core/contract/contract.js';
 import { recoverRecordings } from '../core/capture/recording-recovery.js';
 import { MAX_FREQUENCY_HZ, setSampleRate } from '../core/capture/set-rate.js';
@@ -45,6 +46,9 @@ export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|se
   samples classify ID --model NAME [--stride-ms N] [--threshold X] [--data-dir DIR] [--json]
       Classifies a sample here with a model added by "capture-desk model add": no upload, no
       network; the result is kept with the sample like the platform's.
+
+  Exit 0 on success; 1 when something could not be done (import: a PATH not imported, missing
+  or not a type it takes); 2 for a command-line mistake.
 `;
 
 export async function samplesCommand(argv: string[]): Promise<number> {
@@ -64,6 +68,10 @@ export async function samplesCommand(argv: string[]): Promise<number> {
   const states = (values.state ?? []) as SampleState[];
   const valid: SampleState[] = ['local', 'queued', 'uploading', 'uploaded', 'failed', 'rejected'];
   for (const s of states) if (!valid.includes(s)) throw new UsageError(`--state must be one of ${valid.join(', ')}; got "${s}".`);
+  // Before the data directory is opened: `samples list extra` was run as `samples list`.
+  if ((sub === 'list' || sub === 'export' || sub === 'recover') && positionals.length) {
+    throw new UsageError(`samples ${sub} takes no arguments; got "${positionals[0]}".`);
+  }
   const dataDir = await ensureDataDir(values['data-dir'] ?? defaultDataDir());
   const store = await SampleStore.open(dataDir, stderrLogger({ command: 'samples' }));
   // An import indexes thousands of files, as `upload` does, and is tuned as it is (upload-run.ts):
@@ -129,6 +137,8 @@ export async function samplesCommand(argv: string[]): Promise<number> {
             report(await importSampleFiles(store, run, { category, ...label, queue: Boolean(values.queue) }));
           } else {
             i++;
+            const why = await notAnExport(path);
+            if (why) throw new Error(positionals.length === 1 ? `${path}: ${why}` : why);
             report(await importInfoLabels(store, path, { queue: Boolean(values.queue), copy: Boolean(values.copy) }));
           }
         } catch (err) {
@@ -144,8 +154,10 @@ export async function samplesCommand(argv: string[]): Promise<number> {
     if (sub === 'set-rate') {
       const [id, ...more] = positionals;
       if (!id || more.length) throw new UsageError('samples set-rate needs one sample ID (see "samples list").');
-      const hz = Number(values.frequency);
-      if (values.frequency === undefined || !(hz > 0 && hz <= MAX_FREQUENCY_HZ)) throw new UsageError(`--frequency HZ is required: the board's sampling rate in hertz, above 0 and at most ${MAX_FREQUENCY_HZ}; got "${values.frequency ?? ''}".`);
+      if (values.frequency === undefined) throw new UsageError(`--frequency HZ is required: the board's sampling rate in hertz, above 0 and at most ${MAX_FREQUENCY_HZ}.`);
+      const hz = values.frequency.trim() === '' ? NaN : Number(values.frequency);
+      // Given but out of range (1e6) is not "required": say the range it must be in.
+      if (!(hz > 0 && hz <= MAX_FREQUENCY_HZ)) throw new UsageError(`--frequency must be a number of hertz above 0 and at most ${MAX_FREQUENCY_HZ}; got "${values.frequency}".`);
       const s = await setSampleRate(store, id, hz, values['hmac-key']);
       process.stdout.write(values.json ? JSON.stringify(describe(s, dataDir)) + '\n' : line(s));
       process.stderr.write(`Sample ${s.id} now has ${hz} Hz (${s.extra['rows']} rows, ${Math.round(s.lengthMs ?? 0)} ms)${values['hmac-key'] ? ', signed' : ''}${s.incomplete ? '; it is still incomplete (cut short while recording)' : ''}.\n`);
@@ -162,6 +174,18 @@ export async function samplesCommand(argv: string[]): Promise<number> {
   } finally {
     await store.close({ foldJournal: !bulk });
   }
+}
+
+/**
+ * Why `path` (neither a .csv nor a single sample file) cannot be an export, or null if it may be:
+ * importInfoLabels looks for PATH/info.labels, so a missing path or a .png was said as "No
+ * info.labels at /nonexist/info.labels", as if the folder were there.
+ */
+async function notAnExport(path: string): Promise<string | null> {
+  const s = await stat(path).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? null : Promise.reject(err)));
+  if (!s) return 'no such file or folder.';
+  if (s.isDirectory() || basename(path).toLowerCase() === 'info.labels') return null;
+  return `not a file samples import takes: an info.labels file or its folder, a .csv file of readings, or a ${SINGLE_FILE_EXTENSIONS.slice(0, -1).join(', ')} or ${SINGLE_FILE_EXTENSIONS.at(-1)} sample.`;
 }
 
 function isSingleFile(path: string): boolean {

@@ -111,3 +111,43 @@ describe('model test and samples classify numbers', () => {
     await refused(['samples', 'classify', 'ID', '--model', 'a', '--threshold', '', '--data-dir', data()], 'samples classify', '--threshold must be a number from 0 to 1; got "".');
   });
 });
+
+describe('samples: numbers out of range are said as the range', () => {
+  it('samples split --threshold, --window-ms; samples set-rate --frequency given out of range', async () => {
+    await refused(['samples', 'split', 'ID', '--auto', '--threshold=-1'], 'samples split', '--threshold is a ratio over the noise floor and must be above 1; got "-1".');
+    await refused(['samples', 'split', 'ID', '--auto', '--threshold', '-1'], 'samples split', '--threshold is a ratio over the noise floor and must be above 1; got "-1".');
+    await refused(['samples', 'split', 'ID', '--auto', '--window-ms', '-5'], 'samples split', '--window-ms must be a number of at least 1; got "-5".');
+    await refused(['samples', 'set-rate', 'ID', '--frequency', '1e6', '--data-dir', data()], 'samples set-rate', '--frequency must be a number of hertz above 0 and at most 100000; got "1e6".');
+    await refused(['samples', 'set-rate', 'ID', '--frequency', '', '--data-dir', data()], 'samples set-rate', '--frequency must be a number of hertz above 0 and at most 100000; got "".');
+  });
+});
+
+describe('arguments a command does not take', () => {
+  it.each([['list'], ['recover'], ['export']])('samples %s extra is refused before the data folder is made', async (sub) => {
+    const dir = join(data(), `extra-${sub}`);
+    await refused(['samples', sub, 'extra', '--out', join(data(), 'out'), '--data-dir', dir], `samples ${sub}`, `samples ${sub} takes no arguments; got "extra".`);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('a --help after the -- terminator is an argument, not help', async () => {
+    await refused(['samples', 'list', '--', '--help'], 'samples list', 'samples list takes no arguments; got "--help".');
+  });
+});
+
+describe('paths that are not there or not importable', () => {
+  it('samples import names a missing path, and a file of a type it does not take, listing the types (exit 1)', async () => {
+    const png = join(data(), 'p.png');
+    const bare = join(data(), 'noext');
+    await writeFile(png, 'x');
+    await writeFile(bare, 'x');
+    const types = 'not a file samples import takes: an info.labels file or its folder, a .csv file of readings, or a .wav, .cbor or .json sample.';
+    for (const [path, why] of [[join(data(), 'nonexist'), 'no such file or folder.'], [png, types], [bare, types]] as const) {
+      const r = await runCli(['samples', 'import', path, '--data-dir', join(data(), 'import')]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`capture-desk samples import: ${path}: ${why}\n`);
+    }
+    const both = await runCli(['samples', 'import', join(data(), 'nonexist'), png, '--data-dir', join(data(), 'import')]);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toBe(`not imported ${join(data(), 'nonexist')}: no such file or folder.\nnot imported ${png}: ${types}\nImported 0 samples, 2 not imported.\n`);
+  });
+});
