@@ -151,3 +151,13 @@ describe('paths that are not there or not importable', () => {
     expect(both.stderr).toBe(`not imported ${join(data(), 'nonexist')}: no such file or folder.\nnot imported ${png}: ${types}\nImported 0 samples, 2 not imported.\n`);
   });
 });
+
+describe('upload of a missing path', () => {
+  it('upload of a missing path says "no such file or folder", not ENOENT', async () => {
+    const missing = join(data(), 'nonexist');
+    const r = await runCli(['upload', missing, '--data-dir', join(data(), 'upload'), '--api-key', 'ei_0123456789abcdef0123456789abcdef', '--ingestion-url', 'http://127.0.0.1:9']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`skipped ${missing}: no such file or folder\n`);
+    expect(r.stderr).not.toContain('ENOENT');
+  });
+});
