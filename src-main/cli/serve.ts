@@ -74,11 +74,6 @@ export async function serveCommand(argv: string[]): Promise<number> {
   });
   if (!parsed) return 0;
   const { values } = parsed;
-  // Number("") is 0, which parsePort takes as "any free port": --port "" (an unset variable in a
-  // script) served on a random port instead of saying the value is missing.
-  if (values.port !== undefined && !/^\s*\d+\s*$/.test(values.port)) {
-    throw new UsageError(`--port must be a whole number from 0 to 65535 (0 picks a free port; leave --port out for 8765), got ${values.port.trim() ? `"${values.port}"` : 'an empty value'}.`);
-  }
   const port = parsePort(values.port, 8765);
   const host = values.host;
   if (!host.trim()) throw new UsageError('--host must not be empty.');

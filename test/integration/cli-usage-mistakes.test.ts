@@ -93,7 +93,7 @@ describe('flags parseArgs refused in its own words, or let pass', () => {
 describe('serve --port', () => {
   it('serve --port empty or not digits is refused (an empty one picked a random port)', async () => {
     for (const port of ['', 'abc', '0x50']) {
-      await refused(['serve', '--port', port, '--data-dir', data()], 'serve', `--port must be a whole number from 0 to 65535 (0 picks a free port), got "${port}".`);
+      await refused(['serve', '--port', port, '--data-dir', data()], 'serve', `--port must be a whole number from 0 to 65535 (0 picks a free port), got ${port ? `"${port}"` : 'an empty value'}.`);
     }
   });
 });
