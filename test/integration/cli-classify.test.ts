@@ -43,7 +43,9 @@ async function boardTake(srv: IngestionServer, dir: string, label = 'wave', extr
 }
 
 function classify(srv: IngestionServer, dir: string, id: string, more: string[] = []) {
-  return runCli(['samples', 'classify', id, '--json', '--management-url', srv.managementUrl, '--project-id', '1', '--api-key', KEY, '--data-dir', dir, ...more]);
+  // A flag in `more` takes the place of its default (a one-value flag given twice is a usage mistake).
+  const defaults = [['--management-url', srv.managementUrl], ['--project-id', '1'], ['--api-key', KEY], ['--data-dir', dir]].filter(([flag]) => !more.includes(flag!)).flat();
+  return runCli(['samples', 'classify', id, '--json', ...defaults, ...more]);
 }
 
 function parse(stdout: string): { windows: WindowLine[]; summaries: SummaryLine[] } {
