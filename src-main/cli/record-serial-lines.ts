@@ -23,7 +23,10 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   const hub = new StreamHub(o.bus, o.clock);
   const settings = { ...DEFAULT_PORT_SETTINGS, baudRate: o.baudRate, frequencyHz: o.frequencyHz, axes: o.axes, units: o.units };
   const reader = createSerialReader({ frequencyHz: o.frequencyHz, axes: o.axes, units: null, protocol: o.protocol ?? 'lines' });
-  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: o.opener, clock: o.clock, log: o.log, createReader: () => reader, ...(o.bauds ? { bauds: o.bauds } : {}) }));
+  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: o.opener, clock: o.clock, log: o.log, createReader: () => reader,
+    // Only --mode auto asks a silent board whether it runs the platform's firmware (AT): lines and
+    // nordic read the board and never write to it.
+    askAt: o.protocol === 'auto', ...(o.bauds ? { bauds: o.bauds } : {}) }));
   const sourceId = `serial:${o.path}`;
   const info = await hub.start(sourceId);
   if (info.baud) process.stderr.write(`${baudSentence(info.baud)}\n`);

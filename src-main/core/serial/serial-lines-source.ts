@@ -25,6 +25,12 @@ export interface SerialLinesDeps {
   bauds?: BaudBook;
   /** Tuning of the baud search for tests. */
   baudProbe?: OpenAtRateDeps['probe'];
+  /**
+   * Whether a board silent at every rate is asked (AT) whether it runs the platform's firmware.
+   * Default true: the app's streaming mode tells such a port apart. `record serial --mode lines`
+   * (or nordic) promises a board that streams by itself, so nothing may be written to it.
+   */
+  askAt?: boolean;
 }
 
 /** A rate set by hand that reads garbage this long (and no readings) is said to be the wrong one. */
@@ -64,7 +70,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     });
     // With Auto the rate is found first: nothing read at a wrong rate reaches the reader, which
     // starts from the first bytes read at the right one (handed on by the search, with their times).
-    const opened = await openAtRate({ opener: d.opener, log: d.log, now: () => d.clock.now(), bauds: d.bauds, probe: d.baudProbe }, path, settings, opts.signal);
+    const opened = await openAtRate({ opener: d.opener, log: d.log, now: () => d.clock.now(), bauds: d.bauds, probe: { ...d.baudProbe, ...(d.askAt === false ? { askAt: false } : {}) } }, path, settings, opts.signal);
     let link = opened.link;
     const baud = opened.baud;
     // A rate set by hand is judged too: garbage there means the board prints at another one.

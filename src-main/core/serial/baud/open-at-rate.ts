@@ -28,7 +28,7 @@ export interface OpenAtRateDeps {
   now(): number;
   bauds?: BaudBook | undefined;
   /** Tuning for tests; the defaults suit a board printing ≥ 10 lines a second. */
-  probe?: Partial<Pick<BaudProbeOptions, 'quietMs' | 'maxMs' | 'deadlineMs' | 'atWaitMs'>>;
+  probe?: Partial<Pick<BaudProbeOptions, 'quietMs' | 'maxMs' | 'deadlineMs' | 'atWaitMs' | 'askAt'>>;
 }
 
 /**

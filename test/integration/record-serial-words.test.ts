@@ -1,0 +1,48 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SerialPort } from 'serialport';
+import { describe, expect, it } from 'vitest';
+import { openPtyPair, type PtyPair } from '../support/boards/pty.js';
+import { useCleanups } from '../support/cleanups.js';
+import { runCli } from '../support/cli.js';
+
+// What `record serial` says and does when the port, the board or the flags are not what it
+// expects: each run through the built CLI against a real pseudo-terminal (socat) or a real path.
+
+const cleanups = useCleanups();
+const dataDir = async () => join(await mkdtemp(join(tmpdir(), 'cd-rec-words-')), 'data');
+
+/** A silent board: a PTY pair whose board end is held open and read, so every byte the host writes is seen. */
+async function silentBoard(): Promise<{ pty: PtyPair; written: () => Buffer }> {
+  const pty = await openPtyPair();
+  cleanups.push(() => pty.close());
+  const port = new SerialPort({ path: pty.boardPath, baudRate: 115200, autoOpen: false });
+  await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+  cleanups.push(() => new Promise<void>((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve())));
+  const chunks: Buffer[] = [];
+  port.on('data', (d: Buffer) => chunks.push(d));
+  return { pty, written: () => Buffer.concat(chunks) };
+}
+
+describe('record serial on a silent board: only --mode auto writes to it', () => {
+  it('--mode lines and --mode nordic send nothing while finding the rate, and do not speak of AT', async () => {
+    for (const mode of ['lines', 'nordic']) {
+      const { pty, written } = await silentBoard();
+      const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--mode', mode, '--length-ms', '1000', '--data-dir', await dataDir()]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/nothing readable arrived at any baud rate \(tried 115200, 9600, /);
+      expect(r.stderr).not.toMatch(/AT/);
+      await new Promise((res) => setTimeout(res, 200)); // anything still in flight through socat
+      expect(written().length, `${mode}: bytes written to the board: ${JSON.stringify(written().toString('latin1'))}`).toBe(0);
+    }
+  });
+
+  it('--mode auto still asks the board whether it runs the platform\'s firmware (AT)', async () => {
+    const { pty, written } = await silentBoard();
+    const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--mode', 'auto', '--length-ms', '1000', '--data-dir', await dataDir()]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/and it did not answer AT commands at any of them/);
+    expect(written().toString('latin1')).toContain('AT\r');
+  });
+});
