@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SerialPort } from 'serialport';
 import { describe, expect, it } from 'vitest';
+import { lineBoard } from '../support/boards/board-on-pty.js';
 import { openPtyPair, type PtyPair } from '../support/boards/pty.js';
 import { useCleanups } from '../support/cleanups.js';
 import { runCli } from '../support/cli.js';
@@ -44,5 +45,17 @@ describe('record serial on a silent board: only --mode auto writes to it', () =>
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/and it did not answer AT commands at any of them/);
     expect(written().toString('latin1')).toContain('AT\r');
+  });
+});
+
+describe('record serial --mode nordic on a board that is not Nordic', () => {
+  it('says the board sends lines of numbers and which mode reads it, never "last: null"', async () => {
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
+    for (const baud of ['auto', '115200']) {
+      const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--mode', 'nordic', '--baud', baud, '--length-ms', '1000', '--data-dir', await dataDir()]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`${pty.hostPath} sends lines of numbers, not Nordic data-forwarder frames: record it with --mode lines or --mode auto`);
+      expect(r.stderr).not.toMatch(/null|sends Nordic data-forwarder frames but/);
+    }
   });
 });

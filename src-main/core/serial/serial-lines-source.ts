@@ -36,6 +36,9 @@ export interface SerialLinesDeps {
 /** A rate set by hand that reads garbage this long (and no readings) is said to be the wrong one. */
 const WRONG_RATE_AFTER_MS = 1000;
 
+/** Enough of a stream's first bytes to say what it is. */
+const SEEN_BYTES = 64 * 1024;
+
 const STATS_EVERY_MS = 500;
 /** A port silent this long is checked for still being there. */
 const SILENT_CHECK_MS = 1000;
@@ -75,6 +78,12 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     const baud = opened.baud;
     // A rate set by hand is judged too: garbage there means the board prints at another one.
     const judge = baud.detected ? null : new BaudJudge();
+    // What the first bytes were, whatever the reader makes of them: a port forced to Nordic that
+    // sends lines (or nothing, or garbage) is told what it does send, not that its frames failed.
+    const seen = new BaudJudge();
+    const see = (chunk: Buffer) => {
+      if (seen.bytes < SEEN_BYTES) seen.push(chunk);
+    };
     let stopped = false;
     let lost = false;
     let lastDataAt = Date.now();
@@ -89,6 +98,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
       l.onData((chunk) => {
         lastDataAt = Date.now();
         if (judge && judge.bytes < 64 * 1024) judge.push(chunk);
+        see(chunk);
         reader.push(chunk, d.clock.now());
       });
       l.onClose(({ disconnected, error }) => onLost(l, disconnected ? ' (unplugged?)' : error ? `: ${error.message}` : ''));
@@ -110,12 +120,15 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
         }
       }
     };
-    for (const h of opened.heard) reader.push(h.chunk, h.atMs);
+    for (const h of opened.heard) {
+      see(h.chunk);
+      reader.push(h.chunk, h.atMs);
+    }
     attach(link);
 
     let snap: LineReaderSnapshot;
     try {
-      snap = await waitForWidth(reader, serial, d.detectTimeoutMs ?? 5000, d.nordicSessionWaitMs ?? 6000, path, baud, judge, opts.signal);
+      snap = await waitForWidth(reader, serial, d.detectTimeoutMs ?? 5000, d.nordicSessionWaitMs ?? 6000, path, baud, judge, seen, opts.signal);
     } catch (err) {
       stopped = true;
       await link.close();
@@ -160,7 +173,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
   };
 }
 
-async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | null, timeoutMs: number, sessionWaitMs: number, path: string, baud: BaudUsed, judge: BaudJudge | null, signal: AbortSignal): Promise<LineReaderSnapshot> {
+async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | null, timeoutMs: number, sessionWaitMs: number, path: string, baud: BaudUsed, judge: BaudJudge | null, seen: BaudJudge, signal: AbortSignal): Promise<LineReaderSnapshot> {
   const start = Date.now();
   let end = start + timeoutMs;
   let nordicSince: number | null = null;
@@ -192,13 +205,34 @@ async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | n
       end = Math.max(end, nordicSince + sessionWaitMs + 1000);
     } else if (s.width !== null) return s;
     if (Date.now() > end) {
-      if (serial?.protocol() === 'nordic') throw new CoreError('Unavailable', `${path} sends Nordic data-forwarder frames but no samples came within ${Math.round(timeoutMs / 1000)} s (${s.badLines} bad frames; last: ${JSON.stringify(s.lastBadLine)}).`);
+      if (serial?.protocol() === 'nordic') throw notNordic(path, Math.round(timeoutMs / 1000), s, baud, seen);
       const what = s.badLines > 0 ? `${s.badLines} lines arrived but none were numbers (last: ${JSON.stringify(s.lastBadLine)})` : 'nothing readable arrived';
       // `silent`: not a byte came, which a board with the platform's firmware (AT) is until asked.
       throw new CoreError('Unavailable', `No numeric lines from ${path} within ${Math.round(timeoutMs / 1000)} s: ${what}. Check the baud rate (now ${baud.rate}${baud.detected ? ', found' : ''}) and that the board prints one reading per line${serial ? ' (or runs Nordic\'s data forwarder)' : ''}.`, { path, silent: s.goodLines === 0 && s.badLines === 0 });
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * A port read as Nordic's data forwarder (forced) that gave no samples: what it did send. Only a
+ * stream whose frames check (or that had frames fail) is a Nordic board; anything else is said as
+ * what it is, with the mode that reads it.
+ */
+function notNordic(path: string, secs: number, s: LineReaderSnapshot, baud: BaudUsed, seen: BaudJudge): CoreError {
+  const v = seen.verdict(true);
+  const details = { path, silent: seen.bytes === 0 };
+  const rate = `the baud rate (now ${baud.rate}${baud.detected ? ', found' : ''})`;
+  if ((v.verdict === 'data' && v.protocol === 'nordic') || s.badLines > 0) {
+    const last = s.lastBadLine ? `, the last ${s.lastBadLine}` : '';
+    return new CoreError('Unavailable', `${path} sends Nordic data-forwarder frames but no samples came within ${secs} s (${s.badLines} bad ${s.badLines === 1 ? 'frame' : 'frames'}${last}). Check ${rate} and that the board's sensor is sampling.`, details);
+  }
+  const other = 'not Nordic data-forwarder frames: record it with --mode lines or --mode auto (in the app: the port\'s "lines" mode)';
+  if (v.verdict === 'data' && v.protocol === 'lines') return new CoreError('Unavailable', `${path} sends lines of numbers, ${other}.`, details);
+  if (v.verdict === 'data' && v.protocol === 'at') return new CoreError('Unavailable', `${path} answers as the platform's firmware (AT), not as Nordic's data forwarder: record it with --mode at (in the app: the port's "at" mode).`, details);
+  if (v.verdict === 'text') return new CoreError('Unavailable', `${path} sends text lines without readings, ${other}.`, details);
+  if (v.verdict === 'garbage') return new CoreError('Unavailable', `What ${path} sends is neither Nordic data-forwarder frames nor text (${seen.junk} of ${seen.bytes} bytes are ones no board prints): check ${rate}, or let it be found with --baud auto.`, details);
+  return new CoreError('Unavailable', `Nothing came from ${path} within ${secs} s. Check that the board is running Nordic's data forwarder, and ${rate}.`, details);
 }
 
 function wrongRate(path: string, baud: number, judge: BaudJudge): CoreError {
