@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { systemClock } from '../core/clock.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import type { Category, Sample } from '../core/contract/contract.js';
@@ -65,6 +66,7 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
   const { values: v } = parsed;
   if (!v.port) throw new UsageError('--port PATH is required (e.g. /dev/ttyACM0).');
   if (v.mode !== 'auto' && v.mode !== 'lines' && v.mode !== 'at' && v.mode !== 'nordic') throw new UsageError(`--mode must be "auto", "lines", "at" or "nordic"; got "${v.mode}".`);
+  await checkPortPath(v.port);
   const baudRate = parseBaudFlag(v.baud);
   const frequencyHz = v.frequency === undefined ? null : Number(v.frequency);
   if (frequencyHz !== null && !(frequencyHz > 0 && frequencyHz <= 100_000)) throw new UsageError(`--frequency must be a number of hertz above 0; got "${v.frequency}".`);
@@ -112,7 +114,7 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
     } catch (err) {
       const kept = keptLine(err);
       if (kept) process.stdout.write(kept);
-      throw err;
+      throw gonePort(err, v.port);
     }
     // A Nordic board that restarted mid-take leaves one sample per part: each gets its line.
     for (const part of result.parts?.slice(0, -1) ?? []) {
@@ -128,4 +130,26 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
   } finally {
     store.close();
   }
+}
+
+const LIST_PORTS = '"capture-desk devices serial" lists the serial ports there are';
+
+/**
+ * A --port that names a file or a folder is a usage mistake, said before anything is opened: the
+ * system's own answer ("Inappropriate ioctl for device", or "No serial port … plugged in?" for a
+ * folder) would send the person looking at the board. Windows ports (COM5) are no files: not looked at.
+ */
+async function checkPortPath(port: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const st = await stat(port).catch(() => null);
+  if (st?.isDirectory()) throw new UsageError(`--port ${port} is a folder, not a serial port. Give the board's port, e.g. --port /dev/ttyACM0 (${LIST_PORTS}).`);
+  if (st?.isFile()) throw new UsageError(`--port ${port} is a regular file, not a serial port. Give the board's port, e.g. --port /dev/ttyACM0 (${LIST_PORTS}).`);
+}
+
+/** A port that is not there: the command line's way to see which are, when the system named none in its place. */
+function gonePort(err: unknown, port: string): unknown {
+  if (!(err instanceof CoreError) || err.code !== 'NotFound') return err;
+  const d = err.details as { movedTo?: string; boards?: string[] } | undefined;
+  if (d?.movedTo || d?.boards) return err;
+  return new CoreError('NotFound', `No serial port at ${port}. Is the board plugged in? Check the path: ${LIST_PORTS}.`, err.details);
 }

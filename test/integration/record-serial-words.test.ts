@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SerialPort } from 'serialport';
@@ -57,5 +57,37 @@ describe('record serial --mode nordic on a board that is not Nordic', () => {
       expect(r.stderr).toContain(`${pty.hostPath} sends lines of numbers, not Nordic data-forwarder frames: record it with --mode lines or --mode auto`);
       expect(r.stderr).not.toMatch(/null|sends Nordic data-forwarder frames but/);
     }
+  });
+});
+
+describe('record serial --port that is not a serial port', () => {
+  it('a regular file or a folder is a usage mistake said as such (exit 2); a missing path points at devices serial; nothing is written', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cd-not-a-port-'));
+    const file = join(dir, 'readings.txt');
+    await writeFile(file, '1,2,3\n');
+    const folder = join(dir, 'folder');
+    await mkdir(folder);
+    const data = await dataDir();
+    const run = (port: string) => runCli(['record', 'serial', '--port', port, '--length-ms', '500', '--data-dir', data]);
+
+    const f = await run(file);
+    expect(f.code, f.stderr).toBe(2);
+    expect(f.stderr).toContain(`--port ${file} is a regular file, not a serial port.`);
+    expect(f.stderr).toContain('"capture-desk devices serial" lists the serial ports there are');
+
+    const d = await run(folder);
+    expect(d.code, d.stderr).toBe(2);
+    expect(d.stderr).toContain(`--port ${folder} is a folder, not a serial port.`);
+
+    const gone = await run(join(dir, 'ttyACM7'));
+    expect(gone.code, gone.stderr).toBe(1);
+    expect(gone.stderr).toContain(`No serial port at ${join(dir, 'ttyACM7')}. Is the board plugged in? Check the path: "capture-desk devices serial" lists the serial ports there are.`);
+
+    // A device that opens but takes no baud rate: said in words, not as the system's ioctl error.
+    const dev = await run('/dev/null');
+    expect(dev.code, dev.stderr).toBe(1);
+    expect(dev.stderr).toContain('/dev/null is not a serial port: it cannot be set to a baud rate.');
+    for (const r of [f, d, gone, dev]) expect(r.stderr).not.toMatch(/ioctl|Error:|ENO/);
+    expect(await readdir(dir)).toEqual(['folder', 'readings.txt']);
   });
 });

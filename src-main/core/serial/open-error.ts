@@ -23,5 +23,10 @@ export function openError(path: string, err: Error, platform: NodeJS.Platform = 
   if (/EBUSY|Resource busy|locked|Cannot lock port|Access denied/i.test(m)) {
     return new CoreError('Busy', `${path} is in use by another program (a serial monitor, the Arduino IDE, another Capture Desk?). Close it and try again.`, { path });
   }
+  // A file that opens but takes no baud rate (a regular file, /dev/null): the system's "Inappropriate
+  // ioctl for device" names no problem a person can act on.
+  if (/ENOTTY|Inappropriate ioctl/i.test(m)) {
+    return new CoreError('InvalidArguments', `${path} is not a serial port: it cannot be set to a baud rate. Pick the board's port from the device list ("capture-desk devices serial" on the command line).`, { path, notSerial: true });
+  }
   return new CoreError('Unavailable', `Could not open ${path}: ${m}`, { path });
 }
