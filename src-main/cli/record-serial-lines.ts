@@ -1,6 +1,7 @@
 import type { Sample } from '../core/contract/contract.js';
 import { CONFIRM_MAX_MS, StreamRecording } from '../core/capture/stream-recording.js';
 import { countingRate, declaredTake } from '../core/capture/take-length.js';
+import { CoreError } from '../core/errors.js';
 import { baudSentence } from '../core/serial/baud/open-at-rate.js';
 import { createSerialReader } from '../core/serial/serial-reader.js';
 import { DEFAULT_PORT_SETTINGS } from '../core/serial/port-registry.js';
@@ -31,6 +32,13 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   const info = await hub.start(sourceId);
   if (info.baud) process.stderr.write(`${baudSentence(info.baud)}\n`);
   const baud = info.baud ? { baud: info.baud.rate, baud_detected: info.baud.detected } : {};
+  const misfit = namesMisfit(o, reader.snapshot().width ?? info.axes.length, reader.protocol() === 'nordic');
+  if (misfit) {
+    // Said before the take starts (nothing recorded yet, nothing to keep): a name filled in or one
+    // dropped would leave a sample whose axes are not the ones the person meant.
+    await hub.stopAll();
+    throw new CoreError('InvalidArguments', misfit);
+  }
   if (reader.protocol() === 'nordic') {
     const { samples } = await recordNordicTake(o, hub, reader, sourceId, info, baud);
     return { sample: samples.at(-1)!, parts: samples };
@@ -91,4 +99,16 @@ export async function recordLines(o: RecordLinesOptions): Promise<{ sample: Samp
   });
   if (rec.interruption) process.stderr.write(`${(rec.interruption as Error).message.replace(' Waiting for it to come back…', '')} The ${sample.extra.rows} rows recorded so far were kept as an incomplete sample.\n`);
   return { sample };
+}
+
+/** --axes or --units that do not give one per column the board sends: the sentence that says so; null when they fit. */
+function namesMisfit(o: RecordLinesOptions, width: number, nordic: boolean): string | null {
+  const sends = nordic ? `${width} ${width === 1 ? 'channel' : 'channels'}` : `${width} ${width === 1 ? 'value' : 'values'} per line`;
+  if (o.axes && o.axes.length !== width) {
+    return `--axes gives ${o.axes.length} ${o.axes.length === 1 ? 'name' : 'names'} (${o.axes.join(', ')}) but ${o.path} sends ${sends}. Give ${width} ${width === 1 ? 'name' : 'names'}, or leave --axes out to use the board's own. Nothing was recorded.`;
+  }
+  if (o.units && o.units.length !== width) {
+    return `--units gives ${o.units.length} ${o.units.length === 1 ? 'unit' : 'units'} (${o.units.join(', ')}) but ${o.path} sends ${sends}. Give one per axis (${width}), or leave --units out. Nothing was recorded.`;
+  }
+  return null;
 }

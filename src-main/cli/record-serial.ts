@@ -72,7 +72,12 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
   if (frequencyHz !== null && !(frequencyHz > 0 && frequencyHz <= 100_000)) throw new UsageError(`--frequency must be a number of hertz above 0; got "${v.frequency}".`);
   const axes = v.axes === undefined ? null : v.axes.split(',').map((a) => a.trim());
   if (axes?.some((a) => a === '')) throw new UsageError('--axes must be names separated by commas, e.g. accX,accY,accZ.');
+  const twice = axes?.find((a, i) => axes.indexOf(a) !== i);
+  if (twice !== undefined) throw new UsageError(`--axes names each axis once; "${twice}" is given twice.`);
   const units = v.units === undefined ? null : v.units.split(',').map((u) => u.trim());
+  if (axes && units && units.length !== axes.length) throw new UsageError(`--units gives ${units.length} ${units.length === 1 ? 'unit' : 'units'} for the ${axes.length} axes of --axes: give one per axis.`);
+  // Only a board with the platform's firmware has sensors to choose from; lines and nordic would ignore it.
+  if (v.sensor !== undefined && v.mode !== 'at' && v.mode !== 'auto') throw new UsageError(`--sensor chooses the sensor of a board running the platform's firmware: it works with --mode at (or auto), not with --mode ${v.mode}, where the board chooses what it sends.`);
   const lengthMs = parseIntFlag('--length-ms', v['length-ms'], 10_000, 1, 24 * 3600_000);
   const category = parseCategory(v.category, ['training', 'testing', 'post-processing']) as Category;
   const metadata = parseMetadata(v.metadata);

@@ -91,3 +91,43 @@ describe('record serial --port that is not a serial port', () => {
     expect(await readdir(dir)).toEqual(['folder', 'readings.txt']);
   });
 });
+
+describe('record serial --axes, --units and --sensor that do not fit', () => {
+  it('names that do not match the board\'s columns are refused before the take (exit 1), saying how many it sends', async () => {
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']); // 3 values per line
+    const data = await dataDir();
+    const run = (...flags: string[]) => runCli(['record', 'serial', '--port', pty.hostPath, '--mode', 'lines', '--baud', '115200', '--length-ms', '500', ...flags, '--data-dir', data]);
+    const fewer = await run('--axes', 'a,b');
+    expect(fewer.code, fewer.stderr).toBe(1);
+    expect(fewer.stderr).toContain(`--axes gives 2 names (a, b) but ${pty.hostPath} sends 3 values per line. Give 3 names, or leave --axes out to use the board's own. Nothing was recorded.`);
+    const more = await run('--axes', 'a,b,c,d');
+    expect(more.code, more.stderr).toBe(1);
+    expect(more.stderr).toContain(`--axes gives 4 names (a, b, c, d) but ${pty.hostPath} sends 3 values per line.`);
+    const units = await run('--units', 'g,g');
+    expect(units.code, units.stderr).toBe(1);
+    expect(units.stderr).toContain(`--units gives 2 units (g, g) but ${pty.hostPath} sends 3 values per line. Give one per axis (3), or leave --units out.`);
+    for (const r of [fewer, more, units]) {
+      expect(r.stdout).toBe(''); // no sample line: none was made
+      expect(r.stderr).not.toMatch(/value3|Recording /);
+    }
+    // The same board with names that fit records as before.
+    const fits = await run('--axes', 'a,b,c', '--units', 'g,g,g');
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(fits.stderr).toContain('Detected 3 axes: a, b, c');
+    const list = await runCli(['samples', 'list', '--json', '--data-dir', data]);
+    expect(list.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('duplicate names, a --units count unlike --axes, and --sensor outside AT are usage mistakes (exit 2)', async () => {
+    for (const [flags, text] of [
+      [['--axes', 'a,a,b'], '--axes names each axis once; "a" is given twice.'],
+      [['--axes', 'a,b,c', '--units', 'g,g'], '--units gives 2 units for the 3 axes of --axes: give one per axis.'],
+      [['--mode', 'lines', '--sensor', 'Accelerometer'], '--sensor chooses the sensor of a board running the platform\'s firmware: it works with --mode at (or auto), not with --mode lines'],
+      [['--mode', 'nordic', '--sensor', 'Accelerometer'], 'not with --mode nordic'],
+    ] as const) {
+      const r = await runCli(['record', 'serial', '--port', '/dev/null', ...flags, '--data-dir', await dataDir()]);
+      expect(r.code, `${flags.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(text);
+    }
+  });
+});
