@@ -54,6 +54,7 @@ Options:
   --upload             upload it too, with:
   --ingestion-url URL    the ingestion service
   --api-key K            the project API key (or CAPTURE_DESK_API_KEY, or the keychain)
+  -h, --help           show this help
 `;
 
 export async function recordSerialCommand(argv: string[]): Promise<number> {

@@ -131,3 +131,12 @@ describe('record serial --axes, --units and --sensor that do not fit', () => {
     }
   });
 });
+
+describe('record serial --help', () => {
+  it('has the -h, --help line the other commands\' helps have, and -h shows the same page', async () => {
+    const help = await runCli(['record', 'serial', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/\n  -h, --help {11}show this help\n$/);
+    expect(await runCli(['record', 'serial', '-h'])).toEqual(help);
+  });
+});
