@@ -140,3 +140,19 @@ describe('record serial --help', () => {
     expect(await runCli(['record', 'serial', '-h'])).toEqual(help);
   });
 });
+
+describe('samples set-rate on a sample that has its rate', () => {
+  it('says the rate an imported CSV sample has, in words, never "?"', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cd-set-rate-words-'));
+    const csv = join(dir, 'idle.1.csv');
+    await writeFile(csv, 'timestamp,accX,accY\n0,1,2\n10,3,4\n20,5,6\n');
+    const data = join(dir, 'data');
+    const imported = await runCli(['samples', 'import', csv, '--data-dir', data, '--json']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const id = (JSON.parse(imported.stdout.trim().split('\n')[0]!) as { id: string }).id;
+    const r = await runCli(['samples', 'set-rate', id, '--frequency', '100', '--data-dir', data]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Sample "idle.1.cbor" already has its rate (10 ms between rows); only a sample kept without one can be given one.');
+    expect(r.stderr).not.toContain('?');
+  });
+});

@@ -2,7 +2,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sample } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
-import { decodeAcquisition } from '../samples/formats/acquisition.js';
+import { decodeAcquisition, detectAcquisitionFormat } from '../samples/formats/acquisition.js';
+import { sampleFilePath } from '../samples/sample-files.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import { encodeRows } from './cbor-rows.js';
 import { RECORDINGS_DIR } from '../recordings/recordings-folder.js';
@@ -27,9 +28,7 @@ export async function setSampleRate(store: SampleStore, id: string, frequencyHz:
     throw new CoreError('InvalidArguments', `The frequency must be a number of hertz above 0 and at most ${MAX_FREQUENCY_HZ}; got ${frequencyHz}.`);
   }
   const s = store.get(id);
-  if (!needsRate(s)) {
-    throw new CoreError('InvalidArguments', `Sample "${s.name}" already has its rate (${s.extra['interval_ms'] ?? '?'} ms between rows); only a sample kept without one can be given one.`);
-  }
+  if (!needsRate(s)) throw new CoreError('InvalidArguments', await hasRateSentence(store.dataDir, s));
   const msg = decodeAcquisition(await readFile(join(store.dataDir, s.file)), 'cbor');
   const p = msg.payload;
   const width = p.sensors.length;
@@ -57,4 +56,27 @@ export async function setSampleRate(store: SampleStore, id: string, frequencyHz:
     await rm(rowsFile, { force: true });
     await rm(reserved.tempPath, { force: true });
   }
+}
+
+/**
+ * Why a sample cannot be given a rate, in words: the rate it has (from the index, else from its
+ * file: a sample imported from CSV has the interval its timestamps gave), or that it is no sensor
+ * recording. Never a "?": a person reads this.
+ */
+async function hasRateSentence(dataDir: string, s: Sample): Promise<string> {
+  const only = 'only a sample kept without one can be given one.';
+  if (s.kind !== 'sensor') return `Sample "${s.name}" is ${s.kind === 'audio' || s.kind === 'image' || s.kind === 'other' ? 'an' : 'a'} ${s.kind} sample, not a sensor recording: set-rate only gives a rate to a sensor sample that was kept without one.`;
+  let ms = typeof s.extra['interval_ms'] === 'number' ? s.extra['interval_ms'] : null;
+  if (ms === null) {
+    try {
+      const bytes = await readFile(sampleFilePath(dataDir, s));
+      const i = decodeAcquisition(bytes, detectAcquisitionFormat(bytes)).payload.interval_ms;
+      if (typeof i === 'number') ms = i;
+    } catch {
+      // An unreadable file still has the rate it was added with: said without the number.
+    }
+  }
+  if (ms === null || !(ms > 0)) return `Sample "${s.name}" already has its rate (its file's timestamps give it); ${only}`;
+  // Rounded as a person says it: 1000/3 Hz is "3.33333 ms", not "3.3333333333333335 ms".
+  return `Sample "${s.name}" already has its rate (${Number(ms.toPrecision(6))} ms between rows); ${only}`;
 }
