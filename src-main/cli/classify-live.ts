@@ -235,7 +235,7 @@ async function openBoard(path: string, baudRate: number | 'auto', dataDir: strin
   // Kept to ask, once the stream is told, whether the board is a Nordic one (which says its rate).
   let reader: ReturnType<typeof createSerialReader> | null = null;
   const bauds = baudRate === 'auto' ? await openBaudMemory(dataDir, log) : undefined;
-  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, ...(bauds ? { bauds } : {}), createReader: () => (reader = createSerialReader({ frequencyHz, axes: null, protocol })) }));
+  hub.register('serial:', serialLinesFactory({ registry: { settingsFor: () => settings }, opener: serialportOpener, clock: systemClock, log, askAt: protocol === 'auto', ...(bauds ? { bauds } : {}), createReader: () => (reader = createSerialReader({ frequencyHz, axes: null, protocol })) }));
   const sourceId = `serial:${path}`;
   // Listening before the start: the first estimates come while the port opens.
   const settled = frequencyHz === null ? settledRate(bus, sourceId) : null;

@@ -7,6 +7,7 @@ import { lineBoard } from '../support/boards/board-on-pty.js';
 import { openPtyPair, type PtyPair } from '../support/boards/pty.js';
 import { useCleanups } from '../support/cleanups.js';
 import { runCli } from '../support/cli.js';
+import { PRESETS, writeTestModel } from '../support/models/test-model.mjs';
 
 // What `record serial` says and does when the port, the board or the flags are not what it
 // expects: each run through the built CLI against a real pseudo-terminal (socat) or a real path.
@@ -38,6 +39,19 @@ describe('record serial on a silent board: only --mode auto writes to it', () =>
       expect(written().length, `${mode}: bytes written to the board: ${JSON.stringify(written().toString('latin1'))}`).toBe(0);
     }
   });
+
+  it('classify live --mode lines sends nothing to a silent board either', async () => {
+    const data = await dataDir();
+    const model = await writeTestModel(join(data, '..', 'model'), PRESETS.gestureNew);
+    expect((await runCli(['model', 'add', model.dir, '--name', 'g', '--data-dir', data])).code).toBe(0);
+    const { pty, written } = await silentBoard();
+    const r = await runCli(['classify', 'live', '--model', 'g', '--port', pty.hostPath, '--mode', 'lines', '--seconds', '2', '--data-dir', data]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/nothing readable arrived at any baud rate/);
+    expect(r.stderr).not.toMatch(/AT/);
+    await new Promise((res) => setTimeout(res, 200));
+    expect(written().length, `bytes written to the board: ${JSON.stringify(written().toString('latin1'))}`).toBe(0);
+  }, 60_000);
 
   it('--mode auto still asks the board whether it runs the platform\'s firmware (AT)', async () => {
     const { pty, written } = await silentBoard();
