@@ -10,7 +10,7 @@ import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { formatLevelSummary, LevelSummary } from './audio-levels.js';
-import { parseCategory, parseIntFlag, parseMetadata } from './options.js';
+import { parseCategory, parseIntFlag, parseLabel, parseMetadata } from './options.js';
 import { keptLine, prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
 
 export const DEVICES_AUDIO_USAGE = `Usage: capture-desk devices audio [--json] [--watch] [--select ID] [--data-dir DIR]
@@ -112,7 +112,7 @@ export async function recordAudioCommand(argv: string[]): Promise<number> {
   const preRollMs = parseIntFlag('--pre-roll-ms', v['pre-roll-ms'], 0, 0, 10_000);
   const category = parseCategory(v.category, ['training', 'testing', 'post-processing']) as Category;
   const metadata = parseMetadata(v.metadata);
-  const label = v.label === undefined ? null : v.label.trim() || null;
+  const label = parseLabel(v.label) ?? null;
   if (v.device !== undefined && v.device.trim() === '') throw new UsageError('--device must not be empty; run "capture-desk devices audio" for the ids.');
 
   const log = stderrLogger({ command: 'record audio' });

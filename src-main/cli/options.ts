@@ -10,6 +10,26 @@ export function parseCategory(value: string | undefined, allowed: readonly Categ
   return v as Category;
 }
 
+/** The longest label the app takes (the contract's Label), so a label a command keeps can be given in the app too. */
+const MAX_LABEL = 128;
+
+/**
+ * --label as the app takes one: trimmed; a newline or another control character, or more than 128
+ * characters, is refused here (it was kept with the take and only refused by the upload, later).
+ * Empty: `empty` says what that means for the command (no label, or a mistake).
+ */
+export function parseLabel(value: string | undefined, empty: 'unlabeled' | 'refused' = 'unlabeled'): string | null | undefined {
+  if (value === undefined) return undefined;
+  const label = value.trim();
+  if (label === '') {
+    if (empty === 'unlabeled') return null;
+    throw new UsageError('--label must not be empty.');
+  }
+  if (/[\u0000-\u001f\u007f]/.test(label)) throw new UsageError(`--label must not hold a newline, tab or other control character; got ${JSON.stringify(label.slice(0, 60)).replace(/\u007f/g, '\\u007f')}.`); // DEL too, which JSON leaves raw
+  if (label.length > MAX_LABEL) throw new UsageError(`--label must be at most ${MAX_LABEL} characters; got ${label.length}.`);
+  return label;
+}
+
 export function parseMetadata(value: string | undefined): Record<string, string> {
   if (value === undefined) return {};
   let parsed: unknown;

@@ -11,7 +11,7 @@ import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
 import { CoreError } from '../core/errors.js';
 import { booleans, parseCommand, strings } from './flags.js';
-import { parseBaudFlag, parseCategory, parseIntFlag, parseMetadata } from './options.js';
+import { parseBaudFlag, parseCategory, parseIntFlag, parseLabel, parseMetadata } from './options.js';
 import { openBaudMemory } from './serial-bauds.js';
 import { keptLine, needsAttention, prepareUpload, RECORD_OPTIONS, sampleLine, uploadOne } from './record-common.js';
 import { recordAt } from './record-serial-at.js';
@@ -82,7 +82,7 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
   const lengthMs = parseIntFlag('--length-ms', v['length-ms'], 10_000, 1, 24 * 3600_000);
   const category = parseCategory(v.category, ['training', 'testing', 'post-processing']) as Category;
   const metadata = parseMetadata(v.metadata);
-  const label = v.label === undefined ? null : v.label.trim() || null;
+  const label = parseLabel(v.label) ?? null;
 
   const log = stderrLogger({ command: 'record serial' });
   const dataDir = await ensureDataDir(v['data-dir'] ?? defaultDataDir());

@@ -13,7 +13,7 @@ import { UsageError } from './args.js';
 import { GROUPS, groupPreamble } from './groups.js';
 import { booleans, parseCommand, strings } from './flags.js';
 import { describe } from './sample-json.js';
-import { parseCategory } from './options.js';
+import { parseCategory, parseLabel } from './options.js';
 
 export const SAMPLES_USAGE = `Usage: capture-desk samples <list|export|import|set-rate|recover|split|classify> [options]
 
@@ -72,6 +72,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
   if ((sub === 'list' || sub === 'export' || sub === 'recover') && positionals.length) {
     throw new UsageError(`samples ${sub} takes no arguments; got "${positionals[0]}".`);
   }
+  const givenLabel = parseLabel(values.label, 'refused'); // before the data directory too
   const dataDir = await ensureDataDir(values['data-dir'] ?? defaultDataDir());
   const store = await SampleStore.open(dataDir, stderrLogger({ command: 'samples' }));
   // An import indexes thousands of files, as `upload` does, and is tuned as it is (upload-run.ts):
@@ -102,7 +103,7 @@ export async function samplesCommand(argv: string[]): Promise<number> {
     if (sub === 'import') {
       if (!positionals.length) throw new UsageError('samples import needs a PATH (an info.labels file, its folder, a .csv file, or a .wav, .cbor or .json sample).');
       const category = parseCategory(values.category);
-      const label = values.label !== undefined ? { label: values.label } : {};
+      const label = givenLabel ? { label: givenLabel } : {};
       const print = (s: Sample) => process.stdout.write(JSON.stringify(describe(s, dataDir)) + '\n');
       // Thousands of lines: one write per batch, not one per line.
       const printAll = (list: Sample[]) => {

@@ -6,7 +6,7 @@ import { MAX_FILES_PER_REQUEST } from '../core/upload/ingestion-client.js';
 import { UsageError } from './args.js';
 import { commandLogger } from './command-log.js';
 import { booleans, parseCommand, strings } from './flags.js';
-import { parseBoundingBoxes, parseCategory, parseIntFlag, parseMetadata } from './options.js';
+import { parseBoundingBoxes, parseCategory, parseIntFlag, parseLabel, parseMetadata } from './options.js';
 import { runUpload } from './upload-run.js';
 
 export const UPLOAD_USAGE = `Usage: capture-desk upload [options] PATH...
@@ -63,6 +63,7 @@ export async function uploadCommand(argv: string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('give at least one file or folder to upload.');
   if (values.label !== undefined && values.unlabeled) throw new UsageError('--label and --unlabeled exclude each other; use one.');
   if (values.label !== undefined && values.label.trim() === '') throw new UsageError('--label must not be empty; use --unlabeled for no label.');
+  const label = parseLabel(values.label, 'refused');
   const category = parseCategory(values.category);
   const metadata = parseMetadata(values.metadata);
   const boundingBoxes = parseBoundingBoxes(values['bounding-boxes']);
@@ -75,7 +76,7 @@ export async function uploadCommand(argv: string[]): Promise<number> {
   return runUpload({
     paths: positionals, dataDir, log, ingestionUrl, apiKey, concurrency, filesPerRequest,
     import: {
-      category, label: values.unlabeled ? null : values.label, metadata, boundingBoxes,
+      category, label: values.unlabeled ? null : label, metadata, boundingBoxes,
       addDateId: Boolean(values['add-date-id']), allowDuplicates: Boolean(values['allow-duplicates']),
       hmacKey: values['hmac-key'], queue: true, retake: true,
     },

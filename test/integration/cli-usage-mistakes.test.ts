@@ -161,3 +161,15 @@ describe('upload of a missing path', () => {
     expect(r.stderr).not.toContain('ENOENT');
   });
 });
+
+describe('--label as the app takes one', () => {
+  it('a newline or other control character, or more than 128 characters, is refused before anything opens (it used to be kept, and refused only by the upload)', async () => {
+    const long = 'x'.repeat(129);
+    await refused(['record', 'serial', '--port', '/dev/null', '--label', 'wave\nidle', '--data-dir', join(data(), 'a')], 'record serial', '--label must not hold a newline, tab or other control character; got "wave\\nidle".');
+    await refused(['record', 'audio', '--label', 'a\tb', '--data-dir', join(data(), 'b')], 'record audio', '--label must not hold a newline, tab or other control character; got "a\\tb".');
+    await refused(['samples', 'import', root(), '--label', long, '--data-dir', join(data(), 'c')], 'samples import', '--label must be at most 128 characters; got 129.');
+    await refused(['samples', 'import', root(), '--label', ' ', '--data-dir', join(data(), 'd')], 'samples import', '--label must not be empty.');
+    await refused(['upload', root(), '--label', 'a\u007fb', '--api-key', 'ei_x', '--data-dir', join(data(), 'e')], 'upload', '--label must not hold a newline, tab or other control character; got "a\\u007fb".');
+    for (const d of ['a', 'b', 'c', 'd', 'e']) expect(existsSync(join(data(), d, 'samples.db')), d).toBe(false);
+  });
+});
