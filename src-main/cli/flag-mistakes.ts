@@ -12,6 +12,8 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** A value such as -1, -0.5, -.5 or -1e3: a number, not a flag (no flag's name starts with a digit). */
 const NEGATIVE_NUMBER = /^-\.?\d/;
+/** Flags whose values are secrets (--api-key, --hmac-key, --api-key-file is a path and is said). */
+const SECRET = /(^|-)key$|secret|token|password/;
 
 /**
  * True when -h or --help (or --help=…) stands as its own argument before a `--` terminator.
@@ -56,7 +58,11 @@ export function checkFlags(argv: string[], options: Options, allowPositionals: b
       dropped.add(t.index + 1);
     }
     const before = given.get(t.name);
-    if (before !== undefined && !o.multiple) throw new UsageError(`--${t.name} was given twice ("${before}", then "${value}"); give it once.`);
+    if (before !== undefined && !o.multiple) {
+      // A key's value is never echoed (a terminal's scrollback, a CI log).
+      const values = SECRET.test(t.name) ? '' : ` ("${before}", then "${value}")`;
+      throw new UsageError(`--${t.name} was given twice${values}; give it once.`);
+    }
     given.set(t.name, value);
   }
   return joined.filter((_, i) => !dropped.has(i));

@@ -79,6 +79,8 @@ describe('flags parseArgs refused in its own words, or let pass', () => {
     [['record', 'serial', '--port', 'A', '--port', 'B'], 'record serial', '--port was given twice ("A", then "B"); give it once.'],
     [['samples', 'list', '--data-dir', 'a', '--data-dir', 'b'], 'samples list', '--data-dir was given twice ("a", then "b"); give it once.'],
     [['upload', '--label=x', '--label', 'y', 'f'], 'upload', '--label was given twice ("x", then "y"); give it once.'],
+    // A key is not echoed.
+    [['upload', '--api-key', 'ei_secret1', '--api-key', 'ei_secret2', 'f'], 'upload', '--api-key was given twice; give it once.'],
   ])('%j: a one-value flag given twice is refused, naming it', async (args, cmd, said) => {
     await refused(args, cmd, said);
     expect(await readdir(root())).toEqual([]);
