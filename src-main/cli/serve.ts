@@ -232,13 +232,14 @@ function giveInstead(): string {
   return `Give --host 127.0.0.1 (this computer only), 0.0.0.0 (every address it has)${mine.length ? `, or one of its addresses: ${mine.slice(0, 8).join(', ')}` : ''}.`;
 }
 
-/** Every address of this computer's network interfaces, loopback included. */
-function ownAddresses(): string[] {
+/** This computer's network interfaces' addresses, loopback included. */
+function interfaceAddresses() {
   return Object.values(networkInterfaces())
     .flat()
-    .filter((a): a is NonNullable<typeof a> => Boolean(a))
-    .map((a) => a.address);
+    .filter((a): a is NonNullable<typeof a> => Boolean(a));
 }
+
+const ownAddresses = (): string[] => interfaceAddresses().map((a) => a.address);
 
 /** An IPv6 address without its zone ("fe80::1%eth0"), lower case. */
 function bare(a: string): string {
@@ -246,10 +247,9 @@ function bare(a: string): string {
 }
 
 function lanAddresses(): string[] {
-  return Object.values(networkInterfaces())
-    .flat()
-    .filter((a) => a && a.family === 'IPv4' && !a.internal)
-    .map((a) => a!.address);
+  return interfaceAddresses()
+    .filter((a) => a.family === 'IPv4' && !a.internal)
+    .map((a) => a.address);
 }
 
 /** The built renderer sits in dist/renderer; this code runs from dist/cli or one of its chunk folders. */
