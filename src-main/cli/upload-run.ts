@@ -44,17 +44,9 @@ export async function runUpload(r: UploadRun): Promise<number> {
   }
 }
 
-/**
- * The walk says a path it could not read as "cannot read it (ENOENT)"; a path named on the command
- * line that is not there is most often a typo, and is said as such.
- */
-function plainReason(reason: string): string {
-  return reason === 'cannot read it (ENOENT)' ? 'no such file or folder' : reason;
-}
-
 async function upload(r: UploadRun, reads: BulkReads): Promise<number> {
   const { files: found, skipped, labelsFiles, hidden } = await collectFiles(r.paths);
-  for (const s of skipped) process.stderr.write(`skipped ${s.path}: ${plainReason(s.reason)}\n`);
+  for (const s of skipped) process.stderr.write(`skipped ${s.path}: ${s.reason}\n`);
   const labels = labelsFiles.length ? await readFolderLabels(found, labelsFiles) : null;
   // Files whose labels file cannot be read are not sent: the platform would store them unlabelled.
   const refused: BulkOutcome[] = [...(labels?.refused ?? [])].map(([path, reason]) => ({ path, status: 'refused', reason }));

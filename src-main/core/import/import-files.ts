@@ -121,7 +121,9 @@ export async function collectFiles(paths: string[]): Promise<CollectedFiles> {
     try {
       st = await statAsync(p);
     } catch (err) {
-      skipped.push({ path: p, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      // A path that is not there (most often a typo on a command line) is said as such, not by its errno.
+      const code = (err as NodeJS.ErrnoException).code;
+      skipped.push({ path: p, reason: code === 'ENOENT' ? 'no such file or folder' : `cannot read it (${code ?? (err as Error).message})` });
       return;
     }
     if (st.isDirectory()) await enter(p, st, !named);
