@@ -51,8 +51,10 @@ export async function modelCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(rest, MODEL_USAGE, { ...strings('name', 'axes', 'data-dir'), ...booleans('json', 'verbose') }, { positionals: true });
   if (!parsed) return 0;
   const { values: v, positionals } = parsed;
-  const dataDir = await ensureDataDir(v['data-dir'] ?? defaultDataDir());
-  const registry = new ModelRegistry(dataDir, modelWorkerSpawner(), commandLogger(`model ${sub}`, Boolean(v.verbose)));
+  // The data folder is made only once the command line has been checked: a mistake in it
+  // must leave nothing behind, not even an empty folder.
+  const open = async (): Promise<ModelRegistry> =>
+    new ModelRegistry(await ensureDataDir(v['data-dir'] ?? defaultDataDir()), modelWorkerSpawner(), commandLogger(`model ${sub}`, Boolean(v.verbose)));
   const one = (what: string): string => {
     if (positionals.length !== 1) throw new UsageError(`model ${sub} takes one ${what}.`);
     return positionals[0]!;
@@ -65,6 +67,7 @@ export async function modelCommand(argv: string[]): Promise<number> {
       if (v.name !== undefined && !ModelName.safeParse(v.name).success) {
         throw new UsageError(`--name ${v.name === '' ? 'is empty' : `"${v.name}" cannot name a model`}: ${NAME_RULE}. Choose another name.`);
       }
+      const registry = await open();
       if (!v.json) process.stderr.write(`Starting the model from ${path}…\n`);
       const m = await registry.add(path, { name: v.name, axes });
       process.stdout.write(v.json ? JSON.stringify(toJson(m)) + '\n' : `Added model "${m.name}".\n${describeText(m)}`);
@@ -74,7 +77,7 @@ export async function modelCommand(argv: string[]): Promise<number> {
       if (positionals.length) throw new UsageError('model list takes no arguments.');
       // A model whose model.json is damaged is listed too, by name, with what is wrong: left out,
       // it was invisible here yet blocked adding its name again.
-      const { models: all, unreadable: broken } = await registry.listAll();
+      const { models: all, unreadable: broken } = await (await open()).listAll();
       if (v.json) {
         for (const m of all) process.stdout.write(JSON.stringify(toJson(m)) + '\n');
         for (const b of broken) process.stdout.write(JSON.stringify({ name: b.name, status: 'unreadable', problem: b.problem }) + '\n');
@@ -86,14 +89,16 @@ export async function modelCommand(argv: string[]): Promise<number> {
       return 0;
     }
     case 'info': {
-      const m = await registry.get(one('NAME'));
+      const name = one('NAME');
+      const m = await (await open()).get(name);
       process.stdout.write(v.json ? JSON.stringify(toJson(m)) + '\n' : `Model "${m.name}"\n${describeText(m)}`);
       return m.status === 'missing' || m.status === 'changed' ? 1 : 0;
     }
     case 'set-axes': {
       const name = one('NAME');
       if (v.axes === undefined) throw new UsageError('model set-axes needs --axes N (how many axes a window holds; a microphone model is one).');
-      const m = await registry.setAxes(name, parseIntFlag('--axes', v.axes, 0, 1, 64));
+      const axes = parseIntFlag('--axes', v.axes, 0, 1, 64);
+      const m = await (await open()).setAxes(name, axes);
       const n = `${m.description.axes} ${m.description.axes === 1 ? 'axis' : 'axes'}`;
       // The number the model states itself is what it keeps (the help's rule), so asking for it succeeds, changing nothing.
       const said = m.description.axesFrom === 'model' ? `Model "${m.name}" already takes ${n}: the model says so itself.` : `Model "${m.name}" takes ${n} now.`;
@@ -102,7 +107,7 @@ export async function modelCommand(argv: string[]): Promise<number> {
     }
     case 'remove': {
       const name = one('NAME');
-      await registry.remove(name);
+      await (await open()).remove(name);
       process.stdout.write(`Removed model "${name}".\n`);
       return 0;
     }

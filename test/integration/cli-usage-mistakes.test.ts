@@ -75,6 +75,16 @@ describe('flags parseArgs refused in its own words, or let pass', () => {
     await refused(['upload', '--concurrency', '-2', 'x'], 'upload', '--concurrency must be a whole number from 1 to 64; got "-2".');
   });
 
+  it('a model command refused for its values makes no data folder (set-axes made an empty one first)', async () => {
+    const dir = join(data(), 'not-yet');
+    await refused(['model', 'set-axes', 'm', '--axes', 'three', '--data-dir', dir], 'model set-axes', '--axes must be a whole number from 1 to 64; got "three".');
+    await refused(['model', 'set-axes', 'm', '--data-dir', dir], 'model set-axes', 'model set-axes needs --axes N (how many axes a window holds; a microphone model is one).');
+    await refused(['model', 'add', 'x.zip', '--axes', '0', '--data-dir', dir], 'model add', '--axes must be a whole number from 1 to 64; got "0".');
+    await refused(['model', 'info', '--data-dir', dir], 'model info', 'model info takes one NAME.');
+    await refused(['model', 'remove', 'a', 'b', '--data-dir', dir], 'model remove', 'model remove takes one NAME.');
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it.each([
     [['record', 'serial', '--port', 'A', '--port', 'B'], 'record serial', '--port was given twice ("A", then "B"); give it once.'],
     [['samples', 'list', '--data-dir', 'a', '--data-dir', 'b'], 'samples list', '--data-dir was given twice ("a", then "b"); give it once.'],
