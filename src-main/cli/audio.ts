@@ -3,7 +3,7 @@ import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import { AudioRecording } from '../core/audio/audio-recording.js';
 import { AudioSupervisor, DEFAULT_DEVICE_RATE, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../core/audio/audio-supervisor.js';
 import { loadAudioChoice, resolveDevice, saveAudioChoice } from '../core/audio/device-choice.js';
-import type { AudioDevice } from '../core/audio/worker-protocol.js';
+import { DEFAULT_DEVICE_ID, DEFAULT_ENTRY, type AudioDevice } from '../core/audio/worker-protocol.js';
 import { stderrLogger, type Logger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
@@ -65,9 +65,11 @@ export async function devicesCommand(argv: string[]): Promise<number> {
   try {
     const devices = await sup.listDevices();
     if (v.select !== undefined) {
-      await ensureDataDir(dataDir);
-      const d = devices.find((x) => x.id === v.select);
+      // "default" is always a choice (the help says so): with no microphone connected yet, it is
+      // the one recordings will find once one is.
+      const d = devices.find((x) => x.id === v.select) ?? (v.select === DEFAULT_DEVICE_ID ? DEFAULT_ENTRY : undefined);
       if (!d) throw new UsageError(`no audio input device with id "${v.select}"; run "capture-desk devices audio" for the list.`);
+      await ensureDataDir(dataDir);
       // The app keeps its rate and pre-roll in the same file: change only the device.
       await saveAudioChoice(dataDir, { ...(await loadAudioChoice(dataDir, log)), deviceId: d.id, name: d.name });
       process.stderr.write(`Recordings will use "${d.name}" (${d.id}).\n`);

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +62,19 @@ describe.skipIf(missing !== null)('capture-desk devices audio / record audio', (
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/No audio input devices found/);
+  });
+
+  it('--select default is taken with no microphone connected (the help allows it always), an unknown id makes no folder', async () => {
+    const data = await dataDir();
+    const unknown = await runCli(['devices', 'audio', '--select', 'hw:9', '--data-dir', data], { env: NO_SERVER });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no audio input device with id "hw:9"; run "capture-desk devices audio" for the list.');
+    expect(existsSync(data)).toBe(false);
+    const r = await runCli(['devices', 'audio', '--select', 'default', '--data-dir', data], { env: NO_SERVER });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Recordings will use "System default input" (default).');
+    expect(r.stderr).toMatch(/No audio input devices found/);
+    expect(JSON.parse(await readFile(join(data, 'audio-device.json'), 'utf8'))).toEqual({ deviceId: 'default', name: 'System default input' });
   });
 
   it('records 2 s at 16 kHz into a WAV sample and prints one JSON line describing it', async () => {

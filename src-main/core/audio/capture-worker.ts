@@ -18,7 +18,7 @@ import { PaddingFilter } from './padding-filter.js';
 import { floatToInt16 } from './pcm.js';
 import { StreamResampler } from './resampler.js';
 import {
-  DEFAULT_DEVICE_ID, type AudioDevice, type FromWorker, type StartRequest, type StartResult, type StopResult, type ToWorker, type WireFault,
+  DEFAULT_DEVICE_ID, DEFAULT_ENTRY, type AudioDevice, type FromWorker, type StartRequest, type StartResult, type StopResult, type ToWorker, type WireFault,
 } from './worker-protocol.js';
 
 // The few parts of node-web-audio-api used here. Its own typings pull the DOM library into the
@@ -86,8 +86,6 @@ async function usableInputs(): Promise<RawDevice[]> {
   const all = await (await webAudio()).mediaDevices.enumerateDevices();
   return all.filter((d) => d.kind === 'audioinput' && !PLACEHOLDER.test(d.label));
 }
-
-const DEFAULT_ENTRY: AudioDevice = { id: DEFAULT_DEVICE_ID, name: 'System default input', default: true };
 
 async function listDevices(): Promise<AudioDevice[]> {
   const inputs = await usableInputs();

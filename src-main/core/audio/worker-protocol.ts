@@ -17,6 +17,8 @@ export interface AudioDevice {
 }
 
 export const DEFAULT_DEVICE_ID = 'default';
+/** The system default input's entry, first in every list (and choosable when none is connected). */
+export const DEFAULT_ENTRY: AudioDevice = { id: DEFAULT_DEVICE_ID, name: 'System default input', default: true };
 
 export interface StartRequest {
   /** A device id from the list, or "default". */
