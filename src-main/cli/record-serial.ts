@@ -42,8 +42,9 @@ Options:
                        nordic: Nordic's data forwarder (rate, names and losses from the board)
   --frequency HZ       sampling frequency (default: measured from the stream)
   --axes A,B,...       axis names (default: from a header line or name:value pairs, else
-                       value1..N; a Nordic board names its own channels)
-  --units U,U,...      units per axis (default N/A)
+                       value1..N; a Nordic board names its own channels; not with --mode at,
+                       whose firmware names its sensors' axes)
+  --units U,U,...      units per axis (default N/A; not with --mode at)
   --length-ms N        record for N ms (default 10000; lines mode stops early on Ctrl+C)
   --label L            label (default: unlabeled)
   --category C         training (default), testing or post-processing
@@ -79,6 +80,9 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
   if (axes && units && units.length !== axes.length) throw new UsageError(`--units gives ${units.length} ${units.length === 1 ? 'unit' : 'units'} for the ${axes.length} axes of --axes: give one per axis.`);
   // Only a board with the platform's firmware has sensors to choose from; lines and nordic would ignore it.
   if (v.sensor !== undefined && v.mode !== 'at' && v.mode !== 'auto') throw new UsageError(`--sensor chooses the sensor of a board running the platform's firmware: it works with --mode at (or auto), not with --mode ${v.mode}, where the board chooses what it sends.`);
+  // A board with the platform's firmware names its sensors' axes and units itself: taken silently, a --axes would be lost.
+  const named = [axes && '--axes', units && '--units'].filter(Boolean).join(' and ');
+  if (named && v.mode === 'at') throw new UsageError(`${named} name${axes && units ? '' : 's'} what a streaming board sends; a board with the platform's firmware (--mode at) names its sensors' axes and units itself. Leave ${named} out, and choose its sensor with --sensor.`);
   const lengthMs = parseIntFlag('--length-ms', v['length-ms'], 10_000, 1, 24 * 3600_000);
   const category = parseCategory(v.category, ['training', 'testing', 'post-processing']) as Category;
   const metadata = parseMetadata(v.metadata);
@@ -108,6 +112,7 @@ export async function recordSerialCommand(argv: string[]): Promise<number> {
           if (!(err instanceof CoreError) || !details?.silent || details.askedAt) throw err;
           const atBaud = details.at && details.baud ? details.baud : common.baudRate;
           process.stderr.write(details.at ? `${v.port} answers AT commands at ${atBaud} baud: recording with the platform's firmware…\n` : `Nothing came from ${v.port}: asking it whether it runs the platform's firmware (AT)…\n`);
+          if (named) process.stderr.write(`${named} ${axes && units ? 'are' : 'is'} not used if it does: that firmware names its sensors' axes and units itself.\n`);
           try {
             result = await recordAt({ ...common, baudRate: atBaud, sensor: v.sensor, frequencyHz });
           } catch (atErr) {

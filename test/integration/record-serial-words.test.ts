@@ -132,12 +132,14 @@ describe('record serial --axes, --units and --sensor that do not fit', () => {
     expect(list.stdout.trim().split('\n')).toHaveLength(1);
   });
 
-  it('duplicate names, a --units count unlike --axes, and --sensor outside AT are usage mistakes (exit 2)', async () => {
+  it('duplicate names, a --units count unlike --axes, --sensor outside AT and --axes/--units with AT are usage mistakes (exit 2)', async () => {
     for (const [flags, text] of [
       [['--axes', 'a,a,b'], '--axes names each axis once; "a" is given twice.'],
       [['--axes', 'a,b,c', '--units', 'g,g'], '--units gives 2 units for the 3 axes of --axes: give one per axis.'],
       [['--mode', 'lines', '--sensor', 'Accelerometer'], '--sensor chooses the sensor of a board running the platform\'s firmware: it works with --mode at (or auto), not with --mode lines'],
       [['--mode', 'nordic', '--sensor', 'Accelerometer'], 'not with --mode nordic'],
+      [['--mode', 'at', '--axes', 'x,y'], '--axes names what a streaming board sends; a board with the platform\'s firmware (--mode at) names its sensors\' axes and units itself. Leave --axes out, and choose its sensor with --sensor.'],
+      [['--mode', 'at', '--axes', 'x', '--units', 'g'], '--axes and --units name what a streaming board sends;'],
     ] as const) {
       const r = await runCli(['record', 'serial', '--port', '/dev/null', ...flags, '--data-dir', await dataDir()]);
       expect(r.code, `${flags.join(' ')}: ${r.stderr}`).toBe(2);

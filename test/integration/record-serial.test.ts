@@ -175,4 +175,12 @@ describe('capture-desk record serial --mode at (official-firmware board on a PTY
     expect(verifyAcquisitionSignature(bytes, 'board-key')).toBe(true);
     expect(s).toMatchObject({ label: 'knock', signed_by_device: true, rejected_lines: 0 });
   });
+
+  it('found by --mode auto, says that --axes is not used (the firmware names its axes), and records', async () => {
+    const { pty } = await atBoard(cleanups, ['--at-version', '1.3.0', '--storage', 'buffer', '--time-scale', '0.05']);
+    const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--axes', 'x,y,z', '--length-ms', '1000', '--data-dir', await dataDir()]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('--axes is not used if it does: that firmware names its sensors\' axes and units itself.');
+    expect(lastJson(r.stdout)).toMatchObject({ signed_by_device: false });
+  });
 });
