@@ -76,10 +76,9 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     const opened = await openAtRate({ opener: d.opener, log: d.log, now: () => d.clock.now(), bauds: d.bauds, probe: { ...d.baudProbe, ...(d.askAt === false ? { askAt: false } : {}) } }, path, settings, opts.signal);
     let link = opened.link;
     const baud = opened.baud;
-    // A rate set by hand is judged too: garbage there means the board prints at another one.
-    const judge = baud.detected ? null : new BaudJudge();
     // What the first bytes were, whatever the reader makes of them: a port forced to Nordic that
     // sends lines (or nothing, or garbage) is told what it does send, not that its frames failed.
+    // A rate set by hand is judged on the same bytes: garbage there means the board prints at another one.
     const seen = new BaudJudge();
     const see = (chunk: Buffer) => {
       if (seen.bytes < SEEN_BYTES) seen.push(chunk);
@@ -97,7 +96,6 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
     const attach = (l: ByteLink) => {
       l.onData((chunk) => {
         lastDataAt = Date.now();
-        if (judge && judge.bytes < 64 * 1024) judge.push(chunk);
         see(chunk);
         reader.push(chunk, d.clock.now());
       });
@@ -128,7 +126,7 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
 
     let snap: LineReaderSnapshot;
     try {
-      snap = await waitForWidth(reader, serial, d.detectTimeoutMs ?? 5000, d.nordicSessionWaitMs ?? 6000, path, baud, judge, seen, opts.signal);
+      snap = await waitForWidth(reader, serial, d.detectTimeoutMs ?? 5000, d.nordicSessionWaitMs ?? 6000, path, baud, seen, opts.signal);
     } catch (err) {
       stopped = true;
       await link.close();
@@ -173,25 +171,26 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
   };
 }
 
-async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | null, timeoutMs: number, sessionWaitMs: number, path: string, baud: BaudUsed, judge: BaudJudge | null, seen: BaudJudge, signal: AbortSignal): Promise<LineReaderSnapshot> {
+async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | null, timeoutMs: number, sessionWaitMs: number, path: string, baud: BaudUsed, seen: BaudJudge, signal: AbortSignal): Promise<LineReaderSnapshot> {
   const start = Date.now();
+  let judging = !baud.detected;
   let end = start + timeoutMs;
   let nordicSince: number | null = null;
   for (;;) {
     if (signal.aborted) throw new CoreError('Busy', `Opening ${path} was cancelled.`);
     const s = reader.snapshot();
-    if (judge) {
+    if (judging) {
       // A rate set by hand that reads what a UART reads at a wrong one: never stream it, say so.
       // Judged on its first second (or its first readings): a boot banner at another rate before
       // the board's data (an ESP8266) does not make the set rate wrong.
       const judged = Date.now() - start >= WRONG_RATE_AFTER_MS || Date.now() > end;
-      const v = judge.verdict(judged);
-      if (v.verdict === 'data') judge = null;
-      else if (v.verdict === 'garbage' && judged) throw wrongRate(path, baud.rate, judge);
+      const v = seen.verdict(judged);
+      if (v.verdict === 'data') judging = false;
+      else if (v.verdict === 'garbage' && judged) throw wrongRate(path, baud.rate, seen);
       else if (s.width !== null && !judged) {
         await new Promise((r) => setTimeout(r, 50));
         continue;
-      } else if (judged) judge = null;
+      } else if (judged) judging = false;
     }
     if (serial?.protocol() === 'nordic') {
       // A Nordic board: its names and rate come with the session info, resent every few seconds.
