@@ -30,6 +30,13 @@ describe('BaudJudge: is what this rate read the board\'s data?', () => {
     expect(judge(Buffer.from('accX:1.5,accY:2\r\n'.repeat(6))).verdict()).toEqual({ verdict: 'data', protocol: 'lines' });
   });
 
+  it('ends lines at a lone \\r as the reader does, and at \\r\\n once', () => {
+    // A sketch printing `x + "," + y + "\r"`: its right rate read as one long line until the search's deadline.
+    const lone = Buffer.from(printed(3, 4).toString('latin1').replaceAll('\r\n', '\r'), 'latin1');
+    expect(judge(lone).verdict()).toEqual({ verdict: 'data', protocol: 'lines' });
+    expect(judge(Buffer.from(printed(3, 4).toString('latin1').replaceAll('\r\n', '\r\n\r\n'), 'latin1'), 3).verdict()).toEqual({ verdict: 'data', protocol: 'lines' });
+  });
+
   it('keeps clean text that is not data apart: a header and a boot message are not garbage', () => {
     const j = judge(Buffer.from('\r\nets Jan  8 2013,rst cause:2, boot mode:(3,6)\r\nload 0x4010f000, len 3460, room 16\r\naccX,accY,accZ\r\n'));
     expect(j.verdict(true)).toEqual({ verdict: 'text' });
@@ -61,6 +68,7 @@ describe('BaudJudge: is what this rate read the board\'s data?', () => {
       { name: '1 axis', bytes: printed(1, 40), protocol: 'lines' },
       { name: '6 axes', bytes: printed(6, 20), protocol: 'lines' },
       { name: 'ints', bytes: Buffer.from(Array.from({ length: 40 }, (_, i) => `${i % 10},${(i * 7) % 10}\n`).join('')), protocol: 'lines' },
+      { name: 'lone \\r', bytes: Buffer.from(printed(3, 30).toString('latin1').replaceAll('\r\n', '\r'), 'latin1'), protocol: 'lines' },
       { name: 'nordic', bytes: nordicStream(12, true), protocol: 'nordic' },
     ];
     const jobs = [];

@@ -44,6 +44,8 @@ export class BaudJudge {
   #overlong = false;
   /** The first line is cut by opening (or switching) mid-line. */
   #seenNewline = false;
+  /** The last byte was a \r: a \n now ends the same line (\r\n is one ending). */
+  #afterCr = false;
   #run = 0;
   #runWidth = -1;
   #runKind = '';
@@ -84,10 +86,14 @@ export class BaudJudge {
       if (junk) this.#junk++;
       if (b === 0) this.#zeros++;
       if (this.#asked && !this.#at) this.#atByte(b, junk);
-      if (b === LF) {
-        this.#endLine();
+      // Lines end in \n, \r\n or a lone \r, as the reader splits them: a sketch ending its lines
+      // in \r alone was read as one long line at its right rate, found only at the search's end.
+      if (b === LF || b === CR) {
+        if (!(b === LF && this.#afterCr)) this.#endLine();
+        this.#afterCr = b === CR;
         continue;
       }
+      this.#afterCr = false;
       if (junk) this.#lineJunk = true;
       if (this.#lineLen < MAX_LINE) this.#line[this.#lineLen++] = b;
       else this.#overlong = true;
@@ -122,8 +128,7 @@ export class BaudJudge {
     this.#overlong = false;
     if (cut) return;
     if (bad) return this.#breakRun();
-    const end = len > 0 && this.#line[len - 1] === CR ? len - 1 : len;
-    const kind = this.#scanner.scan(this.#line, 0, end);
+    const kind = this.#scanner.scan(this.#line, 0, len);
     if (kind === 'values' || kind === 'pairs') {
       const width = this.#scanner.count;
       if (kind === this.#runKind && width === this.#runWidth) this.#run++;
