@@ -20,6 +20,11 @@ describe('boards known by their USB id', () => {
     expect(knownBoard('16c0', '0483')?.name).toBe('Teensy (USB serial)');
     expect(knownBoard('303a', '1001')?.name).toBe('Espressif ESP32-S3/C3 (USB-Serial/JTAG)');
     expect(knownBoard('1366', '1015')?.name).toBe('Nordic DK (SEGGER J-Link OB)');
+    // ArduinoCore-megaavr: nona4809.pid.0=0x0058, uno2018.vid.0=0x03eb/pid 0x2145; ArduinoCore-sam: arduino_due_x(_dbg).
+    expect(knownBoard('2341', '0058')?.name).toBe('Arduino Nano Every');
+    expect(knownBoard('03eb', '2145')?.name).toBe('Arduino Uno WiFi Rev2');
+    expect(knownBoard('2341', '003d')?.name).toBe('Arduino Due (programming port)');
+    expect(knownBoard('2a03', '003e')?.name).toBe('Arduino Due (native USB port)');
   });
 
   it('names the bridge chip when the id is a USB–serial bridge, and says so', () => {
@@ -31,6 +36,9 @@ describe('boards known by their USB id', () => {
 
   it('falls back to the vendor\'s boards for an unlisted product, and to nothing for an unknown vendor', () => {
     expect(knownBoard('239a', 'beef')?.name).toBe('Adafruit board');
+    // Arduino's own vendor ids: a board newer than the table (or one it lacks) is still an Arduino.
+    expect(knownBoard('2341', '0999')?.name).toBe('Arduino board');
+    expect(knownBoard('2a03', '0999')?.name).toBe('Arduino board');
     expect(knownBoard('1a86', 'ffff')).toBeUndefined(); // WCH makes more than serial bridges: no guess
     expect(knownBoard('dead', 'beef')).toBeUndefined();
     expect(knownBoard(undefined, undefined)).toBeUndefined();

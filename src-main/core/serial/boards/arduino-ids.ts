@@ -8,6 +8,9 @@ const AVR = 'arduino/ArduinoCore-avr boards.txt';
 const MBED = 'arduino/ArduinoCore-mbed boards.txt';
 const RENESAS = 'arduino/ArduinoCore-renesas boards.txt';
 const SAMD = 'arduino/ArduinoCore-samd boards.txt';
+const MEGAAVR = 'arduino/ArduinoCore-megaavr boards.txt';
+const SAM = 'arduino/ArduinoCore-sam boards.txt';
+const USB_IDS = 'Debian usb.ids (/usr/share/misc/usb.ids, hwdata)';
 
 export const ARDUINO_IDS: readonly KnownId[] = [
   ids('2341', ['0043', '0001', '0243', '006a'], 'Arduino Uno', 'board', `${AVR} (uno)`),
@@ -43,4 +46,14 @@ export const ARDUINO_IDS: readonly KnownId[] = [
   ids('2341', ['0055', '8055'], 'Arduino MKR NB 1500', 'board', `${SAMD} (mkrnb1500)`),
   ids('2341', ['0056', '8056'], 'Arduino MKR Vidor 4000', 'board', `${SAMD} (mkrvidor4000)`),
   ids('2341', ['0057', '8057'], 'Arduino Nano 33 IoT', 'board', `${SAMD} (nano_33_iot)`),
+  ids('2341', ['0058'], 'Arduino Nano Every', 'board', `${MEGAAVR} (nona4809)`),
+  // The Uno WiFi Rev2's serial port is its on-board Atmel mEDBG debugger.
+  ids('03eb', ['2145'], 'Arduino Uno WiFi Rev2', 'board', `${MEGAAVR} (uno2018)`),
+  ids('2341', ['003d'], 'Arduino Due (programming port)', 'board', `${SAM} (arduino_due_x_dbg)`),
+  ids('2a03', ['003d'], 'Arduino Due (programming port)', 'board', `${SAM} (arduino_due_x_dbg)`),
+  ids('2341', ['003e'], 'Arduino Due (native USB port)', 'board', `${SAM} (arduino_due_x)`),
+  ids('2a03', ['003e'], 'Arduino Due (native USB port)', 'board', `${SAM} (arduino_due_x)`),
+  // Arduino's vendor ids name no other maker's boards: a board newer than this table is still "an Arduino".
+  ids('2341', '*', 'Arduino board', 'board', USB_IDS),
+  ids('2a03', '*', 'Arduino board', 'board', USB_IDS),
 ];
