@@ -79,3 +79,42 @@ describe('serial line source: readings counted whatever the rate', () => {
     }
   });
 });
+
+describe('serial line source: a slow board', () => {
+  const start = (lineEveryMs: number, line: string) => {
+    const q = quietLink('/dev/ttySLOW');
+    const opener: SerialOpener = { open: async () => q.link, exists: async () => true };
+    const sink: StreamSink = { info() {}, rows() {}, stats() {}, ended() {}, interrupted() {}, resumed() {} };
+    const factory = serialLinesFactory({
+      registry: { settingsFor: () => ({ ...DEFAULT_PORT_SETTINGS, baudRate: 115200 }) },
+      opener, clock: systemClock, log: createLogger(() => undefined), createReader: (o) => createLineReader(o),
+      // Scaled down: a board printing every 2 s against the 5 s wait for the first lines.
+      detectTimeoutMs: 300, slowDetectMs: 20_000,
+    });
+    const feeding = setInterval(() => q.send(line), lineEveryMs);
+    return { run: factory('serial:/dev/ttySLOW', { signal: new AbortController().signal }, sink), done: () => clearInterval(feeding) };
+  };
+
+  it('is waited for while its lines are clean: its columns show only from the fourth line', async () => {
+    // Before: "No numeric lines from /dev/ttySLOW within 0 s: 1 lines arrived but none were numbers (last: "partial: …")".
+    const b = start(250, '0.841,0.5,10\r\n');
+    try {
+      const running = await b.run;
+      expect(running.info.axes.map((a) => a.name)).toEqual(['value1', 'value2', 'value3']);
+      await running.stop();
+    } finally {
+      b.done();
+    }
+  }, 30_000);
+
+  it('is not waited for when what it prints is text', async () => {
+    const t0 = Date.now();
+    const b = start(250, 'waiting for the sensor\r\n');
+    try {
+      await expect(b.run).rejects.toThrow(/No numeric lines from \/dev\/ttySLOW within 0 s/);
+      expect(Date.now() - t0).toBeLessThan(10_000); // not the slow board's 20 s
+    } finally {
+      b.done();
+    }
+  }, 30_000);
+});

@@ -18,6 +18,11 @@ export interface SerialLinesDeps {
   createReader(o: LineReaderOverrides): LineReaderPort;
   /** How long to wait for the first readable lines before saying so. */
   detectTimeoutMs?: number;
+  /**
+   * How long a board whose lines are clean but few (a reading every few seconds) is waited for:
+   * its columns are known only from the third whole line after the one opening cut.
+   */
+  slowDetectMs?: number;
   /** How long a Nordic board's samples wait for its session info (names, rate; resent every 5 s) before they go on without. */
   nordicSessionWaitMs?: number;
   reconnectPollMs?: number;
@@ -35,6 +40,9 @@ export interface SerialLinesDeps {
 
 /** A rate set by hand that reads garbage this long (and no readings) is said to be the wrong one. */
 const WRONG_RATE_AFTER_MS = 1000;
+
+/** A board printing a reading every 5 s shows its fourth line (the first is cut by opening) within this. */
+const SLOW_DETECT_MS = 30_000;
 
 /** Enough of a stream's first bytes to say what it is. */
 const SEEN_BYTES = 64 * 1024;
@@ -126,7 +134,8 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
 
     let snap: LineReaderSnapshot;
     try {
-      snap = await waitForWidth(reader, serial, d.detectTimeoutMs ?? 5000, d.nordicSessionWaitMs ?? 6000, path, baud, seen, opts.signal);
+      const waits = { detectMs: d.detectTimeoutMs ?? 5000, slowMs: d.slowDetectMs ?? SLOW_DETECT_MS, sessionMs: d.nordicSessionWaitMs ?? 6000 };
+      snap = await waitForWidth(reader, serial, waits, path, baud, seen, opts.signal);
     } catch (err) {
       stopped = true;
       await link.close();
@@ -171,7 +180,14 @@ export function serialLinesFactory(d: SerialLinesDeps): SourceFactory {
   };
 }
 
-async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | null, timeoutMs: number, sessionWaitMs: number, path: string, baud: BaudUsed, seen: BaudJudge, signal: AbortSignal): Promise<LineReaderSnapshot> {
+interface DetectWaits {
+  detectMs: number;
+  slowMs: number;
+  sessionMs: number;
+}
+
+async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | null, waits: DetectWaits, path: string, baud: BaudUsed, seen: BaudJudge, signal: AbortSignal): Promise<LineReaderSnapshot> {
+  const { detectMs: timeoutMs, sessionMs: sessionWaitMs } = waits;
   const start = Date.now();
   let judging = !baud.detected;
   let end = start + timeoutMs;
@@ -203,11 +219,19 @@ async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | n
       }
       end = Math.max(end, nordicSince + sessionWaitMs + 1000);
     } else if (s.width !== null) return s;
-    if (Date.now() > end) {
-      if (serial?.protocol() === 'nordic') throw notNordic(path, Math.round(timeoutMs / 1000), s, baud, seen);
+    // Clean bytes, lines ending, and the only one rejected the line opening cut: a slow board, not a
+    // wrong one (a board that prints a prompt and waits ends no line, and is said as before).
+    const cut = s.badByReason.partial ?? 0;
+    const slow = serial?.protocol() !== 'nordic' && seen.junk === 0 && cut > 0 && s.badLines === cut;
+    if (Date.now() > end && !(slow && Date.now() < start + waits.slowMs)) {
+      const secs = Math.round(timeoutMs / 1000);
+      if (serial?.protocol() === 'nordic') throw notNordic(path, secs, s, baud, seen);
+      if (slow) {
+        throw new CoreError('Unavailable', `Too few lines from ${path} within ${Math.round(waits.slowMs / 1000)} s to tell its columns: fewer than 3 whole lines after the one opening cut, all of them clean. Check that the board prints a reading at least every 5 s.`, { path, silent: false });
+      }
       const what = s.badLines > 0 ? `${s.badLines} lines arrived but none were numbers (last: ${JSON.stringify(s.lastBadLine)})` : 'nothing readable arrived';
       // `silent`: not a byte came, which a board with the platform's firmware (AT) is until asked.
-      throw new CoreError('Unavailable', `No numeric lines from ${path} within ${Math.round(timeoutMs / 1000)} s: ${what}. Check the baud rate (now ${baud.rate}${baud.detected ? ', found' : ''}) and that the board prints one reading per line${serial ? ' (or runs Nordic\'s data forwarder)' : ''}.`, { path, silent: s.goodLines === 0 && s.badLines === 0 });
+      throw new CoreError('Unavailable', `No numeric lines from ${path} within ${secs} s: ${what}. Check the baud rate (now ${baud.rate}${baud.detected ? ', found' : ''}) and that the board prints one reading per line${serial ? ' (or runs Nordic\'s data forwarder)' : ''}.`, { path, silent: s.goodLines === 0 && s.badLines === 0 });
     }
     await new Promise((r) => setTimeout(r, 50));
   }
