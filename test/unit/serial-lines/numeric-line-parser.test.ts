@@ -101,6 +101,11 @@ describe('LineScanner: fields', () => {
     for (const line of ['accX:1.2,accY:3.4', 'accX:1.2 accY:3.4', 'accX: 1.2, accY: 3.4', 'accX:1.2\taccY:3.4\t']) {
       expect(scan(line), line).toEqual({ kind: 'pairs', values: [1.2, 3.4] });
     }
+    // A sketch's printf("ax=%f ay=%f\n"): was rejected as text ("none were numbers").
+    for (const line of ['accX=1.2 accY=3.4', 'accX=1.2,accY=3.4', 'accX= 1.2 accY= 3.4']) {
+      expect(scan(line), line).toEqual({ kind: 'pairs', values: [1.2, 3.4] });
+    }
+    expect(scan('a=b=1').kind).toBe('text');
     expect(scan('accX:nan,accY:1').kind).toBe('nan');
     expect(scan('accX:,accY:1').kind).toBe('nan');
     expect(scan('accX:abc').kind).toBe('text');
@@ -182,6 +187,7 @@ describe('NumericLineParser: names', () => {
     expect(outcomes).toEqual(['held', 'held', 'row', 'row', 'width', 'width', 'width']);
     expect(sink.rows).toEqual([[1, 2], [3, 4], [5, 6], [7, 8]]);
     expect(stats).toMatchObject({ layout: 'pairs', names: ['accX', 'accY'], width: 2 });
+    expect(feed(['ax=1 ay=2', 'ax=3 ay=4', 'ax=5 ay=6']).stats).toMatchObject({ layout: 'pairs', names: ['ax', 'ay'], width: 2 });
   });
 
   it('restarts settling when the pair names change before the width is settled', () => {

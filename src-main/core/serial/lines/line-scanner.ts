@@ -7,6 +7,7 @@ const COMMA = 0x2c;
 const MINUS = 0x2d;
 const DOT = 0x2e;
 const COLON = 0x3a;
+const EQUALS = 0x3d;
 
 /** What one line holds. The last four are reasons to reject it. */
 export type ScanKind = 'values' | 'pairs' | 'names' | 'blank' | 'text' | 'nan' | 'garbage' | 'width';
@@ -15,7 +16,8 @@ export type ScanKind = 'values' | 'pairs' | 'names' | 'blank' | 'text' | 'nan' |
 const POW10 = Float64Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 /**
- * Reads one line's fields straight from the bytes: numbers (`1.5,-2 3e-4`), `name:value` pairs, or
+ * Reads one line's fields straight from the bytes: numbers (`1.5,-2 3e-4`), `name:value` (or
+ * `name=value`) pairs, or
  * a header of names. No strings, regexes or allocations on the numeric path; names are left as
  * byte spans for the caller to compare or decode.
  */
@@ -58,7 +60,8 @@ export class LineScanner {
         for (j = i; j < end; j++) {
           const b = buf[j]!;
           if (b === SPACE || b === COMMA || b === TAB) break;
-          if (b === COLON) { if (colon < 0) colon = j; }
+          // "accX:1.2" (the Arduino plotter's pairs) or "accX=1.2" (a printf's): the same pair.
+          if (b === COLON || b === EQUALS) { if (colon < 0) colon = j; }
           else if (b < 0x20 || b === 0x7f) return this.#bad(buf, start, end, 'garbage');
           else if (b >= 0x80) high = true;
         }
