@@ -81,6 +81,16 @@ describe('probeBaud: a board\'s rate found from its own output', { timeout: 30_0
     expect(r).toMatchObject({ baud: 115_200, protocol: 'lines' });
   });
 
+  it.each([115_200, 9_600, 74_880])('finds a board printing a line every 700 ms (scaled: every 2 s) at %i', async (baud) => {
+    // Before: its lines fell into a few rates' turns, none a whole line at its own: "no rate read
+    // whole lines of numbers" (or found at the search's end as text, 10 s late).
+    const b = fakeBoard(baud, { everyMs: 700 });
+    const r = await probeBaud(b.link, { ...opts(probeOrder(null)), deadlineMs: 3000, slowMs: 1500, slowDeadlineMs: 25_000 });
+    b.stop();
+    expect(r).toMatchObject({ baud, protocol: 'lines' });
+    expect(/[\x80-\xff\x00]/.test(Buffer.concat(r.heard.map((h) => h.chunk)).toString('latin1'))).toBe(false);
+  });
+
   it('asks a silent board at each rate and finds the platform\'s firmware where it answers', async () => {
     const b = fakeBoard(57_600, { silent: true });
     const r = await probeBaud(b.link, { ...opts(probeOrder(null)), atWaitMs: 60 });

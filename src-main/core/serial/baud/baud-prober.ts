@@ -39,6 +39,14 @@ export interface BaudProbeOptions {
   settleMs?: number;
   /** Longest the whole search takes before it says what it read. */
   deadlineMs?: number;
+  /**
+   * A board printing seldom (a reading every 2 s): once a whole round heard it at only a few rates
+   * (its lines fell into their turns), each rate waits this long for the board's next bytes, and
+   * clean text is listened to this long after them for a whole line. Default 5 s.
+   */
+  slowMs?: number;
+  /** Longest the whole search takes once the board is known to print seldom. Default 45 s. */
+  slowDeadlineMs?: number;
   /** Ask a board silent at every rate whether it runs the platform's firmware (AT). Default true. */
   askAt?: boolean;
   atWaitMs?: number;
@@ -58,7 +66,9 @@ export async function probeBaud(link: ByteLink, o: BaudProbeOptions): Promise<Ba
   const quiet = o.quietMs ?? 220;
   const max = o.maxMs ?? 1500;
   const settle = o.settleMs ?? 25;
-  const deadline = Date.now() + (o.deadlineMs ?? 10_000);
+  const slowMs = o.slowMs ?? 5000;
+  const began = Date.now();
+  let deadline = began + (o.deadlineMs ?? 10_000);
   let judge = new BaudJudge();
   let heard: HeardChunk[] = [];
   let ignoreUntil = 0;
@@ -80,39 +90,65 @@ export async function probeBaud(link: ByteLink, o: BaudProbeOptions): Promise<Ba
     heard = [];
     if (!tried.includes(baud)) tried.push(baud);
   };
-  const listen = async (quietMs: number): Promise<BaudVerdict> => {
+  /**
+   * Listens at the current rate. `slow`: the board prints seldom, so the rate waits up to slowMs
+   * for its first bytes and is judged a quiet time after them, clean text up to slowMs after them.
+   */
+  const listen = async (quietMs: number, slow = false): Promise<BaudVerdict> => {
     const start = Date.now();
+    let firstAt: number | null = null;
     for (;;) {
       if (o.signal?.aborted) throw new CoreError('Busy', `Finding the baud rate of ${link.path} was cancelled.`);
       await new Promise((r) => setTimeout(r, POLL_MS));
-      const waited = Date.now() - start;
+      if (firstAt === null && judge.bytes > 0) firstAt = Date.now();
+      const from = slow ? (firstAt ?? start) : start;
+      const waited = Date.now() - from;
       const v = judge.verdict();
       if (v.verdict === 'data' || v.verdict === 'garbage') return v;
-      if (waited < quietMs) continue;
+      // A seldom-printing board's whole clean line is the proof it can give (as at a rate's end below).
+      if (slow && judge.cleanLines()) return { verdict: 'data', protocol: 'lines' };
+      if (slow && firstAt === null ? waited < slowMs && Date.now() < deadline : waited < quietMs) continue;
       const final = judge.verdict(true);
       if (final.verdict !== 'text') return final;
-      if (waited >= max || Date.now() > deadline) return judge.cleanLines() ? { verdict: 'data', protocol: 'lines' } : final;
+      if (waited >= (slow ? slowMs : max) || Date.now() > deadline) return judge.cleanLines() ? { verdict: 'data', protocol: 'lines' } : final;
     }
   };
   const found = (baud: number, protocol: BaudProbeResult['protocol']): BaudProbeResult => ({
     baud, protocol, tried: tried.filter((b) => b !== baud), silent: false, askedAt: false, heard, verdicts,
   });
-  try {
-    let text: number | null = null;
+  let text: number | null = null;
+  let slow = false;
+  /** Rounds through the order until a rate reads data (its result) or the deadline (null). */
+  const rounds = async (): Promise<BaudProbeResult | null> => {
     for (let round = 0; Date.now() < deadline; round++) {
       for (const baud of o.order) {
         if (round > 0 && Date.now() >= deadline) break;
         await switchTo(baud);
-        const v = await listen(quiet);
+        const v = await listen(quiet, slow);
         verdicts.set(baud, v.verdict);
         if (v.verdict === 'data') return found(baud, v.protocol);
         if (v.verdict === 'text') text ??= baud;
       }
-      if ([...verdicts.values()].every((v) => v === 'silent')) break;
+      const heardAt = [...verdicts.values()].filter((v) => v !== 'silent').length;
+      if (heardAt === 0) break;
+      // Heard at only a few rates in a whole round: not a board at a rate we do not try (that
+      // reads garbage nearly everywhere) but one whose lines are seconds apart and fell into a few
+      // rates' turns. From here each rate waits for the board to speak.
+      if (round === 0 && heardAt * 3 <= o.order.length) goSlow();
     }
+    return null;
+  };
+  const goSlow = () => {
+    slow = true;
+    deadline = Math.max(deadline, began + (o.slowDeadlineMs ?? 45_000));
+  };
+  try {
+    const streamed = await rounds();
+    if (streamed) return streamed;
     const silent = [...verdicts.values()].every((v) => v === 'silent');
     if (silent && (o.askAt ?? true)) {
       // The platform's firmware says nothing until asked: ask at each rate.
+      let heardWhileAsking = false;
       for (const baud of o.order) {
         await switchTo(baud);
         // After what the driver still holds from the old rate: the answer must not be ignored with it.
@@ -121,15 +157,22 @@ export async function probeBaud(link: ByteLink, o: BaudProbeOptions): Promise<Ba
         await link.write('AT\r');
         const v = await listen(o.atWaitMs ?? 250);
         if (v.verdict === 'data') return found(baud, v.protocol);
+        if (v.verdict !== 'silent') heardWhileAsking = true;
       }
-      return { baud: null, protocol: null, tried, silent: true, askedAt: true, heard: [], verdicts };
+      if (!heardWhileAsking) return { baud: null, protocol: null, tried, silent: true, askedAt: true, heard: [], verdicts };
+      // Not an AT board, but not silent either: a board printing seldom whose lines missed the
+      // first round (or fell where a wrong rate reads nothing). Each rate now waits for it.
+      goSlow();
+      const late = await rounds();
+      if (late) return late;
     }
     if (text !== null) {
       // Clean text at one rate and nothing better anywhere: the board's rate, printing no numbers.
       await switchTo(text);
       return found(text, 'text');
     }
-    return { baud: null, protocol: null, tried, silent, askedAt: false, heard: [], verdicts };
+    const silentAll = [...verdicts.values()].every((v) => v === 'silent');
+    return { baud: null, protocol: null, tried, silent: silentAll, askedAt: false, heard: [], verdicts };
   } finally {
     off();
   }
