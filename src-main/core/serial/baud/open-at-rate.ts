@@ -56,7 +56,9 @@ export async function openAtRate(d: OpenAtRateDeps, path: string, settings: Port
     if (r.baud === null) {
       const secs = Math.round((Date.now() - started) / 1000);
       if (r.silent) {
-        throw new CoreError('Unavailable', `No numeric lines from ${path} within ${secs} s: nothing readable arrived at any baud rate (tried ${r.tried.join(', ')})${r.askedAt ? ', and it did not answer AT commands at any of them' : ''}. Check that the board is running and prints one reading per line (or runs Nordic's data forwarder).`, { path, silent: true, askedAt: r.askedAt });
+        // Not asked: a sketch waiting for a key before it prints (while (!Serial.available())) looks like this.
+        const waiting = r.askedAt ? '' : ' A sketch that waits for input before it prints stays silent until it gets a character: send one from a serial monitor, or record with --mode auto, which writes to a silent board.';
+        throw new CoreError('Unavailable', `No numeric lines from ${path} within ${secs} s: nothing readable arrived at any baud rate (tried ${r.tried.join(', ')})${r.askedAt ? ', and it did not answer AT commands at any of them' : ''}. Check that the board is running and prints one reading per line (or runs Nordic's data forwarder).${waiting}`, { path, silent: true, askedAt: r.askedAt });
       }
       throw new CoreError('Unavailable', `Could not find the baud rate of ${path}: no rate read whole lines of numbers or Nordic frames (${describeVerdicts(r.verdicts)}). Check that the board prints one reading per line (or runs Nordic's data forwarder), or give its rate (--baud N).`, { path, silent: false });
     }
