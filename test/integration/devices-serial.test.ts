@@ -83,6 +83,18 @@ describe('capture-desk devices serial', () => {
     expect(Object.values(saved.rates).sort((a, b) => a - b)).toEqual([9_600, 57_600]);
   });
 
+  it('--probe of a port that opens but says nothing at any rate does not call it one that did not open', async () => {
+    const env = await fakeUdevadm(cleanups, await noPorts());
+    const silent = await openPtyPair(); // no board on the other end: a port with nothing running behind it
+    cleanups.push(() => silent.close());
+    const r = await runCli(['devices', 'serial', '--probe', '--json', '--data-dir', await mkdtemp(join(tmpdir(), 'cd-probe-silent-')), '--port', silent.hostPath], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const [p] = jsonLines(r.stdout);
+    // Before: "<path> did not open within 5 s." (the search and the AT questions outlast the 5 s).
+    expect(p!.problem).not.toMatch(/did not open/);
+    expect(p!.problem).toMatch(/^Nothing (readable|came) from .*(sketch running that prints readings)/);
+  });
+
   it('--probe of a port that is not there says so, and names the same board at its new path', async () => {
     // The first listing sees the Nano at ttyACM0 (no such file here); by the time it is opened it
     // is listed at ttyACM3, as after a re-plug while something held the old node.

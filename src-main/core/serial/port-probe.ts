@@ -56,17 +56,24 @@ export async function probePort(path: string, o: ProbeOptions): Promise<PortProb
   let link: ByteLink;
   let baud: number;
   let heard: HeardChunk[];
+  // Whether the port opened, for the sentence when the time runs out: a port that opened and was
+  // silent (searched at every rate, asked AT) is not one that "did not open".
+  let opened = false;
+  const opener: SerialOpener = { ...o.opener, open: async (p, b) => { const l = await o.opener.open(p, b); opened = true; return l; } };
   try {
     const opening = openAtRate(
-      { opener: o.opener, log: o.log ?? silentLogger, now: () => o.clock.now(), bauds: o.bauds, probe: { deadlineMs: Math.max(500, timeoutMs - 1500) } },
+      { opener, log: o.log ?? silentLogger, now: () => o.clock.now(), bauds: o.bauds, probe: { deadlineMs: Math.max(500, timeoutMs - 1500) } },
       path,
       { ...DEFAULT_PORT_SETTINGS, baudRate: 'auto' },
       search.signal,
     );
     // A port that opens after we gave up on it is closed again, never left open.
-    const opened = await withTimeout(opening, timeoutMs, `${path} did not open within ${timeoutMs / 1000} s.`, (late) => void late.link.close().catch(() => undefined), () => search.abort());
-    ({ link, heard } = opened);
-    baud = opened.baud.rate;
+    const late = (l: { link: ByteLink }) => void l.link.close().catch(() => undefined);
+    const at = await withTimeout(opening, timeoutMs, () => opened
+      ? `Nothing readable from ${path} within ${timeoutMs / 1000} s: it opened, but no baud rate read a board's output (nor did it answer as the platform's firmware, AT, where it was asked). Is a sketch running that prints readings? (A board printing seldom is found by record serial, which searches longer.)`
+      : `${path} did not open within ${timeoutMs / 1000} s.`, late, () => search.abort());
+    ({ link, heard } = at);
+    baud = at.baud.rate;
   } catch (err) {
     const d = err instanceof CoreError ? (err.details as { at?: boolean; baud?: number } | undefined) : undefined;
     // The platform's firmware answered AT at a rate: that is what the port is, not a problem.
@@ -143,10 +150,10 @@ function round(hz: number): number {
   return Math.round(hz * 100) / 100;
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, message: string, onLate: (value: T) => void, onExpire?: () => void): Promise<T> {
+function withTimeout<T>(p: Promise<T>, ms: number, message: () => string, onLate: (value: T) => void, onExpire?: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   p.then((v) => timedOut && onLate(v), () => undefined);
-  const expire = new Promise<never>((_, reject) => (timer = setTimeout(() => ((timedOut = true), onExpire?.(), reject(new Error(message))), ms)));
+  const expire = new Promise<never>((_, reject) => (timer = setTimeout(() => ((timedOut = true), onExpire?.(), reject(new Error(message()))), ms)));
   return Promise.race([p, expire]).finally(() => clearTimeout(timer));
 }
