@@ -19,3 +19,24 @@ test('Space records the live source for the set length; the sample shows up, lab
   await expect(row).toContainText('testing');
   await expect(row).toContainText(/queued|local/);
 });
+
+test('a label longer than 128 characters is refused at once, in words: its length and the limit, before any countdown', async ({ page, shell }) => {
+  await page.goto(shell.url);
+  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 10_000 }).toBeGreaterThan(50);
+  const bar = page.getByTestId('record-bar');
+  await bar.getByLabel('Label').fill('x'.repeat(200));
+  await bar.getByLabel('Length (s)').fill('1');
+  await bar.getByLabel('Countdown').selectOption('3');
+  await bar.getByTestId('record-button').click();
+  const notices = page.getByTestId('notices');
+  await expect(notices).toContainText('Could not start recording: The label is 200 characters long; a label is at most 128. Shorten it.');
+  await expect(notices).not.toContainText('Invalid arguments');
+  await expect(page.getByTestId('countdown')).toHaveCount(0);
+  await expect(bar.getByTestId('record-button')).toHaveText('Record');
+
+  // Shortened to the limit, the same take records.
+  await bar.getByLabel('Label').fill('x'.repeat(128));
+  await bar.getByLabel('Countdown').selectOption('0');
+  await bar.getByTestId('record-button').click();
+  await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 10_000 });
+});

@@ -3,6 +3,7 @@
  * names: the contract's face (contract.ts) does not export them.
  */
 import { z } from 'zod';
+import { LABEL_CONTROL_CHARS, MAX_LABEL_CHARS } from './label-rule.js';
 
 export const none = z.object({}).strict();
 export const Ids = z.array(z.string().min(1)).min(1).max(10_000);
@@ -10,8 +11,12 @@ export const Ids = z.array(z.string().min(1)).min(1).max(10_000);
 export const JobId = z.string().min(1).max(100);
 /** Milliseconds into a sample: at most a week. */
 export const Ms = z.number().nonnegative().max(7 * 24 * 3600_000);
-// eslint-disable-next-line no-control-regex
-export const Label = z.string().trim().min(1, 'label must not be empty').max(128).refine((l) => !/[\u0000-\u001f\u007f]/.test(l), 'label must not contain control characters');
+export const Label = z
+  .string()
+  .trim()
+  .min(1, 'label must not be empty')
+  .max(MAX_LABEL_CHARS, `a label is at most ${MAX_LABEL_CHARS} characters`)
+  .refine((l) => !LABEL_CONTROL_CHARS.test(l), 'label must not contain control characters');
 /** A local model's window stride (ms); null or absent: a quarter window. */
 export const StrideMs = z.number().positive().max(600_000).nullable();
 /** Below this top score a window is "uncertain" (default 0.6). */

@@ -1,4 +1,5 @@
 import type { Category } from '../../../src-main/core/contract/contract.js';
+import { labelProblem } from '../../../src-main/core/contract/label-rule.js';
 
 export const MAX_RECENT_LABELS = 9;
 export const MAX_EVENT_NAMES = 9;
@@ -80,6 +81,15 @@ export class CapturePrefs {
     const s = Number(t);
     if (!(s > 0) || !Number.isFinite(s)) throw new Error(`Length "${t}" is not a number of seconds above 0; leave it empty to record until you press Stop.`);
     return Math.round(s * 1000);
+  }
+
+  /** The label to record with, null for unlabeled (an empty or blank field); throws a message the user can act on. */
+  labelToSend(): string | null {
+    const l = this.label.trim();
+    if (l === '') return null;
+    const problem = labelProblem(l);
+    if (problem) throw new Error(problem);
+    return l;
   }
 
   /** A label that was just recorded moves to the front of the recent ones (digit 1). */

@@ -30,3 +30,25 @@ describe('capture preferences: event names', () => {
     expect(new CapturePrefs(s).eventNames).toEqual(['knock']);
   });
 });
+
+// A label typed or pasted into the capture panel is checked before the take starts, in words a
+// person can act on: the contract's schema text ("Too big: expected string to have <=128
+// characters", behind "Invalid arguments for record.start") was all they saw before.
+describe('capture preferences: the label to record with', () => {
+  const withLabel = (label: string) => Object.assign(new CapturePrefs(storage(null)), { label });
+
+  it('is trimmed, and empty or blank means unlabeled', () => {
+    expect(withLabel('  wave ').labelToSend()).toBe('wave');
+    expect(withLabel('').labelToSend()).toBeNull();
+    expect(withLabel('   ').labelToSend()).toBeNull();
+  });
+
+  it('of up to 128 characters is taken; a longer one is refused, saying its length and the limit', () => {
+    expect(withLabel('x'.repeat(128)).labelToSend()).toBe('x'.repeat(128));
+    expect(() => withLabel('x'.repeat(200)).labelToSend()).toThrow('The label is 200 characters long; a label is at most 128. Shorten it.');
+  });
+
+  it('with a pasted tab inside is refused, saying why', () => {
+    expect(() => withLabel('id\tle').labelToSend()).toThrow(/tab, line break or other control character/);
+  });
+});
