@@ -40,3 +40,20 @@ test('a label longer than 128 characters is refused at once, in words: its lengt
   await bar.getByTestId('record-button').click();
   await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 10_000 });
 });
+
+test('the first steps as written: type a label and a length, then Enter in the field records; Space there types into it', async ({ page, shell }) => {
+  await page.goto(shell.url);
+  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 10_000 }).toBeGreaterThan(50);
+  const bar = page.getByTestId('record-bar');
+  await bar.getByLabel('Label').fill('wave');
+  await bar.getByLabel('Length (s)').fill('1');
+  // Focus is still in the Length field, where the person typed last.
+  await expect(bar.getByLabel('Length (s)')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('recording-indicator')).toContainText('REC');
+  await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 10_000 });
+  // The shortcut sheet says so too.
+  await page.locator('body').click({ position: { x: 5, y: 300 } });
+  await page.keyboard.press('?');
+  await expect(page.getByRole('dialog')).toContainText('Enter (in Label or Length)');
+});

@@ -34,6 +34,8 @@ export interface KeyLike {
   metaKey: boolean;
   repeat: boolean;
   target: EventTarget | null;
+  /** An input method is still composing: its Enter picks the characters, it does not send anything. */
+  isComposing?: boolean;
 }
 
 /** Keys typed into a field (or toggling a focused checkbox) belong to it, not to the shortcuts. */
@@ -43,8 +45,20 @@ export function isTyping(target: EventTarget | null): boolean {
   return !!el && (['INPUT', 'TEXTAREA', 'SELECT'].includes(String(el.tagName)) || el.isContentEditable === true);
 }
 
+/**
+ * The capture panel's Label and Length fields (marked `data-record-on-enter`): Enter there starts
+ * the take, as Enter sends a form. Space cannot, since a label may hold spaces, and a person who
+ * typed a label and a length and then pressed Space, as the first steps say, saw nothing happen.
+ */
+function isRecordField(target: EventTarget | null): boolean {
+  const el = target as { dataset?: Record<string, string | undefined> } | null;
+  return el?.dataset?.recordOnEnter !== undefined;
+}
+
 export function captureAction(e: KeyLike, s: CaptureKeyState): CaptureAction {
-  if (e.ctrlKey || e.altKey || e.metaKey || e.repeat || isTyping(e.target)) return null;
+  if (e.ctrlKey || e.altKey || e.metaKey || e.repeat) return null;
+  if (e.key === 'Enter' && !e.isComposing && !s.recording && !s.countingDown && isRecordField(e.target)) return { kind: 'toggle-record' };
+  if (isTyping(e.target)) return null;
   if (e.code === 'Space') return { kind: 'toggle-record' };
   if (e.key === 'Escape' && s.countingDown) return { kind: 'cancel-countdown' };
   // e.code, not e.key: the digit row is the same place on every layout (AZERTY types "&" for 1).
@@ -73,6 +87,7 @@ export const SHORTCUTS: ReadonlyArray<{ group: string; keys: ReadonlyArray<{ key
     group: 'Live view',
     keys: [
       { keys: 'Space', what: 'Start / stop recording' },
+      { keys: 'Enter (in Label or Length)', what: 'Start recording' },
       { keys: '1 … 9 (not recording)', what: 'Use recent label 1 … 9' },
       { keys: '1 … 9 (recording)', what: 'Start event 1 … 9 (ends the open one); only events named on the live view' },
       { keys: '0, or the open event’s digit', what: 'End the open event' },

@@ -14,6 +14,17 @@ describe('capture keys', () => {
     expect(captureAction(key('Space', { target: { tagName: 'INPUT' } as unknown as EventTarget }), idle)).toBeNull(); // typing a label
   });
 
+  it('Enter in the Label or Length field starts the take (Space there types a space); not in other fields, nor while a take runs', () => {
+    const recordField = { tagName: 'INPUT', dataset: { recordOnEnter: '' } } as unknown as EventTarget;
+    const otherField = { tagName: 'INPUT', dataset: {} } as unknown as EventTarget;
+    expect(captureAction(key('Enter', { key: 'Enter', target: recordField }), idle)).toEqual({ kind: 'toggle-record' });
+    expect(captureAction(key('Space', { key: ' ', target: recordField }), idle)).toBeNull();
+    expect(captureAction(key('Enter', { key: 'Enter', target: otherField }), idle)).toBeNull();
+    expect(captureAction(key('Enter', { key: 'Enter', target: recordField, isComposing: true }), idle)).toBeNull();
+    expect(captureAction(key('Enter', { key: 'Enter', target: recordField }), rec)).toBeNull();
+    expect(captureAction(key('Enter', { key: 'Enter', target: recordField }), { ...idle, countingDown: true })).toBeNull();
+  });
+
   it('digits pick a recent label before recording and mark events while recording', () => {
     expect(captureAction(key('Digit3'), idle)).toEqual({ kind: 'pick-label', index: 2 });
     expect(captureAction(key('Numpad2'), idle)).toEqual({ kind: 'pick-label', index: 1 });
