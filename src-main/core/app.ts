@@ -347,6 +347,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     'remote.rename': ({ sourceId, name }) => remote.rename(sourceId, name),
     'record.start': (o) => recordings.start(o),
     'record.stop': ({ sessionId }) => recordings.stop(sessionId),
+    'record.active': () => recordings.active(),
     'record.mark': ({ sessionId, label }) => recordings.mark(sessionId, label),
     ...atBoards.handlers,
     ...review.handlers,

@@ -57,3 +57,27 @@ test('the first steps as written: type a label and a length, then Enter in the f
   await page.keyboard.press('?');
   await expect(page.getByRole('dialog')).toContainText('Enter (in Label or Length)');
 });
+
+test('a take still recording when the page is reloaded (or opened in a second browser) shows there with its Stop', async ({ page, shell, context }) => {
+  await page.goto(shell.url);
+  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 10_000 }).toBeGreaterThan(50);
+  const bar = page.getByTestId('record-bar');
+  await bar.getByLabel('Label').fill('reloaded');
+  await bar.getByLabel('Length (s)').fill(''); // until stopped
+  await bar.getByTestId('record-button').click();
+  await expect(page.getByTestId('recording-indicator')).toContainText('REC');
+
+  // A second browser tab on the same serve sees the take running.
+  const other = await context.newPage();
+  await other.goto(shell.url);
+  await expect(other.getByTestId('recording-indicator')).toContainText('REC');
+  await expect(other.getByTestId('record-button')).toHaveText('Stop');
+  await other.close();
+
+  await page.reload();
+  await expect(page.getByTestId('recording-indicator')).toContainText('REC');
+  await expect(bar.getByTestId('record-button')).toHaveText('Stop');
+  await bar.getByTestId('record-button').click();
+  await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 10_000 });
+  await expect(page.getByTestId('notices')).not.toContainText('already being recorded');
+});

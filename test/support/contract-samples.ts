@@ -35,6 +35,7 @@ export const sampleInputs: { [M in MethodName]: MethodInput<M> } = {
   'samples.checkQuality': { ids: ['no-such-sample'] },
   'record.start': { sourceIds: ['no-such-source'], label: 'idle', category: 'training', lengthMs: 1000 },
   'record.stop': { sessionId: 'no-such-session' },
+  'record.active': {},
   'record.mark': { sessionId: 'no-such-session', label: 'tap' },
   'at.readBoard': { path: '/dev/no-such-board' },
   'at.record': { path: '/dev/no-such-board', lengthMs: 1000, label: 'idle', category: 'training' },

@@ -213,6 +213,11 @@ export class RecordingService {
   }
 
   /** A session is recording `sourceId` now (it must not be restarted or switched under it). */
+  /** Sessions still recording or saving, oldest first. */
+  active(): RecordingStatus[] {
+    return [...this.#sessions.values()].map((s) => s.status).filter((st) => st.state === 'recording' || st.state === 'saving');
+  }
+
   isRecording(sourceId: string): boolean {
     return [...this.#sessions.values()].some((s) => s.status.sourceIds.includes(sourceId));
   }

@@ -45,6 +45,12 @@ export const captureMethods = {
     output: RecordingStatus,
   },
   'record.stop': { input: z.object({ sessionId: z.string() }).strict(), output: RecordingStatus },
+  /**
+   * The takes running now. A window opened (or reloaded) while a take records learns of it here,
+   * so it can show it and stop it: otherwise a take without a length ran on with no Stop anywhere,
+   * and Record said the source "is already being recorded".
+   */
+  'record.active': { input: none, output: z.array(RecordingStatus) },
   /** While recording: a label starts an event (ending the open one); null ends the open event. */
   'record.mark': { input: z.object({ sessionId: z.string(), label: Label.nullable() }).strict(), output: RecordingStatus },
 
