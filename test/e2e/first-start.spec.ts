@@ -84,10 +84,19 @@ test('settings are saved through the core, and a bad URL is explained', async ({
   await expect(form.getByLabel('Project ID')).toHaveValue('4242');
   await expect(form.getByLabel('Device name')).toHaveValue('lab-bench-3');
 
+  // Each bad value is said with the field's name as the form shows it, never the code's ("ingestionUrl").
   await form.getByLabel('Ingestion URL').fill('ftp://example');
   await form.getByRole('button', { name: 'Save settings' }).click();
-  await expect(form.getByRole('alert')).toContainText('ingestionUrl');
-  await expect(form.getByRole('alert')).toContainText('http');
+  await expect(form.getByRole('alert')).toHaveText('Ingestion URL must be an http:// or https:// URL (e.g. https://ingestion.edgeimpulse.com); "ftp://example" is not.');
+  await form.getByLabel('Ingestion URL').fill('https://ingestion.edgeimpulse.com');
+  await form.getByLabel('Management API URL').fill('studio.edgeimpulse.com/v1');
+  await form.getByRole('button', { name: 'Save settings' }).click();
+  await expect(form.getByRole('alert')).toContainText('Management API URL must be an http:// or https:// URL');
+  await form.getByLabel('Management API URL').fill('https://studio.edgeimpulse.com/v1');
+  await form.getByLabel('Device name').fill('   ');
+  await form.getByRole('button', { name: 'Save settings' }).click();
+  await expect(form.getByRole('alert')).toHaveText('Device name must not be empty: it names this computer in the samples it records (e.g. lab-bench-3).');
+  await expect(form.getByRole('alert')).not.toContainText('Invalid arguments');
 });
 
 test('the device list works from the keyboard', async ({ page, shell }) => {
