@@ -161,3 +161,30 @@ test('a capture with marked events shows them in the sample view and splits arou
   const labels = await page.getByTestId('sample-table').locator('tbody tr td.label').allTextContents();
   expect(labels.sort()).toEqual(['gesture', 'gesture', 'gesture', 'shake', 'tap']);
 });
+
+test('"Discard original…" from the keyboard: the question takes the focus to Keep, and Keep or Esc bring it back; nothing is deleted', async ({ page, shell }) => {
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await page.getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, [sensorFile('keep.01.cbor')]);
+  await row(page, 'keep.01.cbor').dblclick();
+  const view = page.getByTestId('sample-view');
+  await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
+
+  const ask = view.getByRole('button', { name: 'Discard original…' });
+  await ask.focus();
+  await page.keyboard.press('Enter');
+  const keep = view.getByRole('button', { name: 'Keep', exact: true });
+  await expect(keep).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(ask).toBeFocused();
+
+  await page.keyboard.press('Enter');
+  await expect(keep).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(ask).toBeFocused();
+  await expect(view).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(view).toBeHidden();
+  await expect(row(page, 'keep.01.cbor')).toHaveCount(1);
+});
