@@ -2,6 +2,7 @@ import { LINE_BOARD } from '../support/boards/board-on-pty.js';
 import { expect, test } from './fixtures.js';
 import { expectFocusShown, press, tabTo, typeInto } from './keyboard.js';
 import { tableRow } from './sample-views.js';
+import { addModel } from './seed.js';
 
 // Issue 28, item 3: the main workflow without a pointer. Connect the project, choose a board, set
 // label and category, record, open the take, crop it, upload the crop and find it in the Samples
@@ -100,4 +101,36 @@ test('keyboard only: from a board chosen in the device list to its cropped take 
   await expect(crop.locator('td.label')).toHaveText('knock');
   await expect(crop.locator('td').nth(3)).toHaveText('testing');
   await expectFocusShown(page);
+});
+
+test('keyboard only: hiding the checklist and answering "Remove…" of a model keep the focus on the page, and Esc answers Cancel', async ({ page, shell }) => {
+  await addModel(shell.dataDir, 'gestures');
+  await page.goto(shell.url);
+  const checklist = page.getByTestId('setup-checklist');
+  await expect(checklist).toBeVisible();
+  // Hide: the list goes, and the keyboard lands on the ? button that brings it back.
+  await tabTo(page, checklist.getByRole('button', { name: 'Hide' }));
+  await press(page, 'Enter');
+  await expect(checklist).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Keyboard shortcuts, manual, connection checklist and diagnostics' })).toBeFocused();
+
+  await press(page, 'Alt+3');
+  const model = page.locator('[data-testid=model][data-name=gestures]');
+  const ask = model.getByRole('button', { name: 'Remove model gestures' });
+  await tabTo(page, ask);
+  await press(page, 'Enter');
+  await expect(model.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await press(page, 'Escape');
+  await expect(ask).toBeFocused();
+  await press(page, 'Enter');
+  await press(page, 'Enter'); // Cancel
+  await expect(ask).toBeFocused();
+  await expect(model).toHaveCount(1);
+
+  await press(page, 'Enter');
+  await press(page, 'Shift+Tab'); // from Cancel to Remove
+  await expect(model.getByRole('button', { name: 'Remove', exact: true })).toBeFocused();
+  await press(page, 'Enter');
+  await expect(model).toHaveCount(0);
+  await expect(page.getByTestId('models').getByRole('button', { name: 'Add model…' })).toBeFocused();
 });
