@@ -49,6 +49,18 @@ describe('core: samples, queue, keys and the platform, through the contract', ()
     expect(events.some(([n]) => n === 'queue.changed')).toBe(true);
   });
 
+  it('a refused key pauses the queue saying what to do in the app, and saving the right key resumes it by itself', async () => {
+    const { srv, call } = await setup();
+    await call('keys.set', { kind: 'api-key', key: 'ei_wrong' });
+    await call<Sample>('samples.addFile', { name: 'idle.1.cbor', bytes: cbor(1), category: 'training', queue: true });
+    await until(async () => (await call<{ paused: boolean }>('queue.status')).paused);
+    const { pausedReason } = await call<{ pausedReason: string }>('queue.status');
+    expect(pausedReason).toBe('The platform refused the API key (401: Invalid API key). Enter the right key for this project in Settings → API key; uploads resume when it is saved.');
+    await call('keys.set', { kind: 'api-key', key: KEY });
+    await until(() => srv.samples.length === 1);
+    expect((await call<{ paused: boolean }>('queue.status')).paused).toBe(false);
+  });
+
   it('sends as many requests at once as the uploads-in-parallel setting says, changed while running', async () => {
     const { srv, call } = await setup();
     await call('keys.set', { kind: 'api-key', key: KEY });

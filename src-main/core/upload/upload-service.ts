@@ -49,6 +49,9 @@ export class UploadService {
         const key = await this.#apiKey(s.projectId);
         return { ingestionUrl: s.ingestionUrl, apiKey: key };
       },
+      // Saving a key resumes the app's queue by itself (keys.set): the pause says so, rather than
+      // the queue's own "until you set a valid key and resume", which sent people looking for a button.
+      keyRefusedHint: 'Enter the right key for this project in Settings → API key; uploads resume when it is saved.',
       onChange: (status, ids) => {
         for (const id of ids) this.#changedIds.push(id);
         this.#status.push(status);
