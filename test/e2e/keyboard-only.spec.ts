@@ -134,3 +134,29 @@ test('keyboard only: hiding the checklist and answering "Remove…" of a model k
   await expect(model).toHaveCount(0);
   await expect(page.getByTestId('models').getByRole('button', { name: 'Add model…' })).toBeFocused();
 });
+
+test('keyboard only: Space on a button or the device list reached with Tab presses it, and records nothing', async ({ page, shell }) => {
+  test.slow(); // some forty key presses, each followed by a look at the focus
+  await page.goto(shell.url);
+  await expect.poll(async () => Number(await page.getByTestId('rows-received').textContent()), { timeout: 10_000 }).toBeGreaterThan(50);
+  const bar = page.getByTestId('record-bar');
+  await typeInto(page, bar.getByLabel('Length (s)'), '1');
+
+  const watch = page.getByRole('button', { name: 'Keep watching' });
+  await tabTo(page, watch, { back: true });
+  await press(page, 'Space');
+  await expect(page.getByRole('button', { name: 'Watching alongside' })).toBeFocused();
+  await tabTo(page, bar.getByRole('button', { name: '+ Add key' }));
+  await press(page, 'Space');
+  await expect(bar.getByLabel('Metadata key 1')).toBeVisible();
+  await tabTo(page, page.getByTestId('device-list'), { back: true });
+  await press(page, 'Space');
+
+  // Nothing was recorded by any of those presses; Space on the Record button itself records.
+  await page.waitForTimeout(1500);
+  await expect(page.getByTestId('recording-indicator')).toHaveCount(0);
+  await expect(page.getByTestId('recording-saved')).toHaveCount(0);
+  await tabTo(page, bar.getByTestId('record-button'));
+  await press(page, 'Space');
+  await expect(page.getByTestId('recording-saved')).toContainText('Saved 1 sample', { timeout: 10_000 });
+});

@@ -55,11 +55,30 @@ function isRecordField(target: EventTarget | null): boolean {
   return el?.dataset?.recordOnEnter !== undefined;
 }
 
+/** Controls whose own key Space is: it presses a button, ticks a switch, picks in a list. */
+const SPACE_ROLES = new Set(['button', 'switch', 'checkbox', 'radio', 'tab', 'option', 'listbox', 'menuitem', 'link']);
+
+/**
+ * A control reached with the keyboard (Tab, shown by :focus-visible) keeps Space: a person who
+ * tabbed to "Keep watching" or "+ Add key" and pressed Space got a take recorded (and queued)
+ * instead of the button pressed. One clicked with the mouse keeps the focus too, but not
+ * :focus-visible: there Space stays the record key, as people who clicked a chip and then pressed
+ * Space expect.
+ */
+function ownsSpace(target: EventTarget | null): boolean {
+  // Duck-typed, as isTyping.
+  const el = target as { tagName?: unknown; getAttribute?: (name: string) => string | null; matches?: (selector: string) => boolean } | null;
+  if (!el) return false;
+  const role = el.getAttribute?.('role') ?? null;
+  const control = ['BUTTON', 'A', 'SUMMARY'].includes(String(el.tagName)) || (role !== null && SPACE_ROLES.has(role));
+  return control && el.matches?.(':focus-visible') === true;
+}
+
 export function captureAction(e: KeyLike, s: CaptureKeyState): CaptureAction {
   if (e.ctrlKey || e.altKey || e.metaKey || e.repeat) return null;
   if (e.key === 'Enter' && !e.isComposing && !s.recording && !s.countingDown && isRecordField(e.target)) return { kind: 'toggle-record' };
   if (isTyping(e.target)) return null;
-  if (e.code === 'Space') return { kind: 'toggle-record' };
+  if (e.code === 'Space') return ownsSpace(e.target) ? null : { kind: 'toggle-record' };
   if (e.key === 'Escape' && s.countingDown) return { kind: 'cancel-countdown' };
   // e.code, not e.key: the digit row is the same place on every layout (AZERTY types "&" for 1).
   const digit = /^(?:Digit|Numpad)([0-9])$/.exec(e.code)?.[1];

@@ -25,6 +25,16 @@ describe('capture keys', () => {
     expect(captureAction(key('Enter', { key: 'Enter', target: recordField }), { ...idle, countingDown: true })).toBeNull();
   });
 
+  it('Space on a control reached with the keyboard is that control\'s (it presses the button); clicked with the mouse, Space still records', () => {
+    const control = (tagName: string, focusVisible: boolean, role: string | null = null) =>
+      ({ tagName, getAttribute: (n: string) => (n === 'role' ? role : null), matches: (sel: string) => sel === ':focus-visible' && focusVisible }) as unknown as EventTarget;
+    expect(captureAction(key('Space', { key: ' ', target: control('BUTTON', true) }), idle)).toBeNull();
+    expect(captureAction(key('Space', { key: ' ', target: control('UL', true, 'listbox') }), idle)).toBeNull();
+    expect(captureAction(key('Space', { key: ' ', target: control('DIV', true, 'switch') }), rec)).toBeNull();
+    expect(captureAction(key('Space', { key: ' ', target: control('BUTTON', false) }), idle)).toEqual({ kind: 'toggle-record' });
+    expect(captureAction(key('Space', { key: ' ', target: control('DIV', true) }), idle)).toEqual({ kind: 'toggle-record' }); // not a control
+  });
+
   it('digits pick a recent label before recording and mark events while recording', () => {
     expect(captureAction(key('Digit3'), idle)).toEqual({ kind: 'pick-label', index: 2 });
     expect(captureAction(key('Numpad2'), idle)).toEqual({ kind: 'pick-label', index: 1 });
