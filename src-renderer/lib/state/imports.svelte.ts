@@ -1,4 +1,5 @@
 import type { Category, Sample } from '../../../src-main/core/contract/contract.js';
+import { labelProblem } from '../../../src-main/core/contract/label-rule.js';
 import type { Api } from '../api/client.js';
 import { addByPaths, addOneFile, MAX_DROP_BYTES, PLATFORM_MAX_BYTES, type AddFileOutcome, type PathOf } from '../samples/add-one-file.js';
 import type { LabelMode } from '../samples/label-mode.js';
@@ -63,6 +64,12 @@ export class Imports {
     const label = this.#label();
     if (label === false) {
       this.formError = 'Type the label to give these files, or choose another label option.';
+      return;
+    }
+    // Said once, before anything is sent, rather than as the same refusal on every file's row.
+    const problem = typeof label === 'string' ? labelProblem(label) : null;
+    if (problem) {
+      this.formError = problem;
       return;
     }
     this.formError = null;

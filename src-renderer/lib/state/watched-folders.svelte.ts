@@ -1,4 +1,5 @@
 import type { Category, MethodOutput } from '../../../src-main/core/contract/contract.js';
+import { labelProblem } from '../../../src-main/core/contract/label-rule.js';
 import type { Api } from '../api/client.js';
 import { ApiError } from '../api/client.js';
 import type { MetadataEntry } from '../capture/capture-prefs.svelte.js';
@@ -66,6 +67,11 @@ export class WatchedFolders {
     }
     if (this.labelMode === 'fixed' && !this.fixedLabel.trim()) {
       this.formError = 'Type the label every file in this folder gets, or pick another label rule.';
+      return false;
+    }
+    const problem = this.labelMode === 'fixed' ? labelProblem(this.fixedLabel) : null;
+    if (problem) {
+      this.formError = problem;
       return false;
     }
     const label = this.labelMode === 'fixed' ? { mode: 'fixed' as const, label: this.fixedLabel.trim() } : { mode: this.labelMode };

@@ -76,6 +76,19 @@ describe('Add files in the Electron window', () => {
     imports.dispose();
   });
 
+  it('refuses a fixed label over 128 characters once, before any file is sent, saying its length and the limit', async () => {
+    const { files, paths } = drop('long', 3);
+    const imports = new Imports(api, new SampleIndex(api), (f) => paths.get(f) ?? '');
+    imports.labelMode = 'fixed';
+    imports.fixedLabel = 'x'.repeat(200);
+    calls.length = 0;
+    await imports.add(files);
+    expect(calls).toEqual([]);
+    expect(imports.items).toEqual([]);
+    expect(imports.formError).toBe('The label is 200 characters long; a label is at most 128. Shorten it.');
+    imports.dispose();
+  });
+
   it('stops at a cancel: the call in flight finishes, nothing after it is sent', async () => {
     const { files, paths } = drop('tap', 600);
     const imports = new Imports(api, new SampleIndex(api), (f) => paths.get(f) ?? '');
