@@ -120,6 +120,21 @@ describe('capture-desk record serial --mode lines (PTY board)', () => {
     expect(verifyAcquisitionSignature(srv.samples[0]!.bytes, 'proj-hmac')).toBe(true);
   });
 
+  it('a label with "/" is kept as typed, and names a file that stays one file here and on the platform', async () => {
+    const srv = await startIngestionServer();
+    cleanups.push(() => srv.close());
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
+    const r = await runCli(['record', 'serial', '--port', pty.hostPath, '--length-ms', '500', '--label', 'left/right',
+      '--upload', '--ingestion-url', srv.url, '--api-key', 'ei_test_key', '--data-dir', await dataDir()]);
+    expect(r.code, r.stderr).toBe(0);
+    const s = lastJson(r.stdout);
+    expect(s).toMatchObject({ state: 'uploaded', label: 'left/right' });
+    expect(s.name).toMatch(/^left_right\.[0-9a-f]{8}\.cbor$/);
+    expect(srv.samples).toHaveLength(1);
+    // Before: sent as "left/right.….cbor", which the platform stored as "right.….cbor".
+    expect(srv.samples[0]).toMatchObject({ label: 'left/right', originalName: s.name });
+  });
+
   it('--upload with a refused key gives the command line\'s advice, and the next --upload run sends the queued take', async () => {
     const srv = await startIngestionServer();
     cleanups.push(() => srv.close());

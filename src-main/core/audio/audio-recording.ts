@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import { storageError } from '../fs/storage-error.js';
 import { RECORDINGS_DIR, type AudioRecordingNote } from '../recordings/recordings-folder.js';
 import { newSampleId } from '../samples/sample-id.js';
+import { takeName } from '../samples/take-name.js';
 
 export interface AudioRecordingOptions {
   label: string | null;
@@ -240,7 +241,7 @@ export class AudioRecording {
     const label = this.#o.label;
     const late = (await this.#o.atSave?.(info.frames, this.#error)) ?? {};
     const sample = await this.#store.commitFile(this.#reserved, {
-      name: `${label ?? 'unlabeled'}.${this.#reserved.id.slice(0, 8)}.wav`,
+      name: takeName(label, `${this.#reserved.id.slice(0, 8)}.wav`),
       kind: 'audio',
       label,
       category: this.#o.category,

@@ -6,6 +6,7 @@ import type { RowTiming, StreamHub } from '../stream/stream-hub.js';
 import { RECORDINGS_DIR } from '../recordings/recordings-folder.js';
 import { SensorRecorder } from './sensor-recorder.js';
 import type { RecordingRequest } from './stream-recording.js';
+import { takeName } from '../samples/take-name.js';
 
 /** A stream recording's request, with the length counted at the board's own rate. */
 export interface PartedRequest extends Omit<RecordingRequest, 'length'> {
@@ -200,7 +201,7 @@ export class PartedRecording {
         continue;
       }
       const n = withRows.indexOf(part);
-      const name = `${this.request.label ?? 'unlabeled'}.${recorder.id.slice(0, 8)}${withRows.length > 1 ? `.part${n + 1}` : ''}.cbor`;
+      const name = takeName(this.request.label, `${recorder.id.slice(0, 8)}${withRows.length > 1 ? `.part${n + 1}` : ''}.cbor`);
       let reserved!: { id: string; tempPath: string };
       // Reserved by the recorder: a refusal there keeps the part's rows and says where.
       const { rows } = await recorder.finish(() => (reserved = this.store.reserveFile('.cbor')).tempPath, { intervalMs, hmacKey: o.hmacKey });

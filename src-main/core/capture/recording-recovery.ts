@@ -9,6 +9,7 @@ import { readSigningKey, type SigningKey } from '../secrets/signing-key.js';
 import { measureRecordedRate, PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE, shortStretchNote } from './recorded-rate.js';
 import { completeRows, completeRowsIn } from './recording-rows.js';
 import { writeAcquisition, type RecordingHeader } from './sensor-recorder.js';
+import { takeName } from '../samples/take-name.js';
 
 export { completeRows };
 
@@ -120,7 +121,7 @@ async function recoverOne(store: SampleStore, headerFile: string, rowsFile: stri
   const ctx = header.context as { label?: string | null; category?: Category; metadata?: Record<string, string>; sourceId?: string; rateMeasured?: unknown };
   const label = ctx.label ?? null;
   const common = {
-    name: `${label ?? 'unlabeled'}.${id.slice(0, 8)}.cbor`,
+    name: takeName(label, `${id.slice(0, 8)}.cbor`),
     kind: 'sensor' as const,
     label,
     category: ctx.category ?? 'training',
@@ -197,7 +198,7 @@ async function recoverAudio(store: SampleStore, noteFile: string, wavFile: strin
     await fh.close();
   }
   return store.commitFile({ id, tempPath: wavFile }, {
-    name: `${note.label ?? 'unlabeled'}.${id.slice(0, 8)}.wav`,
+    name: takeName(note.label, `${id.slice(0, 8)}.wav`),
     kind: 'audio',
     label: note.label,
     category: note.category,

@@ -7,6 +7,7 @@ import { PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE } from './recorded-rate.js';
 import { RECORDINGS_DIR } from '../recordings/recordings-folder.js';
 import { SensorRecorder } from './sensor-recorder.js';
 import { TakeLength } from './take-length.js';
+import { takeName } from '../samples/take-name.js';
 
 export { PLACEHOLDER_INTERVAL_MS, RATE_MISSING_NOTE };
 
@@ -178,7 +179,7 @@ export class StreamRecording {
 
   async finish(o: FinishOptions): Promise<Sample> {
     this.#untap();
-    const name = `${this.request.label ?? 'unlabeled'}.${this.recorder.id.slice(0, 8)}.cbor`;
+    const name = takeName(this.request.label, `${this.recorder.id.slice(0, 8)}.cbor`);
     let reserved!: { id: string; tempPath: string };
     const rateMissing = o.intervalMs === null;
     // Without a rate the rows are still written in the acquisition format (so the sample can be

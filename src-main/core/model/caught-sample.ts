@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { SampleStore } from '../samples/sample-store.js';
 import type { ModelEntry } from '../contract/model-schema.js';
 import type { CaughtSpan } from './catch-spans.js';
+import { takeName } from '../samples/take-name.js';
 
 export interface CaughtTake {
   label: string | null;
@@ -54,7 +55,7 @@ function commitCaught(
   file: { kind: 'sensor' | 'audio'; ext: string; lengthMs: number; extra: Record<string, unknown> },
 ): Promise<Sample> {
   return store.commitFile(reserved, {
-    name: `${t.label ?? 'unlabeled'}.${reserved.id.slice(0, 8)}${file.ext}`,
+    name: takeName(t.label, `${reserved.id.slice(0, 8)}${file.ext}`),
     kind: file.kind,
     label: t.label,
     category: t.category,

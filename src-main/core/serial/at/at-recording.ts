@@ -10,6 +10,7 @@ import type { SerialOpener } from '../byte-link.js';
 import { AtClient } from './at-client.js';
 import type { AtDeviceConfig } from './at-config.js';
 import type { AtSampleStage } from './at-sampling.js';
+import { takeName } from '../../samples/take-name.js';
 
 export interface AtRecordingRequest {
   path: string;
@@ -94,7 +95,7 @@ export async function recordFromAtBoard(d: AtRecordingDeps, o: AtRecordingReques
       if (!decoded) {
         // What the board sent is kept as it came, so nothing is lost; it is not queued.
         sample = await d.store.addBytes(
-          { ...base, name: `${o.label ?? 'unlabeled'}.${Date.now().toString(36)}.bin`, kind: 'other', incomplete: true, queue: false,
+          { ...base, name: takeName(o.label, `${Date.now().toString(36)}.bin`), kind: 'other', incomplete: true, queue: false,
             note: [`incomplete: the board's sample could not be read (${(readError as Error).message}); its ${bytes.length} bytes are kept as they arrived. Check the firmware version and the transfer baud rate, then record again.`, o.note].filter(Boolean).join('; '),
             extra: { ...facts, bytes_read: bytes.length } },
           bytes,
@@ -105,7 +106,7 @@ export async function recordFromAtBoard(d: AtRecordingDeps, o: AtRecordingReques
         sample = await d.store.addBytes(
           {
             ...base,
-            name: `${o.label ?? 'unlabeled'}.${Date.now().toString(36)}.${decoded.format}`,
+            name: takeName(o.label, `${Date.now().toString(36)}.${decoded.format}`),
             kind: 'sensor',
             lengthMs: rows * decoded.msg.payload.interval_ms,
             queue: o.queue ?? false,
