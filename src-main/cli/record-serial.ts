@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { systemClock } from '../core/clock.js';
 import { defaultDataDir, ensureDataDir } from '../core/data-dir.js';
 import type { Category, Sample } from '../core/contract/contract.js';
@@ -6,6 +5,7 @@ import { EventBus } from '../core/event-bus.js';
 import { stderrLogger } from '../core/log.js';
 import { SampleStore } from '../core/samples/sample-store.js';
 import { AT_BAUD } from '../core/serial/port-registry.js';
+import { notAPort } from '../core/serial/not-a-port.js';
 import { serialportOpener } from '../core/serial/serialport-opener.js';
 import { SettingsStore } from '../core/settings/settings-store.js';
 import { UsageError } from './args.js';
@@ -151,10 +151,8 @@ const LIST_PORTS = '"capture-desk devices serial" lists the serial ports there a
  * folder) would send the person looking at the board. Windows ports (COM5) are no files: not looked at.
  */
 async function checkPortPath(port: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  const st = await stat(port).catch(() => null);
-  if (st?.isDirectory()) throw new UsageError(`--port ${port} is a folder, not a serial port. Give the board's port, e.g. --port /dev/ttyACM0 (${LIST_PORTS}).`);
-  if (st?.isFile()) throw new UsageError(`--port ${port} is a regular file, not a serial port. Give the board's port, e.g. --port /dev/ttyACM0 (${LIST_PORTS}).`);
+  const what = await notAPort(port);
+  if (what) throw new UsageError(`--port ${port} is a ${what}, not a serial port. Give the board's port, e.g. --port /dev/ttyACM0 (${LIST_PORTS}).`);
 }
 
 /** A port that is not there: the command line's way to see which are, when the system named none in its place. */

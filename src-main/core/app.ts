@@ -270,6 +270,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
           detail: p.serialNumber ? `S/N ${p.serialNumber}` : p.path,
           streaming: streams.isStreaming(id),
           ...(p.board ? { board: p.board } : {}),
+          ...(p.addedByPath ? { addedByPath: true } : {}),
           // A rate still being measured is a placeholder in the stream's info: said only once measured.
           ...(info ? { stream: { axes: info.axes.length, rateHz: streams.reading(id)?.rate() === null ? null : info.rateHz, ...(info.baud ? { baud: info.baud.rate } : {}) } } : {}),
         };
@@ -324,6 +325,10 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       return info;
     },
     'serial.removePath': async ({ path }) => {
+      // Forgetting a port ends its stream; a take from it is the person's data, so it is never cut short here.
+      const id = `serial:${path}`;
+      if (recordings.isRecording(id)) throw new CoreError('Busy', `A take is recording from ${path}; stop it before forgetting the port.`);
+      await streams.stop(id);
       await ports.removePath(path);
       bus.emit('sources.changed', await listSources());
       return { removed: true };

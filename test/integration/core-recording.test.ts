@@ -115,6 +115,23 @@ describe('recording through the contract', () => {
     expect(srv.samples[0]!.structuredLabels).toEqual(labels);
   });
 
+  it('a port added by path is not forgotten while a take records from it; after the take it is, its stream ended', async () => {
+    const { call, saved } = await startCore(cleanups);
+    const { pty } = await lineBoard(cleanups, ['--rate', '100']);
+    await call('serial.addPath', { path: pty.hostPath });
+    const serial = `serial:${pty.hostPath}`;
+    await call('stream.start', { sourceId: serial });
+    const st = await call<RecordingStatus>('record.start', { sourceIds: [serial], label: 'kept', category: 'training', queue: false });
+    await expect(call('serial.removePath', { path: pty.hostPath })).rejects.toMatchObject({ code: 'Busy', message: `A take is recording from ${pty.hostPath}; stop it before forgetting the port.` });
+    await new Promise((r) => setTimeout(r, 500));
+    await call('record.stop', { sessionId: st.sessionId });
+    expect((await saved(st.sessionId)).sampleIds).toHaveLength(1);
+    await call('serial.removePath', { path: pty.hostPath });
+    const sources = await call<Array<{ id: string; streaming: boolean }>>('sources.list', {});
+    expect(sources.map((x) => x.id)).not.toContain(serial);
+    await expect(call('stream.stop', { sourceId: serial })).resolves.toEqual({ stopped: false });
+  });
+
   it('refuses a source that is not there, with a typed error', async () => {
     const { call } = await startCore(cleanups);
     await expect(call('record.start', { sourceIds: ['serial:/dev/nope'], label: null, category: 'training' })).rejects.toMatchObject({ code: 'NotFound' });

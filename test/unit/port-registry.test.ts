@@ -38,7 +38,20 @@ describe('PortRegistry', () => {
     await expect(a.reg.addPath('/dev/ttyNOPE')).rejects.toMatchObject({ code: 'NotFound' });
     const b = setup(dir);
     await b.reg.load();
-    expect(b.reg.ports()).toEqual([{ path: '/dev/pts/7', friendlyName: '/dev/pts/7 (added by path)' }]);
+    expect(b.reg.ports()).toEqual([{ path: '/dev/pts/7', friendlyName: '/dev/pts/7 (added by path)', addedByPath: true }]);
+    await b.reg.removePath('/dev/pts/7');
+    expect(b.reg.ports()).toEqual([]);
+  });
+
+  it('refuses a folder or a regular file given as a port (it stayed listed for good as "/tmp (added by path)")', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cd-ports-'));
+    const file = join(dir, 'notes.txt');
+    await writeFile(file, 'x');
+    const { reg } = setup(dir);
+    await expect(reg.addPath(dir)).rejects.toMatchObject({ code: 'InvalidArguments', message: `${dir} is a folder, not a serial port. Give the port's path (e.g. /dev/pts/3, /dev/rfcomm0).` });
+    await expect(reg.addPath(file)).rejects.toThrow(`${file} is a regular file, not a serial port.`);
+    expect(reg.ports()).toEqual([]);
+    expect(reg.addedPaths()).toEqual([]);
   });
 
   it('keeps settings per board by USB serial number, whichever socket it is in', async () => {

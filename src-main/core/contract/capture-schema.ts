@@ -15,6 +15,8 @@ export const SerialPortInfo = z.object({
   productId: z.string().optional(),
   /** What the USB id says it is: a board ("Arduino Nano 33 BLE") or a bridge chip ("CH340 USB–serial bridge"). */
   board: z.string().optional(),
+  /** Added by path by the person (a pseudo-terminal, a Bluetooth port) and not listed by the system: it can be forgotten. */
+  addedByPath: z.boolean().optional(),
 });
 export type SerialPortInfo = z.infer<typeof SerialPortInfo>;
 
@@ -48,6 +50,8 @@ export const Source = z.object({
   stream: z.object({ axes: z.number().int().nonnegative(), rateHz: z.number().positive().nullable(), baud: z.number().int().positive().optional() }).optional(),
   /** Microphones: the system's default input. */
   default: z.boolean().optional(),
+  /** Serial ports added by path that the system does not list (serial.removePath forgets them). */
+  addedByPath: z.boolean().optional(),
 });
 export type Source = z.infer<typeof Source>;
 

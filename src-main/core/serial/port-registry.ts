@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { SerialOpener } from './byte-link.js';
 import type { PortLister } from './port-lister.js';
+import { notAPort } from './not-a-port.js';
 import { normalizePortPath, portKey } from './port-names.js';
 
 export const DEFAULT_PORT_SETTINGS: PortSettings = { baudRate: 'auto', mode: 'lines', frequencyHz: null, axes: null, units: null };
@@ -81,7 +82,7 @@ export class PortRegistry {
   /** Listed ports, then ports added by path that the system does not list under any spelling. */
   ports(): SerialPortInfo[] {
     const listed = new Set(this.#listed.map((p) => this.#same(p.path)));
-    const manual = this.#saved.manualPaths.filter((p) => !listed.has(this.#same(p))).map((path) => ({ path, friendlyName: `${path} (added by path)` }));
+    const manual = this.#saved.manualPaths.filter((p) => !listed.has(this.#same(p))).map((path) => ({ path, friendlyName: `${path} (added by path)`, addedByPath: true }));
     return [...this.#listed, ...manual];
   }
 
@@ -100,6 +101,9 @@ export class PortRegistry {
   async addPath(input: string): Promise<SerialPortInfo> {
     const path = normalizePortPath(input, this.platform);
     const example = this.platform === 'win32' ? 'COM7' : this.platform === 'darwin' ? '/dev/cu.usbserial-0001' : '/dev/pts/3, /dev/rfcomm0';
+    // A folder or a file exists too: kept, it stayed in the list for good as "/tmp (added by path)".
+    const what = await notAPort(path, this.platform);
+    if (what) throw new CoreError('InvalidArguments', `${path} is a ${what}, not a serial port. Give the port's path (e.g. ${example}).`);
     if (!(await this.opener.exists(path))) throw new CoreError('NotFound', `Nothing at ${path}. Check the port's name (e.g. ${example}).`);
     if (!this.#saved.manualPaths.some((p) => this.#same(p) === this.#same(path))) {
       this.#saved.manualPaths.push(path);
