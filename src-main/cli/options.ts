@@ -1,4 +1,5 @@
 import type { BoundingBox, Category } from '../core/contract/contract.js';
+import { LABEL_CONTROL_CHARS, MAX_LABEL_CHARS } from '../core/contract/label-rule.js';
 import { validateBoundingBoxes } from '../core/samples/formats/bounding-boxes.js';
 import { UsageError } from './args.js';
 
@@ -10,11 +11,9 @@ export function parseCategory(value: string | undefined, allowed: readonly Categ
   return v as Category;
 }
 
-/** The longest label the app takes (the contract's Label), so a label a command keeps can be given in the app too. */
-const MAX_LABEL = 128;
-
 /**
- * --label as the app takes one: trimmed; a newline or another control character, or more than 128
+ * --label as the app takes one (label-rule.ts, the contract's rule: a label a command keeps can be
+ * given in the app too): trimmed; a newline or another control character, or more than 128
  * characters, is refused here (it was kept with the take and only refused by the upload, later).
  * Empty: `empty` says what that means for the command (no label, or a mistake).
  */
@@ -25,8 +24,8 @@ export function parseLabel(value: string | undefined, empty: 'unlabeled' | 'refu
     if (empty === 'unlabeled') return null;
     throw new UsageError('--label must not be empty.');
   }
-  if (/[\u0000-\u001f\u007f]/.test(label)) throw new UsageError(`--label must not hold a newline, tab or other control character; got ${JSON.stringify(label.slice(0, 60)).replace(/\u007f/g, '\\u007f')}.`); // DEL too, which JSON leaves raw
-  if (label.length > MAX_LABEL) throw new UsageError(`--label must be at most ${MAX_LABEL} characters; got ${label.length}.`);
+  if (LABEL_CONTROL_CHARS.test(label)) throw new UsageError(`--label must not hold a newline, tab or other control character; got ${JSON.stringify(label.slice(0, 60)).replace(/\u007f/g, '\\u007f')}.`); // DEL too, which JSON leaves raw
+  if (label.length > MAX_LABEL_CHARS) throw new UsageError(`--label must be at most ${MAX_LABEL_CHARS} characters; got ${label.length}.`);
   return label;
 }
 
