@@ -128,6 +128,24 @@ test('selected samples export with progress into the data folder', async ({ page
   await screenshot(page, testInfo, 'export');
 });
 
+test('an export folder typed without its full path is refused, naming the path it may have meant; the form keeps it to correct', async ({ page, shell }) => {
+  // It went into the folder `serve` was started in, and the notice said only "… to myexport.".
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await page.getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, [sensorFile('wave.01.cbor')]);
+  await page.getByRole('checkbox', { name: 'Select all samples shown' }).check();
+  const bulk = page.getByTestId('bulk-actions');
+  await bulk.getByRole('button', { name: 'Export…' }).click();
+  await bulk.getByLabel('Export folder').fill('myexport');
+  await bulk.getByRole('button', { name: 'Export 1 sample' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: `Export failed: Cannot export into "myexport": type the folder's full path, such as ${shell.dataDir}/exports/myexport` })).toBeVisible();
+  await expect(bulk.getByLabel('Export folder')).toHaveValue('myexport');
+  await bulk.getByLabel('Export folder').fill(`${shell.dataDir}/exports/myexport`);
+  await bulk.getByRole('button', { name: 'Export 1 sample' }).click();
+  await expect(page.getByRole('status').filter({ hasText: `Exported 1 file with info.labels to ${shell.dataDir}/exports/myexport.` })).toBeVisible();
+});
+
 test('a capture with marked events shows them in the sample view and splits around them', async ({ page, shell }, testInfo) => {
   await page.goto(shell.url);
   // The simulated sensor streams at start; record it with two events marked by number keys.

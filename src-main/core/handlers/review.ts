@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Handlers } from '../dispatch.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
@@ -11,6 +10,7 @@ import { DetectionCache, detectForSample } from '../review/segment/detect-sample
 import { cropWindow, eventWindows, fixedWindows, givenWindows, msToRow } from '../review/windows.js';
 import { setSampleRate } from '../capture/set-rate.js';
 import { exportSamples } from '../samples/exchange.js';
+import { exportFolder } from '../samples/export-folder.js';
 import { encodeWav } from '../samples/formats/wav.js';
 import { interleave } from '../samples/formats/wav-pcm.js';
 import type { SampleStore } from '../samples/sample-store.js';
@@ -120,7 +120,7 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
     'samples.export': ({ jobId, ids, outDir, csv }) =>
       jobs.run(jobId, 'export', async (job) => {
         const samples = ids.map((i) => d.store.get(i));
-        const dir = outDir ?? join(d.store.dataDir, 'exports', new Date().toISOString().replace(/[:.]/g, '-'));
+        const dir = exportFolder(d.store.dataDir, outDir);
         job.progress(0, samples.length);
         const { files } = await exportSamples(d.store, samples, dir, { csv: csv ?? false, signal: job.signal, onProgress: job.progress });
         return { files, dir };

@@ -1,10 +1,10 @@
-import { join } from 'node:path';
 import type { z } from 'zod';
 import type { BulkResult, Methods, SampleQueryFilter } from '../contract/contract.js';
 import { CoreError } from '../errors.js';
 import type { JobContext, JobOp } from '../jobs.js';
 import { classifyMatching, type BulkClassifier } from './bulk-classify.js';
 import { exportSamples } from './exchange.js';
+import { exportFolder } from './export-folder.js';
 import { countBy, idsMatching, whereOf } from './sample-query.js';
 import type { SampleStore } from './sample-store.js';
 
@@ -102,8 +102,9 @@ export async function runBulk(d: BulkDeps, filter: SampleQueryFilter, action: Bu
       return result(deleted.length);
     }
     case 'export': {
+      // Checked before the dry run: the question is never asked about a folder the export refuses.
+      const dir = exportFolder(d.store.dataDir, action.outDir);
       if (opts.dryRun) return result(matched);
-      const dir = action.outDir ?? join(d.store.dataDir, 'exports', new Date().toISOString().replace(/[:.]/g, '-'));
       const { files } = await d.job(action.jobId, 'export', async (job) => {
         const ids = idsMatching(db, filter, { sort: { by: 'created', dir: 'asc' } });
         const found = d.store.getMany(ids);
