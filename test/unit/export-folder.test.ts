@@ -2,6 +2,8 @@
 // saying the full path it may have meant, for the ticked rows, for all matching (before its
 // question is asked) and for samples.export: it landed in the folder `serve` or the app was
 // started in, and the notice said only "Exported 3 files … to myexport.". A full path exports there.
+// A folder the system will not make says so and what to do: not "Internal error: ENOENT … mkdir
+// '/proc/x'", nor "choose another data folder" (the data folder is fine; the export's is not).
 import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,5 +40,21 @@ describe('the export folder asked for in the app', () => {
     const r = await w.call<BulkResult>('samples.bulk', { filter: { ids: w.ids }, action: { type: 'export', jobId: 'j-full', outDir: out } });
     expect(r.export).toEqual({ files: 1, dir: out });
     expect(await readdir(join(out, 'training'))).toEqual(['idle.1.cbor']);
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('an export folder the system will not make', () => {
+  it('says what the system said, in words, and to choose another folder to export into', async () => {
+    const w = await world();
+    const exportTo = (outDir: string) => w.call('samples.export', { jobId: `j-${outDir}`, ids: w.ids, outDir });
+    await expect(exportTo('/proc/cd-export-here')).rejects.toMatchObject({
+      code: 'InvalidArguments',
+      message: 'Cannot export into /proc/cd-export-here: the system allows no folder to be made there (ENOENT). Choose a folder to export into (it is made if missing); nothing was written.',
+    });
+    // Refused with EPERM as root, EACCES otherwise: permission denied either way.
+    await expect(exportTo('/sys/cd-export-here')).rejects.toMatchObject({
+      code: 'PermissionDenied',
+      message: expect.stringMatching(/^Could not write to \/sys\/cd-export-here: permission denied \((EPERM|EACCES)\)\. Make the folder writable, or choose another folder to export into\.$/),
+    });
   });
 });

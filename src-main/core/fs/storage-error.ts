@@ -47,12 +47,15 @@ const STORAGE_CODES: Record<string, string> = {
   ENOTDIR: 'a file, not a folder, is in its path',
 };
 
-/** A file-system error as the person can act on it: what happened, where, and what to do. Others pass through. */
-export function storageError(err: unknown, where: string): Error {
+/**
+ * A file-system error as the person can act on it: what happened, where, and what to do. Others
+ * pass through. `instead`: the other way out where the folder is not the data folder (an export's).
+ */
+export function storageError(err: unknown, where: string, instead = 'choose another data folder'): Error {
   const code = (err as NodeJS.ErrnoException)?.code;
   const what = code ? STORAGE_CODES[code] : undefined;
   if (!what) return err instanceof Error ? err : new Error(String(err));
-  const todo = code === 'ENOSPC' || code === 'EDQUOT' ? 'Free some space on that disk' : 'Make the folder writable, or choose another data folder';
+  const todo = code === 'ENOSPC' || code === 'EDQUOT' ? 'Free some space on that disk' : `Make the folder writable, or ${instead}`;
   return new CoreError(code === 'EACCES' || code === 'EPERM' ? 'PermissionDenied' : 'Unavailable', `Could not write to ${where}: ${what} (${code}). ${todo}.`, { errno: code, path: where });
 }
 

@@ -104,7 +104,7 @@ async function placeFile(dir: string, name: string, bytes: Buffer, taken: (name:
       await writeFile(join(dir, file), bytes, { flag: 'wx' });
       return { file, created: true };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw storageError(err, join(dir, file));
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw storageError(err, join(dir, file), ELSEWHERE);
     }
     if (await holds(join(dir, file), bytes)) return { file, created: false };
     occupied.add(file);
@@ -119,13 +119,20 @@ async function holds(path: string, bytes: Buffer): Promise<boolean> {
   }
 }
 
-/** The export's folder, made if missing; a file in its place is said as such, not as the system's ENOTDIR or EEXIST. */
+/** What to do instead when the export's folder cannot be written: not "choose another data folder". */
+const ELSEWHERE = 'choose another folder to export into';
+
+/**
+ * The export's folder, made if missing; a file in its place is said as such, not as the system's
+ * ENOTDIR or EEXIST. makeDirs has seen the parent there, so ENOENT means the system makes no folder
+ * in it (/proc): said so, where it was "Internal error: ENOENT … mkdir '/proc/x'".
+ */
 async function makeExportFolder(outDir: string): Promise<void> {
   try {
     await makeDirs(outDir);
   } catch (err) {
-    const why = notAFolder(err);
-    if (why === null) throw storageError(err, outDir);
+    const why = notAFolder(err) ?? ((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'the system allows no folder to be made there (ENOENT)' : null);
+    if (why === null) throw storageError(err, outDir, ELSEWHERE);
     throw new CoreError('InvalidArguments', `Cannot export into ${outDir}: ${why}. Choose a folder to export into (it is made if missing); nothing was written.`, { path: outDir });
   }
 }
