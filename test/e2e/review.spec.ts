@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { encodeWav } from '../../src-main/core/samples/formats/wav.js';
 import { encodeCbor, sensorDoc } from '../support/ingestion-server/fixtures.js';
+import { startServe } from '../support/cli.js';
 import { addFiles, openView, pressAfterPauses, screenshot } from './app-page.js';
 import { expect, test } from './fixtures.js';
 import { dragAcrossPlot } from './sample-views.js';
@@ -144,6 +145,27 @@ test('an export folder typed without its full path is refused, naming the path i
   await bulk.getByLabel('Export folder').fill(`${shell.dataDir}/exports/myexport`);
   await bulk.getByRole('button', { name: 'Export 1 sample' }).click();
   await expect(page.getByRole('status').filter({ hasText: `Exported 1 file with info.labels to ${shell.dataDir}/exports/myexport.` })).toBeVisible();
+});
+
+test('without a keychain, an unsigned sample is cropped: only a signed one needs the HMAC key', async ({ page, shell }) => {
+  // No D-Bus session (a lab PC, a container): it said "Crop failed: No keychain …" for every crop.
+  const serve = await startServe(['--port', '0', '--data-dir', `${shell.dataDir}-nokeychain`], { env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/no-session-bus' } });
+  try {
+    await page.goto(serve.url);
+    await openView(page, 'Samples');
+    await page.getByLabel('Queue for upload now').uncheck();
+    await addFiles(page, [sensorFile('wave.01.cbor')]);
+    await row(page, 'wave.01.cbor').dblclick();
+    const view = page.getByTestId('sample-view');
+    await expect(view.getByTestId('review-plot')).toHaveAttribute('data-painted', 'true');
+    await dragAcrossPlot(page, view, 0.2, 0.5);
+    await page.keyboard.press('c');
+    await expect(view.getByTestId('review-status')).toContainText('Cropped to a new sample "wave.01.crop.cbor"');
+    await expect(row(page, 'wave.01.crop.cbor')).toHaveCount(1);
+    await expect(page.getByRole('alert').filter({ hasText: 'Crop failed' })).toHaveCount(0);
+  } finally {
+    serve.child.kill('SIGTERM');
+  }
 });
 
 test('a capture with marked events shows them in the sample view and splits around them', async ({ page, shell }, testInfo) => {

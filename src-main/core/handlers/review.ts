@@ -2,6 +2,7 @@ import type { Handlers } from '../dispatch.js';
 import { CoreError } from '../errors.js';
 import type { EventBus } from '../event-bus.js';
 import { DecodedCache } from '../review/decoded-cache.js';
+import type { Decoded } from '../review/decoded.js';
 import { deriveSamples } from '../review/derive.js';
 import { envelope } from '../review/envelope.js';
 import { Jobs } from '../jobs.js';
@@ -50,6 +51,13 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
     const sample = d.store.get(id);
     return { sample, dec: await cache.get(sample) };
   };
+  /**
+   * The key for a crop or split of this sample: read only when the original is signed, as only a
+   * signed original's results are signed (derive.ts). Read for every crop, a keychain that cannot be
+   * used (no D-Bus, locked) refused "Crop failed: No keychain …" on samples no key ever signed: the
+   * imported, the unsigned recordings, all audio.
+   */
+  const signingKeyFor = (dec: Decoded) => (dec.acquisition?.alg === 'HS256' ? d.hmacKey() : Promise.resolve(undefined));
   const rowsOf = (dec: { intervalMs: number; rows: number }, startMs: number | undefined, endMs: number | undefined) => {
     const from = msToRow(startMs ?? 0, dec.intervalMs, dec.rows);
     const to = endMs === undefined ? dec.rows : Math.max(from, msToRow(endMs, dec.intervalMs, dec.rows));
@@ -100,7 +108,7 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
     'samples.crop': async ({ id, startMs, endMs }) => {
       const { sample, dec } = await decoded(id);
       const w = cropWindow(dec.rows, dec.intervalMs, startMs, endMs);
-      const [made] = await deriveSamples(d.store, sample, dec, [w], { how: 'crop', hmacKey: await d.hmacKey() });
+      const [made] = await deriveSamples(d.store, sample, dec, [w], { how: 'crop', hmacKey: await signingKeyFor(dec) });
       d.announce([made!.id]);
       return made!;
     },
@@ -113,7 +121,7 @@ export function reviewHandlers(d: ReviewDeps): { handlers: Pick<Handlers, Review
             ? givenWindows(dec.rows, dec.intervalMs, split.windows)
             : eventWindows(dec.rows, dec.intervalMs, sample.structuredLabels, split.paddingMs);
         job.progress(0, windows.length);
-        const made = await deriveSamples(d.store, sample, dec, windows, { how: 'split', hmacKey: await d.hmacKey(), signal: job.signal, onProgress: job.progress });
+        const made = await deriveSamples(d.store, sample, dec, windows, { how: 'split', hmacKey: await signingKeyFor(dec), signal: job.signal, onProgress: job.progress });
         d.announce(made.map((s) => s.id));
         return { samples: made };
       }),

@@ -83,6 +83,21 @@ describe('review handlers', () => {
     expect(decodeAcquisition(await store.readBytes(c), 'cbor').protected.alg).toBe('none');
   });
 
+  it('crops and splits an unsigned sample when the keychain cannot be used; a signed one still says why it cannot', async () => {
+    // The keychain read failed every crop ("Crop failed: No keychain …") though only a signed
+    // original's results are signed: imported and unsigned recordings could not be cropped at all.
+    const noKeychain = new Error('No keychain (Secret Service) is available: there is no D-Bus session bus.');
+    const h = reviewHandlers({ store, bus, hmacKey: () => Promise.reject(noKeychain), announce: (ids) => announced.push(...ids) }).handlers;
+    const unsigned = await sensorSample(100);
+    const c = await h['samples.crop']({ id: unsigned.id, startMs: 0, endMs: 500 });
+    expect(c).toMatchObject({ label: 'wave', category: 'testing', lengthMs: 500 });
+    expect(decodeAcquisition(await store.readBytes(c), 'cbor').protected.alg).toBe('none');
+    const split = await h['samples.split']({ id: unsigned.id, jobId: 'j-nokey', split: { mode: 'fixed', windowMs: 500, strideMs: 500 } });
+    expect(split.samples).toHaveLength(2);
+    const signed = await sensorSample(100, { signed: true });
+    await expect(h['samples.crop']({ id: signed.id, startMs: 0, endMs: 500 })).rejects.toThrow(noKeychain);
+  });
+
   it('splits into fixed windows with progress, and around events with their labels', async () => {
     const s = await sensorSample(1000, { labels: [{ startIndex: 150, endIndex: 250, label: 'tap' }, { startIndex: 700, endIndex: 720, label: 'swipe' }] });
     const { samples } = await review()['samples.split']({ id: s.id, jobId: 'j1', split: { mode: 'fixed', windowMs: 2000 } });
