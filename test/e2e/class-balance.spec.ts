@@ -232,3 +232,24 @@ test('at 1280×800 the class balance of 10 labels in four categories, with targe
   await panel.screenshot({ path });
   await testInfo.attach('class-balance-panel', { path, contentType: 'image/png' });
 });
+
+test('a target whose label or number the platform settings cannot hold is said in words; a good one is set', async ({ page, shell }) => {
+  // It was "Could not save the target: Invalid arguments for settings.set (labelTargets.xxxx…: Invalid key in record)".
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await page.getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, [sensorFile('idle.01.cbor', 1)]);
+  const form = balance(page).locator('form.add-target');
+  await form.getByPlaceholder('label').fill('x'.repeat(200));
+  await form.getByPlaceholder('e.g. 50').fill('5');
+  await form.getByRole('button', { name: 'Set target' }).click();
+  await expect(balance(page).getByRole('alert')).toHaveText('The label is 200 characters long; a label is at most 128. Shorten it.');
+  await form.getByPlaceholder('label').fill('walk');
+  await form.getByPlaceholder('e.g. 50').fill('2000000');
+  await form.getByRole('button', { name: 'Set target' }).click();
+  await expect(balance(page).getByRole('alert')).toHaveText('Target for "walk" must be a whole number from 1 to 1,000,000, or empty for none.');
+  await form.getByPlaceholder('e.g. 50').fill('10');
+  await form.getByRole('button', { name: 'Set target' }).click();
+  await expect(balance(page).getByRole('alert')).toHaveCount(0);
+  await expect(balance(page).locator('tbody tr[data-label="walk"]')).toContainText('0/10');
+});

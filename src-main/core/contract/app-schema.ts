@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { ClassifyAfterUpload, ClassifyTarget } from './classify-schema.js';
+import { MAX_LABEL_CHARS } from './label-rule.js';
+import { MAX_LABEL_TARGET } from './limits.js';
 import { wsUrl } from './remote-schema.js';
 
 const httpUrl = z
@@ -17,7 +19,7 @@ export const Settings = z.object({
   projectId: z.number().int().positive().nullable(),
   deviceName: z.string().trim().min(1, 'device name must not be empty').max(128),
   /** How many samples the user aims for per label (class balance shows progress toward it). */
-  labelTargets: z.record(z.string().min(1).max(128), z.number().int().positive().max(1_000_000)).refine((t) => Object.keys(t).length <= 1000, 'at most 1000 label targets'),
+  labelTargets: z.record(z.string().min(1).max(MAX_LABEL_CHARS), z.number().int().positive().max(MAX_LABEL_TARGET)).refine((t) => Object.keys(t).length <= 1000, 'at most 1000 label targets'),
   /** Upload requests in flight at once (each carries up to 1000 files). */
   uploadConcurrency: z.number().int().min(1, 'uploads in parallel must be at least 1').max(16, 'uploads in parallel must be at most 16'),
   /** Which flagged captures stay out of the upload queue until "Upload anyway": errors only, any finding, or none. */

@@ -4,3 +4,6 @@
  * contract checks instead of a copy that could drift.
  */
 export const MAX_IDS = 5000;
+
+/** The largest per-label target (Settings' labelTargets) the contract takes. */
+export const MAX_LABEL_TARGET = 1_000_000;
