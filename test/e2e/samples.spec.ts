@@ -198,3 +198,26 @@ test('a long import shows its progress and can be cancelled: files not yet added
   // Exactly the added files became samples: nothing half-added, nothing lost.
   await expect(page.getByTestId('sample-table').locator('tbody tr')).toHaveCount(Math.min(added, 500), { timeout: 10_000 });
 });
+
+test('a delete confirmed from the keyboard leaves the keyboard on the samples table, not at the page’s start', async ({ page, shell }) => {
+  // The bar goes with its samples: the focus fell to <body>, and Tab started again at the tabs.
+  await page.goto(shell.url);
+  await openView(page, 'Samples');
+  await page.getByLabel('Queue for upload now').uncheck();
+  await addFiles(page, [sensorFile('idle.01.cbor', 1), sensorFile('idle.02.cbor', 2), sensorFile('wave.01.cbor', 3)]);
+  const table = page.getByTestId('sample-table');
+  await expect(table.locator('tbody tr')).toHaveCount(3);
+  await table.getByRole('checkbox', { name: 'Select idle.01.cbor' }).check();
+  await table.getByRole('checkbox', { name: 'Select wave.01.cbor' }).check();
+  const bulk = page.getByTestId('bulk-actions');
+  await bulk.getByRole('button', { name: 'Delete…' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(bulk.getByRole('button', { name: 'Cancel' })).toBeFocused(); // the safe answer first
+  await page.keyboard.press('Shift+Tab');
+  await expect(bulk.getByRole('button', { name: 'Delete', exact: true })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status').filter({ hasText: '2 samples deleted.' })).toBeVisible();
+  await expect(table.locator('tbody tr')).toHaveCount(1);
+  await expect(bulk).toHaveCount(0);
+  await expect(table).toBeFocused();
+});
