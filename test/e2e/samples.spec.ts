@@ -75,7 +75,7 @@ test('files added on the Samples view upload, with per-file errors, a full progr
   await balance.getByLabel('Target for a label').fill('tap');
   await balance.getByLabel('samples', { exact: true }).fill('many');
   await balance.getByRole('button', { name: 'Set target' }).click();
-  await expect(balance.getByRole('alert')).toContainText('must be a whole number above 0');
+  await expect(balance.getByRole('alert')).toContainText('Target for "tap" must be a whole number from 1 to 1,000,000, or empty for none.');
   await screenshot(page, testInfo, 'class-balance-targets');
   // Targets are settings of the core: a reload (or the other shell) sees them.
   await page.reload();
