@@ -212,12 +212,12 @@ export class RecordingService {
     return s.settled;
   }
 
-  /** A session is recording `sourceId` now (it must not be restarted or switched under it). */
   /** Sessions still recording or saving, oldest first. */
   active(): RecordingStatus[] {
     return [...this.#sessions.values()].map((s) => s.status).filter((st) => st.state === 'recording' || st.state === 'saving');
   }
 
+  /** A session is recording `sourceId` now (it must not be restarted or switched under it). */
   isRecording(sourceId: string): boolean {
     return [...this.#sessions.values()].some((s) => s.status.sourceIds.includes(sourceId));
   }

@@ -8,6 +8,7 @@ import { openAtRate } from './baud/open-at-rate.js';
 import type { ByteLink, SerialOpener } from './byte-link.js';
 import { DEFAULT_PORT_SETTINGS } from './port-registry.js';
 import { createSerialReader } from './serial-reader.js';
+import { badLinesWords } from './lines/bad-lines-words.js';
 
 /** What opening a port for a few seconds tells about the board on it. */
 export interface PortProbe {
@@ -122,7 +123,7 @@ async function readBoard(path: string, link: ByteLink, heard: HeardChunk[], baud
       if (bytes === 0 && now - openedAt >= (o.silentMs ?? DEFAULT_SILENT_MS)) return await askAt(path, link, deadline);
       if (now >= deadline && protocol === 'nordic' && s.width !== null) return { protocol, axes: s.width, frequencyHz: null, problem: null }; // its rate comes with the session info, every few seconds
       if (now >= deadline) {
-        const what = s.badLines > 0 ? (s.badLines === 1 ? `1 line came and it was not numbers (${JSON.stringify(s.lastBadLine)})` : `${s.badLines} lines came but none were numbers (last: ${JSON.stringify(s.lastBadLine)})`) : `${bytes} bytes came but no whole line`;
+        const what = s.badLines > 0 ? badLinesWords(s) : `${bytes} bytes came but no whole line`;
         return { protocol, axes: s.width, frequencyHz: null, problem: `Nothing readable from ${path} at ${baud} baud: ${what}. Check the baud rate and that the board prints one reading per line.` };
       }
       await new Promise((r) => setTimeout(r, 50));

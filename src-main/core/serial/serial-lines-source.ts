@@ -9,6 +9,7 @@ import { openAtRate, type BaudUsed, type OpenAtRateDeps } from './baud/open-at-r
 import type { ByteLink, SerialOpener } from './byte-link.js';
 import type { LineReaderOverrides, LineReaderPort, LineReaderSnapshot, SerialReaderPort } from './line-reader-port.js';
 import type { PortRegistry } from './port-registry.js';
+import { badLinesWords } from './lines/bad-lines-words.js';
 
 export interface SerialLinesDeps {
   registry: Pick<PortRegistry, 'settingsFor'>;
@@ -229,7 +230,7 @@ async function waitForWidth(reader: LineReaderPort, serial: SerialReaderPort | n
       if (slow) {
         throw new CoreError('Unavailable', `Too few lines from ${path} within ${Math.round(waits.slowMs / 1000)} s to tell its columns: fewer than 3 whole lines after the one opening cut, all of them clean. Check that the board prints a reading at least every 5 s.`, { path, silent: false });
       }
-      const what = s.badLines > 0 ? (s.badLines === 1 ? `1 line arrived and it was not numbers (${JSON.stringify(s.lastBadLine)})` : `${s.badLines} lines arrived but none were numbers (last: ${JSON.stringify(s.lastBadLine)})`) : 'nothing readable arrived';
+      const what = s.badLines > 0 ? badLinesWords(s) : 'nothing readable arrived';
       // `silent`: not a byte came, which a board with the platform's firmware (AT) is until asked.
       throw new CoreError('Unavailable', `No numeric lines from ${path} within ${secs} s: ${what}. Check the baud rate (now ${baud.rate}${baud.detected ? ', found' : ''}) and that the board prints one reading per line${serial ? ' (or runs Nordic\'s data forwarder)' : ''}.`, { path, silent: s.goodLines === 0 && s.badLines === 0 });
     }
